@@ -1,0 +1,45 @@
+// Bearer authentication for every operation whose security asks for it, before anything reads
+// the body. Unknown routes under /api need a token too, so that probing learns nothing.
+import type { RequestHandler } from 'express';
+import { AppError } from '../errors.js';
+import { authenticate } from '../services/tokens.js';
+import type { ServiceDeps } from '../services/context.js';
+import type { RouteTable } from './route-table.js';
+
+const MESSAGES = {
+  missing: 'A valid bearer token is required: send Authorization: Bearer <agent-token>.',
+  malformed: 'The bearer token is malformed: it must be 64 lowercase hexadecimal characters.',
+  unknown: 'The bearer token is not valid.',
+  no_token_yet: 'No agent token has been created on this instance yet. On a team host run `npx cpa admin workspace create --name NAME`.',
+} as const;
+
+export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandler {
+  return async (req, _res, next) => {
+    const { route, allowed } = routes.match(req.method, req.path);
+    const needsToken = route ? route.bearer : allowed.length > 0 ? routes.routes.some((r) => r.regex.test(req.path) && r.bearer) : req.path.startsWith('/api/');
+    if (!needsToken) return next();
+    try {
+      const header = req.headers.authorization;
+      let token: string | null = null;
+      if (header) {
+        const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+        token = m ? m[1]! : '';
+      }
+      const result = await authenticate(deps, token);
+      if (!result.ok) {
+        return next(new AppError(401, 'unauthorized', MESSAGES[result.reason], { headers: { 'WWW-Authenticate': 'Bearer realm="content-pipeline"' } }));
+      }
+      req.caller = result.caller;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    caller?: import('../services/context.js').Caller;
+    rawBody?: Buffer;
+  }
+}

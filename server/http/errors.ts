@@ -1,0 +1,90 @@
+// The one error handler. Whatever failed (body parser, validator, auth, domain, database), the
+// answer is the envelope with the right status, never HTML and never a stack trace.
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import { AppError } from '../errors.js';
+import type { RouteTable } from './route-table.js';
+
+interface ValidatorIssue {
+  path?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldOf(path: string | undefined): string {
+  if (!path) return 'request';
+  return path.replace(/^[./]/, '').replace(/\//g, '.');
+}
+
+/** `body.idempotency_key must NOT have fewer than 16 characters`: the field first, then the problem. */
+function validatorMessage(issues: ValidatorIssue[] | undefined, fallback: string): string {
+  if (!issues?.length) return fallback;
+  return issues
+    .slice(0, 5)
+    .map((i) => {
+      let field = fieldOf(i.path);
+      const extra = i.params?.additionalProperty;
+      if (typeof extra === 'string') field = `${field}.${extra}`;
+      const message = (i.message ?? 'is invalid').replace(/^(request\.)?(body|query|params|headers)\S*\s+/, '');
+      return `${field} ${message}`;
+    })
+    .join('; ');
+}
+
+/** Maps any thrown value to an AppError. */
+export function toAppError(err: unknown, req: Request, routes: RouteTable): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number; errors?: ValidatorIssue[]; message?: string; name?: string };
+  // body-parser
+  if (e.type === 'entity.parse.failed') return new AppError(400, 'bad_request', 'The request body is not valid JSON.');
+  if (e.type === 'entity.too.large') return new AppError(413, 'bad_request', 'The request body is larger than 1048576 bytes.');
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    return new AppError(415, 'bad_request', 'Send the body as application/json in UTF-8.');
+  }
+  const status = e.status ?? e.statusCode;
+  // express-openapi-validator
+  if (Array.isArray(e.errors) || e.name?.endsWith('Error')) {
+    if (status === 400) return new AppError(422, 'validation_failed', validatorMessage(e.errors, e.message ?? 'The request failed validation.'));
+    if (status === 415) return new AppError(415, 'bad_request', 'Send the body as application/json.');
+    if (status === 413) return new AppError(413, 'bad_request', 'The request body is larger than 1048576 bytes.');
+    if (status === 404) return notFoundRoute(req);
+    if (status === 405) return methodNotAllowed(req, routes);
+  }
+  return new AppError(500, 'internal_error', 'Something went wrong on our side. Quote the X-Request-Id header when you report it.');
+}
+
+export function notFoundRoute(req: Request): AppError {
+  return new AppError(404, 'not_found', `No route ${req.method} ${req.path}.`);
+}
+
+export function methodNotAllowed(req: Request, routes: RouteTable): AppError {
+  const { allowed } = routes.match(req.method, req.path);
+  const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
+  return new AppError(405, 'bad_request', `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}.`, {
+    headers: { Allow: allow.join(', ') },
+  });
+}
+
+/** After every route: 405 when the path exists with other methods, else 404. */
+export function fallthrough(routes: RouteTable): RequestHandler {
+  return (req, _res, next) => {
+    const { allowed } = routes.match(req.method, req.path);
+    next(allowed.length ? methodNotAllowed(req, routes) : notFoundRoute(req));
+  };
+}
+
+export function errorHandler(routes: RouteTable): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const appError = toAppError(err, req, routes);
+    if (appError.status >= 500) req.log?.error({ err }, 'request failed');
+    else req.log?.debug({ code: appError.code, message: appError.message }, 'request refused');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [k, v] of Object.entries(appError.extras.headers ?? {})) res.setHeader(k, v);
+    res.status(appError.status);
+    // A response that failed its own validation must not be validated (and fail) again.
+    if (appError.status >= 500) res.type('application/json').send(JSON.stringify(appError.envelope()));
+    else res.json(appError.envelope());
+  };
+}

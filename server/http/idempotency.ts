@@ -1,0 +1,57 @@
+// Idempotency for operations whose body carries `idempotency_key`: the first successful response
+// is stored and replayed for the same key and body; see "Idempotency" in the description.
+import { createHash } from 'node:crypto';
+import stringify from 'safe-stable-stringify';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import type { Db } from '../store/database.js';
+import * as store from '../store/idempotency.js';
+
+export const RETENTION_MS = 24 * 60 * 60 * 1000;
+/** How long a claim holds before another request may take it over (its holder presumed dead). */
+export const LEASE_MS = 60 * 1000;
+
+export interface StoredReply {
+  status: number;
+  body: string;
+}
+
+export type Claim = { kind: 'claimed'; release(): Promise<void>; complete(reply: StoredReply): Promise<void> } | { kind: 'replay'; reply: StoredReply };
+
+/** The fingerprint of a request: its path parameters and its body without the key, in canonical JSON. */
+export function requestHash(pathParams: unknown, body: Record<string, unknown>): string {
+  const { idempotency_key: _key, ...rest } = body;
+  return createHash('sha256').update(stringify({ path: pathParams, body: rest }) ?? '').digest('hex');
+}
+
+export async function claim(db: Db, clock: Clock, k: { workspaceId: string; operation: string; key: string; hash: string }): Promise<Claim> {
+  const now = clock.now();
+  const id = { workspaceId: k.workspaceId, operation: k.operation, key: k.key };
+  const existing = await store.claimKey(db, {
+    ...id,
+    requestHash: k.hash,
+    now,
+    lockedUntil: new Date(now.getTime() + LEASE_MS),
+    expiresAt: new Date(now.getTime() + RETENTION_MS),
+  });
+  if (!existing) {
+    return {
+      kind: 'claimed',
+      release: () => store.releaseKey(db, id),
+      complete: (reply) => store.completeKey(db, { ...id, status: reply.status, body: reply.body }),
+    };
+  }
+  if (existing.requestHash !== k.hash) {
+    throw new AppError(422, 'validation_failed', 'idempotency_key was already used with a different request; use a new key for a new request.');
+  }
+  if (existing.state !== 'completed' || existing.responseStatus === null || existing.responseBody === null) {
+    throw new AppError(409, 'state_conflict', 'A request with this idempotency_key is still being processed; retry in a moment.', {
+      suggestedAction: 'retry_later',
+    });
+  }
+  return { kind: 'replay', reply: { status: existing.responseStatus, body: existing.responseBody } };
+}
+
+export async function cleanupExpired(db: Db, clock: Clock): Promise<number> {
+  return store.deleteExpiredKeys(db, clock.now());
+}

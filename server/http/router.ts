@@ -1,0 +1,78 @@
+// Registers one Express route per operation of the description and adapts the typed handler's
+// `{ status, body, headers }` to the response. The registry is checked against the description
+// at start: an operation without a handler, or a handler without an operation, stops the server.
+import express, { type Request, type Response, type NextFunction } from 'express';
+import type { Clock } from '../lib/clock.js';
+import type { Db } from '../store/database.js';
+import { claim, requestHash } from './idempotency.js';
+import { RouteTable, type Route } from './route-table.js';
+import type { Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
+
+function send(res: Response, reply: { status: number; body: unknown; headers?: Record<string, string> }) {
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  const body = reply.body as Partial<SseBody> | undefined;
+  if (body && typeof body.sse === 'function') {
+    res.status(reply.status);
+    body.sse(res.req, res);
+    return;
+  }
+  res.status(reply.status).json(reply.body);
+}
+
+export function buildRouter(routes: RouteTable, handlers: Handlers, deps: { db: Db; clock: Clock }): express.Router {
+  const ops = new Set(routes.routes.map((r) => r.operationId));
+  const missing = [...ops].filter((op) => !(op in handlers));
+  const extra = Object.keys(handlers).filter((op) => !ops.has(op));
+  if (missing.length || extra.length) {
+    throw new Error(`Handlers do not match the description: missing ${missing.join(', ') || 'none'}; unknown ${extra.join(', ') || 'none'}`);
+  }
+  const router = express.Router();
+  for (const route of routes.routes) {
+    const handler = handlers[route.operationId as OpId] as Handler<OpId>;
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
+    router[method](RouteTable.expressPath(route.template), (req, res, next) => {
+      dispatch(route, handler, deps, req, res).catch(next as NextFunction);
+    });
+  }
+  return router;
+}
+
+async function dispatch(route: Route, handler: Handler<OpId>, deps: { db: Db; clock: Clock }, req: Request, res: Response) {
+  const hreq = {
+    operationId: route.operationId,
+    path: { ...req.params },
+    query: { ...(req.query as object) },
+    body: req.body,
+    headers: req.headers,
+    rawBody: req.rawBody,
+    caller: req.caller,
+    log: req.log,
+  } as unknown as HandlerRequest<OpId>;
+
+  if (!route.idempotent || !req.caller) {
+    send(res, await handler(hreq));
+    return;
+  }
+  const body = req.body as Record<string, unknown>;
+  const c = await claim(deps.db, deps.clock, {
+    workspaceId: req.caller.workspaceId,
+    operation: route.operationId,
+    key: String(body.idempotency_key),
+    hash: requestHash(req.params, body),
+  });
+  if (c.kind === 'replay') {
+    res.setHeader('Idempotent-Replayed', 'true');
+    send(res, { status: c.reply.status, body: JSON.parse(c.reply.body) });
+    return;
+  }
+  let reply;
+  try {
+    reply = await handler(hreq);
+  } catch (err) {
+    await c.release();
+    throw err;
+  }
+  if (reply.status >= 200 && reply.status < 300) await c.complete({ status: reply.status, body: JSON.stringify(reply.body) });
+  else await c.release();
+  send(res, reply);
+}

@@ -1,0 +1,59 @@
+// The strict-server contract: every operation of the description is one function that takes a
+// typed request and returns a typed `{ status, body, headers? }`, both derived from the
+// generated `operations`. `Handlers` must list every operation, and nothing else.
+import type { IncomingHttpHeaders, ServerResponse, IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import type { operations } from '../../generated/api.js';
+import type { Caller } from '../services/context.js';
+
+/** Operations served over HTTP (`backendEventPayload` only describes a payload in `webhooks`). */
+export type OpId = Exclude<keyof operations, 'backendEventPayload'>;
+
+type Params<K extends OpId> = operations[K]['parameters'];
+type PathOf<K extends OpId> = Params<K> extends { path: infer P } ? P : Record<string, never>;
+type QueryOf<K extends OpId> = Params<K> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+type BodyOf<K extends OpId> = operations[K] extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : operations[K] extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B | undefined
+    : undefined;
+
+/** A Server-Sent Events body: the handler takes over the response. */
+export interface SseBody {
+  sse: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+type ContentOf<R> = R extends { content: { 'application/json': infer B } }
+  ? B
+  : R extends { content: { 'text/event-stream': unknown } }
+    ? SseBody
+    : never;
+
+type Responses<K extends OpId> = operations[K]['responses'];
+
+export type Reply<K extends OpId> = {
+  [S in keyof Responses<K> & number]: { status: S; body: ContentOf<Responses<K>[S]>; headers?: Record<string, string> };
+}[keyof Responses<K> & number];
+
+export interface HandlerRequest<K extends OpId> {
+  operationId: K;
+  path: PathOf<K>;
+  query: QueryOf<K>;
+  body: BodyOf<K>;
+  headers: IncomingHttpHeaders;
+  /** The raw bytes of the body (signed webhooks need them). */
+  rawBody: Buffer | undefined;
+  /** The caller for bearer-authenticated operations; undefined on public ones. */
+  caller: Caller | undefined;
+  log: Logger;
+}
+
+export type Handler<K extends OpId> = (req: HandlerRequest<K>) => Promise<Reply<K>>;
+
+export type Handlers = { [K in OpId]: Handler<K> };
+
+/** The caller of an operation that requires a bearer token (auth ran before the handler). */
+export function callerOf(req: { caller: Caller | undefined }): Caller {
+  if (!req.caller) throw new Error('handler for an authenticated operation ran without a caller');
+  return req.caller;
+}

@@ -1,0 +1,110 @@
+// Starts the server: configuration, database (migrations applied), the desktop token, the HTTP
+// application, and a graceful shutdown on SIGTERM/SIGINT.
+import type { Server } from 'node:http';
+import { pino } from 'pino';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { buildHandlers } from './handlers/index.js';
+import { randomIds, systemClock } from './lib/clock.js';
+import { Lifecycle } from './lib/lifecycle.js';
+import { openDatabase } from './store/database.js';
+import { getOrCreateSetting } from './store/settings.js';
+import { randomBytes } from 'node:crypto';
+import type { ServiceDeps } from './services/context.js';
+import { ensureDesktopToken } from './services/tokens.js';
+import { cleanupExpired } from './http/idempotency.js';
+
+export interface Running {
+  server: Server;
+  url: string;
+  deps: ServiceDeps;
+  config: Config;
+  lifecycle: Lifecycle;
+  stop(): Promise<void>;
+}
+
+export async function start(config: Config): Promise<Running> {
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.auth_material', '*.token'] });
+  const lifecycle = new Lifecycle();
+  const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const cursorKey = Buffer.from(await getOrCreateSetting(database.db, 'cursor_key', randomBytes(32).toString('hex')), 'hex');
+  const deps: ServiceDeps = { db: database.db, provider: database.provider, clock: systemClock, ids: randomIds, cursorKey };
+
+  if (config.instanceMode === 'desktop') {
+    const t = await ensureDesktopToken(deps, config.dataDir);
+    if (t.created === 'workspace') logger.info({ tokenFile: t.file }, 'created the workspace and its agent token; `npx cpa token` prints it');
+    else if (t.created === 'token') logger.warn({ tokenFile: t.file }, 'the token file was missing or stale; issued a new agent token');
+    else logger.info({ tokenFile: t.file }, 'agent token file');
+  }
+
+  const sweep = async () => {
+    try {
+      const n = await cleanupExpired(deps.db, deps.clock);
+      if (n) logger.info({ removed: n }, 'removed expired idempotency keys');
+    } catch (err) {
+      logger.error({ err }, 'idempotency cleanup failed');
+    }
+  };
+  await sweep();
+  const sweeper = setInterval(sweep, 60 * 60 * 1000);
+  sweeper.unref();
+  lifecycle.onClose('idempotency sweeper', () => clearInterval(sweeper));
+
+  const handlers = buildHandlers(deps, { config, lifecycle, logger });
+  const app = createApp({ config, deps, logger, handlers, isClosing: () => lifecycle.isClosing });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url, database: database.provider }, 'Content Pipeline is listening');
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      logger.info('shutting down: no new connections, finishing in-flight requests');
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Streams and workers end first (they register on the lifecycle), then the database.
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownGraceSeconds * 1000).unref());
+      await lifecycle.close((msg, err) => logger.error({ err }, msg));
+      await Promise.race([closed, grace]);
+      server.closeAllConnections();
+      await database.close();
+      logger.info('stopped');
+    })();
+    return stopping;
+  };
+  return { server, url, deps, config, lifecycle, stop };
+}
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const running = await start(config);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      running.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

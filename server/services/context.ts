@@ -1,0 +1,18 @@
+// What every domain service needs: the database, time, ids, and the instance's secrets.
+import type { Db, Provider } from '../store/database.js';
+import type { Clock, IdSource } from '../lib/clock.js';
+
+export interface ServiceDeps {
+  db: Db;
+  provider: Provider;
+  clock: Clock;
+  ids: IdSource;
+  /** Key that signs list cursors; the same on every instance sharing the database. */
+  cursorKey: Buffer;
+}
+
+/** The caller of a domain operation: the workspace its token is bound to. */
+export interface Caller {
+  workspaceId: string;
+  tokenId: string;
+}

@@ -1,0 +1,70 @@
+// Rows to the contract's shapes. One place, so every operation shows a resource the same way.
+import type { components } from '../../generated/api.js';
+import type { ArtifactRow } from '../store/artifacts.js';
+import type { PipelineRow, RunRow } from '../store/pipelines.js';
+import type { PostRow } from '../store/posts.js';
+
+type S = components['schemas'];
+const iso = (d: Date) => d.toISOString();
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function runView(r: RunRow): S['Run'] {
+  return {
+    run_id: r.id,
+    kind: r.kind as S['Run']['kind'],
+    status: r.status as S['Run']['status'],
+    attempts: r.attempts,
+    created_at: iso(r.createdAt),
+    started_at: isoOrNull(r.startedAt),
+    finished_at: isoOrNull(r.finishedAt),
+    error: r.status === 'failed' ? { code: r.errorCode ?? 'failed', message: r.errorMessage ?? 'The run failed.' } : null,
+  };
+}
+
+export function pipelineView(p: PipelineRow, counts: { posts: number; artifacts: number }, last: RunRow | null): S['Pipeline'] {
+  return {
+    id: p.id,
+    handle: p.handle,
+    intent: p.intent,
+    tone: p.tone,
+    created_at: iso(p.createdAt),
+    updated_at: iso(p.updatedAt),
+    post_count: counts.posts,
+    artifact_count: counts.artifacts,
+    last_run: last ? runView(last) : null,
+  };
+}
+
+export function postView(p: PostRow): S['SourcePost'] {
+  return {
+    id: p.id,
+    pipeline_id: p.pipelineId,
+    platform: p.platform as S['Platform'],
+    url: p.url,
+    text: p.text,
+    published_at: iso(p.publishedAt),
+    metrics: { likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes },
+    has_artifact: p.artifactCount > 0,
+    created_at: iso(p.createdAt),
+  };
+}
+
+export function artifactView(a: ArtifactRow): S['Artifact'] {
+  return {
+    id: a.id,
+    pipeline_id: a.pipelineId,
+    text: a.text,
+    state: a.state as S['ArtifactState'],
+    genealogy: {
+      source_post_id: a.sourcePostId,
+      parent_artifact_id: a.parentArtifactId,
+      root_artifact_id: a.rootArtifactId,
+      generation: a.generation,
+      ancestors: JSON.parse(a.ancestors) as string[],
+    },
+    created_at: iso(a.createdAt),
+    updated_at: iso(a.updatedAt),
+    published_at: isoOrNull(a.publishedAt),
+    published_url: a.publishedUrl,
+  };
+}

@@ -1,0 +1,14 @@
+// The bundled descriptions (made by `npm run generate` from openapi/): the runtime one, which the
+// validator uses, and the public one served at /openapi.json.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export function loadSpec(kind: 'runtime' | 'public'): Record<string, unknown> {
+  const file = path.join(projectRoot, 'generated', kind === 'runtime' ? 'openapi.json' : 'openapi.public.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+}
+
+export const docsFile = path.join(projectRoot, 'build', 'docs.html');

@@ -1,0 +1,52 @@
+// Idempotency records: one row per (workspace, operation, key).
+import type { Db } from './database.js';
+
+export type IdempotencyRow = NonNullable<Awaited<ReturnType<Db['idempotencyRecord']['findFirst']>>>;
+
+export interface RecordKey {
+  workspaceId: string;
+  operation: string;
+  key: string;
+}
+
+/** Claims the key. Returns null when this call claimed it, or the existing row when it did not. */
+export async function claimKey(db: Db, k: RecordKey & { requestHash: string; now: Date; lockedUntil: Date; expiresAt: Date }): Promise<IdempotencyRow | null> {
+  const id = { workspaceId: k.workspaceId, operation: k.operation, key: k.key };
+  const existing = await db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
+  if (existing) {
+    // An abandoned claim (its holder died before finishing) or an expired record may be taken over.
+    const abandoned = existing.state === 'in_progress' && existing.lockedUntil < k.now;
+    const expired = existing.expiresAt < k.now;
+    if (!abandoned && !expired) return existing;
+    const { count } = await db.idempotencyRecord.updateMany({
+      where: { ...id, lockedUntil: existing.lockedUntil, state: existing.state },
+      data: { requestHash: k.requestHash, state: 'in_progress', responseStatus: null, responseBody: null, lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt },
+    });
+    return count === 1 ? null : db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
+  }
+  try {
+    await db.idempotencyRecord.create({
+      data: { ...id, requestHash: k.requestHash, state: 'in_progress', lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt },
+    });
+    return null;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'P2002') throw err;
+    return db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
+  }
+}
+
+export async function completeKey(db: Db, k: RecordKey & { status: number; body: string }): Promise<void> {
+  await db.idempotencyRecord.update({
+    where: { workspaceId_operation_key: { workspaceId: k.workspaceId, operation: k.operation, key: k.key } },
+    data: { state: 'completed', responseStatus: k.status, responseBody: k.body },
+  });
+}
+
+export async function releaseKey(db: Db, k: RecordKey): Promise<void> {
+  await db.idempotencyRecord.deleteMany({ where: { workspaceId: k.workspaceId, operation: k.operation, key: k.key, state: 'in_progress' } });
+}
+
+export async function deleteExpiredKeys(db: Db, now: Date): Promise<number> {
+  const { count } = await db.idempotencyRecord.deleteMany({ where: { expiresAt: { lt: now } } });
+  return count;
+}

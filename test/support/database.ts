@@ -1,0 +1,60 @@
+// A fresh database for a test file: a temporary SQLite directory, or (TEST_DATABASE=postgresql)
+// a new PostgreSQL database created through TEST_PG_ADMIN_URL (scripts/pg-start.sh prints one).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export type TestDbKind = 'sqlite' | 'postgresql';
+export const testDbKind = (): TestDbKind => (process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite');
+
+export interface TestDatabase {
+  kind: TestDbKind;
+  dataDir: string;
+  databaseUrl: string | null;
+  drop(): Promise<void>;
+}
+
+function adminUrl(): string {
+  const url = process.env.TEST_PG_ADMIN_URL;
+  if (!url) throw new Error('TEST_DATABASE=postgresql needs TEST_PG_ADMIN_URL (run `bash scripts/pg-start.sh` to get one)');
+  return url;
+}
+
+export async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new URL(adminUrl());
+  const name = `cpa_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin.toString());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin.toString() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function createTestDatabase(kind: TestDbKind = testDbKind()): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-test-'));
+  if (kind === 'sqlite') {
+    return { kind, dataDir, databaseUrl: null, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const db = await createPgDatabase();
+  return {
+    kind,
+    dataDir,
+    databaseUrl: db.url,
+    drop: async () => {
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
