@@ -18,6 +18,26 @@ export interface Config {
   heartbeatSeconds: number;
   /** How long (seconds) SIGTERM waits for in-flight requests before closing anyway. */
   shutdownGraceSeconds: number;
+  outbound: {
+    /**
+     * Hosts (`host` or `host:port`) that the outbound client may reach even though they resolve
+     * to non-public addresses. Off by default; tests use it for their local fakes.
+     */
+    allowHosts: string[];
+    /** An extra CA certificate (PEM file) to trust, for a local HTTPS test server. */
+    extraCaFile: string | null;
+    /** Allow plain http:// for the hosts on the allow-list (local fakes without TLS). */
+    allowHttpForAllowedHosts: boolean;
+    userAgent: string;
+  };
+  /** An OpenAI-compatible chat-completions provider; null when not configured. */
+  llm: { baseUrl: string; apiKey: string | null; model: string } | null;
+  /** Key (64 hex chars) that encrypts stored credentials; default: a key file in DATA_DIR. */
+  credentialsKey: string | null;
+  /** Receivers the webhook emitter delivers events to (`WEBHOOK_TARGETS`, comma-separated https URLs). */
+  webhookTargets: string[];
+  /** Background jobs run at once by this instance's worker. */
+  workerConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -64,7 +84,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
   }
-  const config: Config = {
+  const config = {
     host: env.HOST?.trim() || '127.0.0.1',
     port: intVar(env, 'PORT', 8787, 0, 65535, problems),
     dataDir: path.resolve(env.DATA_DIR?.trim() || './data'),
@@ -77,7 +97,26 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     heartbeatSeconds: intVar(env, 'STREAM_HEARTBEAT_SECONDS', 15, 1, 3600, problems),
     shutdownGraceSeconds: intVar(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 600, problems),
-  };
+  } as Config;
+  const allowHosts = (env.OUTBOUND_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const llmBase = env.LLM_BASE_URL?.trim();
+  if (llmBase && !/^https?:\/\//.test(llmBase)) problems.push('LLM_BASE_URL must be an http(s) URL, e.g. https://api.openai.com/v1');
+  const credentialsKey = env.CREDENTIALS_KEY?.trim() || null;
+  if (credentialsKey && !/^[0-9a-f]{64}$/i.test(credentialsKey)) problems.push('CREDENTIALS_KEY must be 64 hexadecimal characters (32 bytes)');
+  const webhookTargets = (env.WEBHOOK_TARGETS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  for (const t of webhookTargets) if (!/^https?:\/\/\S+$/.test(t)) problems.push(`WEBHOOK_TARGETS holds ${JSON.stringify(t)}, which is not an http(s) URL`);
+  Object.assign(config, {
+    outbound: {
+      allowHosts,
+      extraCaFile: env.OUTBOUND_EXTRA_CA_FILE?.trim() || null,
+      allowHttpForAllowedHosts: boolVar(env, 'OUTBOUND_ALLOW_HTTP_FOR_ALLOWED_HOSTS', false, problems),
+      userAgent: env.OUTBOUND_USER_AGENT?.trim() || 'ContentPipeline/1.0 (+https://github.com/content-pipeline/content-pipeline)',
+    },
+    llm: llmBase ? { baseUrl: llmBase.replace(/\/+$/, ''), apiKey: env.LLM_API_KEY?.trim() || null, model: env.LLM_MODEL?.trim() || 'gpt-4o-mini' } : null,
+    credentialsKey,
+    webhookTargets,
+    workerConcurrency: intVar(env, 'WORKER_CONCURRENCY', 2, 1, 64, problems),
+  });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
 }

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceDeps } from './services/context.js';
 import { ensureDesktopToken } from './services/tokens.js';
 import { cleanupExpired } from './http/idempotency.js';
+import { createOutboundClient } from './outbound/client.js';
 
 export interface Running {
   server: Server;
@@ -28,7 +29,16 @@ export async function start(config: Config): Promise<Running> {
   const lifecycle = new Lifecycle();
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const cursorKey = Buffer.from(await getOrCreateSetting(database.db, 'cursor_key', randomBytes(32).toString('hex')), 'hex');
-  const deps: ServiceDeps = { db: database.db, provider: database.provider, clock: systemClock, ids: randomIds, cursorKey };
+  const deps: ServiceDeps = {
+    db: database.db,
+    provider: database.provider,
+    clock: systemClock,
+    ids: randomIds,
+    cursorKey,
+    config,
+    outbound: createOutboundClient(config),
+    events: { wake: () => {} },
+  };
 
   if (config.instanceMode === 'desktop') {
     const t = await ensureDesktopToken(deps, config.dataDir);

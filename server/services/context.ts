@@ -1,6 +1,13 @@
 // What every domain service needs: the database, time, ids, and the instance's secrets.
 import type { Db, Provider } from '../store/database.js';
 import type { Clock, IdSource } from '../lib/clock.js';
+import type { Config } from '../config.js';
+import type { OutboundClient } from '../outbound/types.js';
+
+/** Wakes the event streams after a transaction that recorded events has committed. */
+export interface EventWaker {
+  wake(): void;
+}
 
 export interface ServiceDeps {
   db: Db;
@@ -9,6 +16,9 @@ export interface ServiceDeps {
   ids: IdSource;
   /** Key that signs list cursors; the same on every instance sharing the database. */
   cursorKey: Buffer;
+  config: Config;
+  outbound: OutboundClient;
+  events: EventWaker;
 }
 
 /** The caller of a domain operation: the workspace its token is bound to. */
