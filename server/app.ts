@@ -85,7 +85,7 @@ export function createApp(parts: AppParts): express.Express {
     OpenApiValidator.middleware({
       apiSpec: runtimeSpec as never,
       validateApiSpec: false,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, removeAdditional: false },
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
       validateResponses: config.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
       validateFormats: true,

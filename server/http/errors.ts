@@ -57,8 +57,8 @@ export function notFoundRoute(req: Request): AppError {
 }
 
 export function methodNotAllowed(req: Request, routes: RouteTable): AppError {
-  const { allowed } = routes.match(req.method, req.path);
-  const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
+  // The methods the description documents for the path (HEAD is served for GET but not listed).
+  const allow = routes.match(req.method, req.path).allowed;
   return new AppError(405, 'bad_request', `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}.`, {
     headers: { Allow: allow.join(', ') },
   });

@@ -4,6 +4,8 @@ export interface Route {
   method: string;
   template: string;
   regex: RegExp;
+  /** names of the path parameters, in order */
+  params: string[];
   operationId: string;
   /** true when the operation requires the bearer token */
   bearer: boolean;
@@ -44,6 +46,7 @@ export class RouteTable {
           method: method.toUpperCase(),
           template,
           regex,
+          params: [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
           operationId: op.operationId,
           bearer: security.some((s) => 'bearerAuth' in s),
           idempotent: 'idempotency_key' in props,
@@ -52,15 +55,32 @@ export class RouteTable {
     }
   }
 
-  /** The route for a path and method; `allowed` lists the methods the path takes. */
-  match(method: string, path: string): { route: Route | undefined; allowed: string[] } {
-    const onPath = this.routes.filter((r) => r.regex.test(path));
+  /**
+   * The route for a path and method; `allowed` lists the methods the path takes. As in OpenAPI,
+   * a concrete path wins over a templated one (`/pipelines/from-intent` is not `/pipelines/{id}`).
+   */
+  match(method: string, path: string): { route: Route | undefined; allowed: string[]; params: Record<string, string> } {
+    const candidates = this.routes.filter((r) => r.regex.test(path));
+    const fewest = Math.min(...candidates.map((r) => r.params.length));
+    const onPath = candidates.filter((r) => r.params.length === fewest);
     const m = method === 'HEAD' ? 'GET' : method;
-    return { route: onPath.find((r) => r.method === m), allowed: [...new Set(onPath.map((r) => r.method))] };
+    const route = onPath.find((r) => r.method === m);
+    const params: Record<string, string> = {};
+    if (route) {
+      const groups = route.regex.exec(path)!.slice(1);
+      route.params.forEach((name, i) => {
+        params[name] = safeDecode(groups[i]!);
+      });
+    }
+    return { route, allowed: [...new Set(onPath.map((r) => r.method))], params };
   }
+}
 
-  /** Express-style path (`/a/:id`) for a template (`/a/{id}`). */
-  static expressPath(template: string): string {
-    return template.replace(/\{([^}]+)\}/g, ':$1');
+/** A malformed %-escape is passed on as written (validation then refuses it) rather than thrown. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }

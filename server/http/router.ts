@@ -1,11 +1,11 @@
 // Registers one Express route per operation of the description and adapts the typed handler's
 // `{ status, body, headers }` to the response. The registry is checked against the description
 // at start: an operation without a handler, or a handler without an operation, stops the server.
-import express, { type Request, type Response, type NextFunction } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from '../store/database.js';
 import { claim, requestHash } from './idempotency.js';
-import { RouteTable, type Route } from './route-table.js';
+import type { Route, RouteTable } from './route-table.js';
 import type { Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
 
 function send(res: Response, reply: { status: number; body: unknown; headers?: Record<string, string> }) {
@@ -19,28 +19,27 @@ function send(res: Response, reply: { status: number; body: unknown; headers?: R
   res.status(reply.status).json(reply.body);
 }
 
-export function buildRouter(routes: RouteTable, handlers: Handlers, deps: { db: Db; clock: Clock }): express.Router {
+export function buildRouter(routes: RouteTable, handlers: Handlers, deps: { db: Db; clock: Clock }): RequestHandler {
   const ops = new Set(routes.routes.map((r) => r.operationId));
   const missing = [...ops].filter((op) => !(op in handlers));
   const extra = Object.keys(handlers).filter((op) => !ops.has(op));
   if (missing.length || extra.length) {
     throw new Error(`Handlers do not match the description: missing ${missing.join(', ') || 'none'}; unknown ${extra.join(', ') || 'none'}`);
   }
-  const router = express.Router();
-  for (const route of routes.routes) {
+  // One middleware matches with the route table (the same matching that auth and 405 use), so
+  // that Express's own path matching cannot disagree with the description.
+  return (req, res, next) => {
+    const { route, params } = routes.match(req.method, req.path);
+    if (!route) return next();
     const handler = handlers[route.operationId as OpId] as Handler<OpId>;
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
-    router[method](RouteTable.expressPath(route.template), (req, res, next) => {
-      dispatch(route, handler, deps, req, res).catch(next as NextFunction);
-    });
-  }
-  return router;
+    dispatch(route, handler, deps, req, res, params).catch(next as NextFunction);
+  };
 }
 
-async function dispatch(route: Route, handler: Handler<OpId>, deps: { db: Db; clock: Clock }, req: Request, res: Response) {
+async function dispatch(route: Route, handler: Handler<OpId>, deps: { db: Db; clock: Clock }, req: Request, res: Response, params: Record<string, string>) {
   const hreq = {
     operationId: route.operationId,
-    path: { ...req.params },
+    path: params,
     query: { ...(req.query as object) },
     body: req.body,
     headers: req.headers,
@@ -58,7 +57,7 @@ async function dispatch(route: Route, handler: Handler<OpId>, deps: { db: Db; cl
     workspaceId: req.caller.workspaceId,
     operation: route.operationId,
     key: String(body.idempotency_key),
-    hash: requestHash(req.params, body),
+    hash: requestHash(params, body),
   });
   if (c.kind === 'replay') {
     res.setHeader('Idempotent-Replayed', 'true');

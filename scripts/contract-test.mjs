@@ -1,0 +1,93 @@
+// Contract fuzzing: starts the real server (SQLite in a temporary directory), then runs
+// schemathesis (pinned, in .venv-contract) with every check and phase against it, with a fixed
+// seed. Any finding fails. Usage: node scripts/contract-test.mjs [--max-examples N]
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const venv = path.join(root, '.venv-contract');
+const st = path.join(venv, 'bin', 'st');
+const requirements = path.join(root, 'scripts', 'contract', 'requirements.txt');
+const pinned = readFileSync(requirements, 'utf8').trim();
+
+function ensureSchemathesis() {
+  const have = existsSync(st) ? spawnSync(path.join(venv, 'bin', 'pip'), ['freeze'], { encoding: 'utf8' }).stdout : '';
+  if (have.includes(pinned)) return;
+  console.error(`[contract] installing ${pinned} into .venv-contract`);
+  const python = process.env.PYTHON ?? 'python3';
+  if (!existsSync(venv)) spawnSync(python, ['-m', 'venv', venv], { stdio: 'inherit' });
+  const r = spawnSync(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '-r', requirements], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('installing schemathesis failed');
+}
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+
+async function waitForHealth(url, child) {
+  for (let i = 0; i < 120; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(`${url}/api/health`);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('server did not become healthy');
+}
+
+const args = process.argv.slice(2);
+const maxExamples = args.includes('--max-examples') ? args[args.indexOf('--max-examples') + 1] : process.env.CONTRACT_MAX_EXAMPLES ?? '30';
+
+ensureSchemathesis();
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-contract-'));
+const port = await freePort();
+const url = `http://127.0.0.1:${port}`;
+const secrets = { WEBHOOK_SIGNING_SECRET: 'contract-test-backend-secret', SERVICE_SCRAPER_SIGNING_SECRET: 'contract-test-scraper-secret' };
+const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server', 'main.ts')], {
+  cwd: root,
+  env: { ...process.env, ...secrets, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: process.env.CONTRACT_LOG_LEVEL ?? 'error', RATE_LIMIT_PER_MINUTE: '1000000', STREAM_MAX_SECONDS: '2' },
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+let code = 1;
+try {
+  await waitForHealth(url, server);
+  const token = readFileSync(path.join(dataDir, 'agent-token'), 'utf8').trim();
+  const skip = Object.keys(JSON.parse(readFileSync(path.join(root, 'scripts', 'contract', 'skip.json'), 'utf8')).skip);
+  const stArgs = [
+    'run', path.join(root, 'generated', 'openapi.json'),
+    '--url', url,
+    '--header', `Authorization: Bearer ${token}`,
+    '--checks', 'all',
+    '--phases', 'examples,coverage,fuzzing,stateful',
+    '--seed', '20261122',
+    '--max-examples', maxExamples,
+    '--workers', '2',
+    '--request-timeout', '10',
+    '--suppress-health-check', 'too_slow',
+    ...skip.flatMap((op) => ['--exclude-operation-id', op]),
+  ];
+  console.error(`[contract] schemathesis against ${url} (skipping ${skip.length ? skip.join(', ') : 'nothing'})`);
+  const hooks = path.join(root, 'scripts', 'contract', 'hooks.py');
+  const r = spawnSync(st, ['--config-file', path.join(root, 'scripts', 'contract', 'schemathesis.toml'), ...stArgs], {
+    stdio: 'inherit',
+    env: { ...process.env, ...secrets, CONTRACT_BASE_URL: url, ...(existsSync(hooks) ? { SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.dirname(hooks) } : {}) },
+  });
+  code = r.status ?? 1;
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+}
+console.log(code === 0 ? 'contract: 1 passed, 0 failed' : 'contract: 0 passed, 1 failed');
+process.exit(code);
