@@ -2,8 +2,11 @@
 // parameters), checked here with Ajv's JSON Schema 2020-12 validator, independently of Redocly.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formatsPlugin from 'ajv-formats';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = ((formatsPlugin as unknown as { default?: typeof formatsPlugin }).default ?? formatsPlugin) as unknown as (ajv: Ajv2020) => void;
 
 type Json = Record<string, unknown>;
 const spec = JSON.parse(readFileSync('generated/openapi.json', 'utf8')) as Json;
