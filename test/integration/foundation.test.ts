@@ -221,8 +221,9 @@ describe('posts', () => {
 });
 
 describe('artifacts and publishing', () => {
+  // An archive pipeline publishes without an upstream (platform publishing has its own tests).
   async function artifactIn(state: string) {
-    const p = await newPipeline();
+    const p = await newPipeline(s.token, 'ada-archive');
     const ws = await workspaceOf(s.running.deps, s.token);
     const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, count: 1 });
     return seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, postId: postId!, state, text: 'Hello world' });
@@ -314,7 +315,7 @@ describe('idempotency', () => {
   });
 
   it('does not remember a request that failed, so it can be retried with the same key', async () => {
-    const p = await newPipeline();
+    const p = await newPipeline(s.token, 'ada-archive');
     const ws = await workspaceOf(s.running.deps, s.token);
     const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, count: 1 });
     const a = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, postId: postId!, state: 'draft' });

@@ -1,0 +1,169 @@
+// Bluesky (AT Protocol). The handle is like `user.bsky.social`; the credential is an app
+// password. Every call opens a session on the service at `BLUESKY_SERVICE_URL` (default
+// https://bsky.social), which also proxies the app.bsky.* reads to the AppView.
+import { createHash } from 'node:crypto';
+import { AdapterError as Err, type AdapterContext, type Credentials, type FetchedPost, type PlatformAdapter } from './types.js';
+import { jsonBody, send, sendJson } from './http.js';
+import { count, dateOf, tidy } from './text.js';
+
+const HANDLE = /^@?((?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62})$/i;
+const PAGE = 100;
+/** Bluesky's limit is 300 graphemes; we count code points, which is never fewer. */
+export const BLUESKY_MAX_CHARS = 300;
+
+interface Session {
+  accessJwt: string;
+  did: string;
+  handle: string;
+}
+
+interface FeedItem {
+  post?: {
+    uri?: string;
+    author?: { did?: string; handle?: string };
+    record?: { text?: string; createdAt?: string };
+    indexedAt?: string;
+    likeCount?: number;
+    repostCount?: number;
+    replyCount?: number;
+    quoteCount?: number;
+  };
+  reason?: unknown;
+}
+
+function handleOf(handle: string): string {
+  const m = HANDLE.exec(handle);
+  if (!m) throw new Err('invalid_input', 'a bluesky handle is a domain name, e.g. ada.bsky.social', null, 'handle');
+  return m[1].toLowerCase();
+}
+
+const service = (ctx: AdapterContext) => ctx.config.blueskyServiceUrl;
+const xrpc = (ctx: AdapterContext, method: string, q?: URLSearchParams) => `${service(ctx)}/xrpc/${method}${q ? `?${q}` : ''}`;
+const bearer = (s: Session) => ({ authorization: `Bearer ${s.accessJwt}` });
+const rkeyOf = (uri: string) => uri.split('/').pop() ?? '';
+const postUrl = (handle: string, uri: string) => `https://bsky.app/profile/${handle}/post/${rkeyOf(uri)}`;
+
+async function createSession(ctx: AdapterContext, handle: string, creds: Credentials): Promise<Session> {
+  if (!creds.secret) throw new Err('credential_rejected', 'a bluesky account needs an app password in auth_material');
+  const body: Record<string, string> = { identifier: handleOf(handle), password: creds.secret };
+  // secondary_auth carries the emailed sign-in code of an account with two-factor sign-in.
+  if (creds.secondary) body.authFactorToken = creds.secondary;
+  const s = await sendJson<Partial<Session>>(ctx, {
+    url: xrpc(ctx, 'com.atproto.server.createSession'),
+    method: 'POST',
+    what: 'createSession',
+    authenticated: true,
+    ...jsonBody(body),
+  }).catch((err: unknown) => {
+    // The PDS answers a wrong password with 401, and some failures with 400 AuthFactorTokenRequired.
+    if (err instanceof Err && err.status === 400) throw new Err('credential_rejected', err.message, 400);
+    throw err;
+  });
+  if (typeof s.accessJwt !== 'string' || typeof s.did !== 'string') throw new Err('invalid_response', 'createSession answered without a session');
+  return { accessJwt: s.accessJwt, did: s.did, handle: s.handle ?? handleOf(handle) };
+}
+
+function toPost(item: FeedItem, did: string, handle: string): FetchedPost | null {
+  const p = item.post;
+  // Reposts (a `reason`) and other authors' posts are not the handle's own writing.
+  if (!p || item.reason || p.author?.did !== did || typeof p.uri !== 'string') return null;
+  const text = tidy(p.record?.text ?? '');
+  const publishedAt = dateOf(p.record?.createdAt) ?? dateOf(p.indexedAt);
+  if (!text || !publishedAt) return null;
+  return {
+    externalId: p.uri,
+    url: postUrl(handle, p.uri),
+    text,
+    publishedAt,
+    metrics: { likes: count(p.likeCount), reposts: count(p.repostCount), replies: count(p.replyCount), quotes: count(p.quoteCount) },
+  };
+}
+
+const TID_CHARS = '234567abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * A record key (TID) fixed for one artifact: its creation time in microseconds and a clock id
+ * from its id. Publishing the same artifact again targets the same record, so it cannot post twice.
+ */
+export function tidFor(key: { id: string; createdAt: Date }): string {
+  const clock = createHash('sha256').update(key.id).digest().readUInt16BE(0) & 0x3ff;
+  let n = (BigInt(key.createdAt.getTime()) * 1000n) << 10n | BigInt(clock);
+  let out = '';
+  for (let i = 0; i < 13; i++) {
+    out = TID_CHARS[Number(n & 31n)] + out;
+    n >>= 5n;
+  }
+  return out;
+}
+
+const COLLECTION = 'app.bsky.feed.post';
+
+function recordUri(res: { json<T>(): T }): string | null {
+  try {
+    const uri = res.json<{ uri?: unknown }>().uri;
+    return typeof uri === 'string' ? uri : null;
+  } catch {
+    return null;
+  }
+}
+
+export const blueskyAdapter: PlatformAdapter = {
+  platform: 'bluesky',
+  ingestLimit: 200,
+  needsCredentials: true,
+  normalizeHandle: handleOf,
+  async probe(ctx, handle, creds) {
+    const s = await createSession(ctx, handle, creds);
+    if (s.handle.toLowerCase() !== handleOf(handle)) throw new Err('credential_rejected', `the app password belongs to ${s.handle}, not ${handleOf(handle)}`);
+    return { displayName: s.handle };
+  },
+  async listPosts(ctx, handle, creds, opts) {
+    const s = await createSession(ctx, handle, creds);
+    const posts: FetchedPost[] = [];
+    let cursor: string | undefined;
+    while (posts.length < opts.max) {
+      const q = new URLSearchParams({ actor: s.did, limit: String(PAGE), filter: 'posts_no_replies' });
+      if (cursor) q.set('cursor', cursor);
+      const page = await sendJson<{ feed?: FeedItem[]; cursor?: string }>(ctx, {
+        url: xrpc(ctx, 'app.bsky.feed.getAuthorFeed', q),
+        what: 'getAuthorFeed',
+        authenticated: true,
+        headers: bearer(s),
+      });
+      if (!Array.isArray(page.feed)) throw new Err('invalid_response', 'getAuthorFeed answered without a feed');
+      for (const item of page.feed) {
+        const p = toPost(item, s.did, s.handle);
+        if (p) posts.push(p);
+      }
+      if (!page.cursor || page.feed.length === 0) break;
+      cursor = page.cursor;
+    }
+    return posts.slice(0, opts.max);
+  },
+  async publish(ctx, handle, creds, text, key) {
+    if ([...text].length > BLUESKY_MAX_CHARS) throw new Err('invalid_input', `bluesky posts hold at most ${BLUESKY_MAX_CHARS} characters; this text has ${[...text].length}`, null, 'text');
+    const s = await createSession(ctx, handle, creds);
+    const rkey = tidFor(key);
+    const record = { $type: COLLECTION, text, createdAt: ctx.now.toISOString() };
+    try {
+      const made = await sendJson<{ uri?: string }>(ctx, {
+        url: xrpc(ctx, 'com.atproto.repo.createRecord'),
+        method: 'POST',
+        what: 'createRecord',
+        authenticated: true,
+        ...jsonBody({ repo: s.did, collection: COLLECTION, rkey, record }),
+        headers: { ...bearer(s), 'content-type': 'application/json' },
+      });
+      if (typeof made.uri !== 'string') throw new Err('invalid_response', 'createRecord answered without a uri');
+      return { externalId: made.uri, url: postUrl(s.handle, made.uri) };
+    } catch (err) {
+      // A refused create may mean the record exists: an earlier attempt that got through.
+      if (!(err instanceof Err) || err.kind !== 'rejected') throw err;
+      const q = new URLSearchParams({ repo: s.did, collection: COLLECTION, rkey });
+      const found = await send(ctx, { url: xrpc(ctx, 'com.atproto.repo.getRecord', q), what: 'getRecord', authenticated: true, headers: bearer(s) }).catch(() => null);
+      const uri = found ? recordUri(found) : null;
+      if (!uri) throw err;
+      return { externalId: uri, url: postUrl(s.handle, uri) };
+    }
+  },
+};

@@ -1,0 +1,67 @@
+// Adapter HTTP through the shared outbound client, with upstream answers mapped to AdapterError
+// kinds once for every adapter.
+import { OutboundError, type OutboundRequest, type OutboundResponse } from '../outbound/types.js';
+import { AdapterError, type AdapterContext } from './types.js';
+
+export const ADAPTER_TIMEOUT_MS = 15_000;
+const MAX_BYTES = 8 * 1024 * 1024;
+
+export interface UpstreamCall extends Omit<OutboundRequest, 'proxyUrl'> {
+  /** Says what was asked, for messages: "the feed", "verify_credentials". */
+  what: string;
+  /** When true, 401/403 mean the credential is refused; otherwise they are a refusal like any 4xx. */
+  authenticated?: boolean;
+}
+
+function fromOutbound(err: OutboundError, what: string): AdapterError {
+  if (err.kind === 'timeout' || err.kind === 'network') return new AdapterError('unavailable', `${what}: ${err.message}`);
+  if (err.kind === 'too_large' || err.kind === 'too_many_redirects') return new AdapterError('invalid_response', `${what}: ${err.message}`);
+  // A URL we refuse to fetch (not public, wrong scheme): the handle (or the proxy) cannot work.
+  return new AdapterError('invalid_input', `${what}: ${err.message}`, null, /proxy/i.test(err.message) ? 'proxy_url' : 'handle');
+}
+
+/** Maps a non-2xx answer to an AdapterError (a short quote of the upstream's message included). */
+export function statusError(res: OutboundResponse, what: string, authenticated: boolean): AdapterError {
+  const s = res.status;
+  const detail = upstreamMessage(res);
+  const msg = `${what} answered HTTP ${s}${detail ? `: ${detail}` : ''}`;
+  if (authenticated && (s === 401 || s === 403)) return new AdapterError('credential_rejected', msg, s);
+  if (s === 404 || s === 410) return new AdapterError('not_found', msg, s);
+  if (s === 408 || s === 429 || s >= 500) return new AdapterError('unavailable', msg, s);
+  return new AdapterError('rejected', msg, s);
+}
+
+/** The upstream's own error text, when it gave one in a usual place (`error`, `message`). */
+function upstreamMessage(res: OutboundResponse): string {
+  try {
+    const body = res.json<Record<string, unknown>>();
+    const m = [body.error_description, body.message, body.error].find((v) => typeof v === 'string');
+    return typeof m === 'string' ? m.slice(0, 200) : '';
+  } catch {
+    return '';
+  }
+}
+
+export async function send(ctx: AdapterContext, call: UpstreamCall): Promise<OutboundResponse> {
+  const { what, authenticated, ...req } = call;
+  let res: OutboundResponse;
+  try {
+    res = await ctx.outbound.request({ timeoutMs: ADAPTER_TIMEOUT_MS, maxBytes: MAX_BYTES, ...req, proxyUrl: ctx.proxyUrl });
+  } catch (err) {
+    if (err instanceof OutboundError) throw fromOutbound(err, what);
+    throw err;
+  }
+  if (res.status < 200 || res.status > 299) throw statusError(res, what, authenticated === true);
+  return res;
+}
+
+export async function sendJson<T>(ctx: AdapterContext, call: UpstreamCall): Promise<T> {
+  const res = await send(ctx, { ...call, headers: { accept: 'application/json', ...call.headers } });
+  try {
+    return res.json<T>();
+  } catch {
+    throw new AdapterError('invalid_response', `${call.what} did not answer JSON`, res.status);
+  }
+}
+
+export const jsonBody = (value: unknown) => ({ body: JSON.stringify(value), headers: { 'content-type': 'application/json' } });

@@ -1,0 +1,122 @@
+// Mastodon (and API-compatible servers). The handle is `@user@instance`; the credential is an
+// access token of that account (scopes read + write:statuses). The instance is reached at
+// https://<instance> through the outbound client.
+import { jsonBody, sendJson } from './http.js';
+import { count, dateOf, htmlToText, httpUrl } from './text.js';
+import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type PlatformAdapter } from './types.js';
+
+const HANDLE = /^@?([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+\.[A-Za-z0-9-]+(?::\d{1,5})?)$/;
+const PAGE = 40;
+
+interface Status {
+  id: string;
+  created_at: string;
+  url?: string | null;
+  uri?: string;
+  content?: string;
+  spoiler_text?: string;
+  reblog?: unknown;
+  favourites_count?: number;
+  reblogs_count?: number;
+  replies_count?: number;
+  quotes_count?: number;
+}
+
+function parts(handle: string): { user: string; base: string } {
+  const m = HANDLE.exec(handle);
+  if (!m) throw new AdapterError('invalid_input', 'a mastodon handle has the form @user@instance, e.g. @ada@mastodon.social', null, 'handle');
+  return { user: m[1], base: `https://${m[2].toLowerCase()}` };
+}
+
+const auth = (creds: Credentials) => ({ authorization: `Bearer ${creds.secret}` });
+
+function toPost(s: Status): FetchedPost | null {
+  const body = htmlToText(s.content ?? '');
+  const warning = htmlToText(s.spoiler_text ?? '');
+  const text = warning ? `${warning}\n\n${body}` : body;
+  const publishedAt = dateOf(s.created_at);
+  if (!text || !publishedAt || typeof s.id !== 'string') return null;
+  return {
+    externalId: s.id,
+    url: httpUrl(s.url) ?? httpUrl(s.uri),
+    text,
+    publishedAt,
+    metrics: { likes: count(s.favourites_count), reposts: count(s.reblogs_count), replies: count(s.replies_count), quotes: count(s.quotes_count) },
+  };
+}
+
+async function verify(ctx: AdapterContext, handle: string, creds: Credentials) {
+  const { user, base } = parts(handle);
+  if (!creds.secret) throw new AdapterError('credential_rejected', 'a mastodon account needs an access token in auth_material');
+  const me = await sendJson<{ id?: string; username?: string; acct?: string; display_name?: string }>(ctx, {
+    url: `${base}/api/v1/accounts/verify_credentials`,
+    what: 'verify_credentials',
+    authenticated: true,
+    headers: auth(creds),
+  });
+  // The token must be the handle's own: we publish with it in the handle's name.
+  if (typeof me.username !== 'string' || me.username.toLowerCase() !== user.toLowerCase()) {
+    throw new AdapterError('credential_rejected', `the token belongs to @${me.username ?? 'someone else'}, not @${user}`);
+  }
+  return { me, base, user };
+}
+
+export const mastodonAdapter: PlatformAdapter = {
+  platform: 'mastodon',
+  ingestLimit: 200,
+  needsCredentials: true,
+  normalizeHandle(handle) {
+    const { user, base } = parts(handle);
+    return `@${user}@${new URL(base).host}`;
+  },
+  async probe(ctx, handle, creds) {
+    const { me, user } = await verify(ctx, handle, creds);
+    return { displayName: me.display_name || `@${user}` };
+  },
+  async listPosts(ctx, handle, creds, opts) {
+    const { user, base } = parts(handle);
+    const account = await sendJson<{ id?: string }>(ctx, {
+      url: `${base}/api/v1/accounts/lookup?acct=${encodeURIComponent(user)}`,
+      what: 'accounts/lookup',
+      authenticated: true,
+      headers: auth(creds),
+    });
+    if (typeof account.id !== 'string') throw new AdapterError('invalid_response', 'accounts/lookup answered without an account id');
+    const posts: FetchedPost[] = [];
+    let maxId: string | null = null;
+    // Newest first, page by page (max_id), until we have enough or the account has no more.
+    while (posts.length < opts.max) {
+      const q = new URLSearchParams({ limit: String(PAGE), exclude_reblogs: 'true', exclude_replies: 'true' });
+      if (maxId) q.set('max_id', maxId);
+      const page = await sendJson<Status[]>(ctx, {
+        url: `${base}/api/v1/accounts/${encodeURIComponent(account.id)}/statuses?${q}`,
+        what: 'statuses',
+        authenticated: true,
+        headers: auth(creds),
+      });
+      if (!Array.isArray(page)) throw new AdapterError('invalid_response', 'statuses did not answer a list');
+      for (const s of page) {
+        const p = s.reblog ? null : toPost(s);
+        if (p) posts.push(p);
+      }
+      if (page.length < PAGE) break;
+      maxId = page[page.length - 1].id;
+    }
+    return posts.slice(0, opts.max);
+  },
+  async publish(ctx, handle, creds, text, key) {
+    const { base } = await verify(ctx, handle, creds);
+    const status = await sendJson<Status>(ctx, {
+      url: `${base}/api/v1/statuses`,
+      method: 'POST',
+      what: 'statuses',
+      authenticated: true,
+      ...jsonBody({ status: text, visibility: 'public' }),
+      // Mastodon keeps Idempotency-Key for an hour: a retried publish of this artifact returns
+      // the status it already made instead of posting twice.
+      headers: { ...auth(creds), 'content-type': 'application/json', 'idempotency-key': `cp-${key.id}` },
+    });
+    if (typeof status.id !== 'string') throw new AdapterError('invalid_response', 'statuses answered without a status id');
+    return { externalId: status.id, url: httpUrl(status.url) ?? httpUrl(status.uri) };
+  },
+};

@@ -1,0 +1,95 @@
+// One interface for every platform: probe a credential, list a handle's posts with their
+// engagement metrics, and (where the platform allows it) publish a text. Adapters do HTTP only
+// through the shared outbound client and know nothing of the database.
+import type { components } from '../../generated/api.js';
+import type { Config } from '../config.js';
+import type { OutboundClient } from '../outbound/types.js';
+
+export type Platform = components['schemas']['Platform'];
+
+export interface AdapterContext {
+  outbound: OutboundClient;
+  config: Config;
+  /** The account's proxy, when it has one: every request of the adapter goes through it. */
+  proxyUrl: string | null;
+  now: Date;
+}
+
+export interface Credentials {
+  /** `auth_material` as connected: a token, an app password, an archive's content; '' for rss. */
+  secret: string;
+  /** `secondary_auth`, when given. */
+  secondary: string | null;
+}
+
+export interface Metrics {
+  likes: number;
+  reposts: number;
+  replies: number;
+  quotes: number;
+}
+
+export interface FetchedPost {
+  /** The platform's own id of the post: re-ingesting the same post updates it instead of adding one. */
+  externalId: string;
+  url: string | null;
+  text: string;
+  publishedAt: Date;
+  metrics: Metrics;
+}
+
+export interface Published {
+  externalId: string;
+  url: string | null;
+}
+
+export interface ProbeResult {
+  /** What the platform calls the account (shown in logs; never a secret). */
+  displayName: string;
+}
+
+export interface PlatformAdapter {
+  readonly platform: Platform;
+  /** Whether ingest needs a connected account (rss does not; a connected rss account only adds a proxy). */
+  readonly needsCredentials: boolean;
+  /** Most posts one ingest reads (newest first): a few API pages, or a whole archive. */
+  readonly ingestLimit: number;
+  /** Checks that the handle has this platform's form; returns the canonical handle, or throws `invalid_input`. */
+  normalizeHandle(handle: string): string;
+  probe(ctx: AdapterContext, handle: string, creds: Credentials): Promise<ProbeResult>;
+  listPosts(ctx: AdapterContext, handle: string, creds: Credentials, opts: { max: number }): Promise<FetchedPost[]>;
+  /**
+   * Posts `text` as the handle. `key` is stable for one artifact, so that a retried publish is
+   * recognised upstream where the platform allows it (Mastodon's Idempotency-Key, a fixed
+   * Bluesky record key). Absent on platforms that cannot publish (rss, archive).
+   */
+  publish?(ctx: AdapterContext, handle: string, creds: Credentials, text: string, key: { id: string; createdAt: Date }): Promise<Published>;
+}
+
+export type AdapterErrorKind =
+  /** the platform refused the credential (401/403, wrong password, revoked token) */
+  | 'credential_rejected'
+  /** the handle or feed does not exist upstream (404/410) */
+  | 'not_found'
+  /** network failure, timeout, 408/429/5xx: may pass, worth retrying */
+  | 'unavailable'
+  /** the upstream refused the request for another reason (other 4xx, a non-public address) */
+  | 'rejected'
+  /** the upstream answered something we cannot read (not a feed, not the JSON we expect) */
+  | 'invalid_response'
+  /** what the caller gave cannot work (a handle of the wrong form, an unreadable archive) */
+  | 'invalid_input';
+
+export class AdapterError extends Error {
+  constructor(
+    readonly kind: AdapterErrorKind,
+    message: string,
+    /** The upstream HTTP status, when there was an answer. */
+    readonly status: number | null = null,
+    /** The request field at fault, for `invalid_input`. */
+    readonly field: string | null = null,
+  ) {
+    super(message);
+    this.name = 'AdapterError';
+  }
+}

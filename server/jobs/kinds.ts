@@ -1,0 +1,10 @@
+// Which handler runs each kind of job. One line per kind; each owner adds their own line.
+import { registerJob } from './registry.js';
+import { ingestJob, ingestHooks } from '../services/ingest.js';
+import { draftJob, draftHooks } from '../services/drafting.js';
+import { refreshJob } from '../services/sessions.js';
+
+registerJob('ingest', ingestJob, ingestHooks);
+registerJob('draft', draftJob, draftHooks);
+registerJob('regenerate_variant', draftJob, draftHooks);
+registerJob('refresh_source', refreshJob);

@@ -1,0 +1,80 @@
+// The job kinds and their handlers. A job is a run row (see store/runs.ts) that the in-process
+// worker (worker.ts) claims and hands to the handler registered for its kind (kinds.ts).
+import type { Logger } from 'pino';
+import type { ServiceDeps } from '../services/context.js';
+import type { FinishTx, RunRow } from '../store/runs.js';
+
+export type JobKind = 'ingest' | 'draft' | 'regenerate_variant' | 'refresh_source' | 'probe_account';
+
+export interface JobContext {
+  deps: ServiceDeps;
+  run: RunRow;
+  /** The run's `input`, parsed. */
+  input: Record<string, unknown>;
+  log: Logger;
+  /** Aborted when the server shuts down; pass it on to long waits where you can. */
+  signal: AbortSignal;
+}
+
+/**
+ * Does the work of one run. A run may be started again from the beginning (a retry, or a
+ * restart after its process died), so a handler must be safe to repeat: upsert, do not append.
+ * The return value is stored as the run's output (JSON). Throw
+ * `TransientError` to retry with backoff (at most MAX_ATTEMPTS attempts in all); a `JobError`
+ * fails the run with its code and message; any other error fails it as `internal_error`.
+ */
+export type JobHandler = (ctx: JobContext) => Promise<Record<string, unknown> | void>;
+
+/** A failure that may pass (upstream down, timeout, 429/5xx): the run is retried later. */
+export class TransientError extends Error {
+  constructor(
+    message: string,
+    /** The code stored on the run when the last attempt fails too. */
+    readonly code = 'backend_unavailable',
+  ) {
+    super(message);
+    this.name = 'TransientError';
+  }
+}
+
+/** A failure that will not pass by retrying: the run fails with this code and message. */
+export class JobError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JobError';
+  }
+}
+
+export interface RunFailure {
+  code: string;
+  message: string;
+}
+
+/**
+ * Optional hooks that run inside the transaction that finishes the run, so that the run's final
+ * status and the events about it commit together (a consumer that sees the event sees the run
+ * finished). The worker wakes the event streams after the commit.
+ */
+export interface JobHooks {
+  onSucceeded?(tx: FinishTx, ctx: JobContext, output: Record<string, unknown> | null): Promise<void>;
+  onFailed?(tx: FinishTx, ctx: JobContext, failure: RunFailure): Promise<void>;
+}
+
+export const MAX_ATTEMPTS = 5;
+
+interface Registered extends JobHooks {
+  handler: JobHandler;
+}
+
+const registry = new Map<JobKind, Registered>();
+
+export function registerJob(kind: JobKind, handler: JobHandler, hooks: JobHooks = {}): void {
+  registry.set(kind, { handler, ...hooks });
+}
+
+export function registeredJob(kind: string): Registered | undefined {
+  return registry.get(kind as JobKind);
+}

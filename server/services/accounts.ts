@@ -1,0 +1,112 @@
+// Connected accounts: connect (add or rotate) with a synchronous probe, and the decrypted
+// credentials for adapters. Credentials and proxies are sealed with AES-256-GCM (crypto.ts)
+// before they reach the database, and never leave the service: no operation returns them and
+// nothing logs them.
+import type { components } from '../../generated/api.js';
+import { adapterFor, type AdapterContext, type Credentials, type Platform, type PlatformAdapter } from '../adapters/index.js';
+import * as store from '../store/accounts.js';
+import type { AccountRow } from '../store/accounts.js';
+import type { Caller, ServiceDeps } from './context.js';
+import { credentialCipher } from './crypto.js';
+import { credentialDead, credentialMissing, upstreamAppError } from './upstream.js';
+
+type ConnectRequest = components['schemas']['ConnectAccountRequest'];
+type S = components['schemas'];
+
+const aad = (a: { workspaceId: string; platform: string; handle: string }, part: 'credentials' | 'proxy') => `account|${a.workspaceId}|${a.platform}|${a.handle}|${part}`;
+
+export function accountView(a: AccountRow): S['Account'] {
+  return {
+    id: a.id,
+    platform: a.platform as Platform,
+    handle: a.handle,
+    status: a.status as S['Account']['status'],
+    has_proxy: a.proxyUrl !== null,
+    last_probed_at: a.lastProbedAt.toISOString(),
+    created_at: a.createdAt.toISOString(),
+    updated_at: a.updatedAt.toISOString(),
+  };
+}
+
+export function adapterContext(deps: ServiceDeps, proxyUrl: string | null): AdapterContext {
+  return { outbound: deps.outbound, config: deps.config, proxyUrl, now: deps.clock.now() };
+}
+
+/** Adds the account or rotates its credentials, after a successful probe. A failed probe stores nothing. */
+export async function connectAccount(deps: ServiceDeps, caller: Caller, body: ConnectRequest) {
+  const adapter = adapterFor(body.platform);
+  const handle = normalize(adapter, body.handle, body.platform);
+  const creds: Credentials = { secret: body.auth_material, secondary: body.secondary_auth ?? null };
+  const proxyUrl = body.proxy_url ?? null;
+  try {
+    await adapter.probe(adapterContext(deps, proxyUrl), handle, creds);
+  } catch (err) {
+    throw upstreamAppError(err, { platform: body.platform, handle, probe: true });
+  }
+  const cipher = credentialCipher(deps.config);
+  const key = { workspaceId: caller.workspaceId, platform: body.platform, handle };
+  const { account, created } = await store.saveAccount(deps.db, {
+    id: deps.ids.id('acc'),
+    ...key,
+    credentials: cipher.encrypt(JSON.stringify(creds), aad(key, 'credentials')),
+    proxyUrl: proxyUrl === null ? null : cipher.encrypt(proxyUrl, aad(key, 'proxy')),
+    now: deps.clock.now(),
+  });
+  return { result: created ? ('added' as const) : ('rotated' as const), account: accountView(account) };
+}
+
+function normalize(adapter: PlatformAdapter, handle: string, platform: Platform): string {
+  try {
+    return adapter.normalizeHandle(handle);
+  } catch (err) {
+    throw upstreamAppError(err, { platform, handle, probe: true });
+  }
+}
+
+export interface UsableAccount {
+  account: AccountRow;
+  creds: Credentials;
+  proxyUrl: string | null;
+}
+
+/** The account of (platform, handle) with its credentials decrypted, or null when none is connected. */
+export async function findUsableAccount(deps: ServiceDeps, workspaceId: string, platform: Platform, rawHandle: string): Promise<UsableAccount | null> {
+  let handle: string;
+  try {
+    handle = adapterFor(platform).normalizeHandle(rawHandle);
+  } catch {
+    return null;
+  }
+  const account = await store.findAccount(deps.db, workspaceId, platform, handle);
+  if (!account) return null;
+  const cipher = credentialCipher(deps.config);
+  const creds = JSON.parse(cipher.decrypt(account.credentials, aad(account, 'credentials'))) as Credentials;
+  const proxyUrl = account.proxyUrl === null ? null : cipher.decrypt(account.proxyUrl, aad(account, 'proxy'));
+  return { account, creds, proxyUrl };
+}
+
+/**
+ * The account an operation needs: 424 `credential_missing` when the platform needs one and none
+ * is connected, 424 `credential_dead` when its last probe failed. Null for a platform that needs
+ * no credential and has no account (rss).
+ */
+export async function requireAccount(deps: ServiceDeps, workspaceId: string, platform: Platform, handle: string): Promise<UsableAccount | null> {
+  const found = await findUsableAccount(deps, workspaceId, platform, handle);
+  if (!found) {
+    if (adapterFor(platform).needsCredentials) throw credentialMissing(platform, handle);
+    return null;
+  }
+  if (found.account.status === 'dead') throw credentialDead(platform, handle, found.account.lastProbeError);
+  return found;
+}
+
+/** The platform of a handle that names a connected account (an archive's name can look like anything). */
+export async function platformOfConnectedHandle(deps: ServiceDeps, workspaceId: string, handle: string): Promise<Platform | null> {
+  const accounts = await store.findAccountsByHandle(deps.db, workspaceId, handle);
+  return accounts.length === 1 ? (accounts[0].platform as Platform) : null;
+}
+
+/** Marks an account dead after the platform refused its credential (in ingest or publish). */
+export async function markAccountDead(deps: ServiceDeps, tx: Parameters<typeof store.setProbeResult>[0] | null, accountId: string, why: string) {
+  await store.setProbeResult(tx ?? deps.db, { id: accountId, status: 'dead', error: why.slice(0, 500), now: deps.clock.now() });
+}

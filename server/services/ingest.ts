@@ -1,0 +1,115 @@
+// Ingest: one run reads a pipeline's posts through its platform adapter, stores them with their
+// metrics (re-ingest updates metrics and text, never duplicates: posts are keyed by the
+// platform's own id), decodes each post and detects the patterns of the best performers.
+// Events, each in the transaction of its change: `post.ready` (a new post), `decode.ready`
+// (a new or changed decode), `pattern.detected` (a new pattern, or one seen more or less often),
+// then `ingest.completed` with the run's success, or `operator.error` with its failure.
+// `operator_id` in these events is the pipeline's id (the pipeline is the operator of a handle).
+import { adapterFor, type Platform } from '../adapters/index.js';
+import { JobError, type JobContext, type JobHandler, type JobHooks } from '../jobs/registry.js';
+import { postsWithDecodes, savePostWithDecode } from '../store/decodes.js';
+import { replacePatterns } from '../store/patterns.js';
+import { findPipeline } from '../store/pipelines.js';
+import { adapterContext, markAccountDead, requireAccount } from './accounts.js';
+import { AdapterError } from '../adapters/index.js';
+import { decodeText } from './decode.js';
+import { recordEvent } from './events.js';
+import { detectPatterns } from './patterns.js';
+import { upstreamJobError } from './upstream.js';
+
+export interface IngestOutput extends Record<string, unknown> {
+  fetched: number;
+  created: number;
+  updated: number;
+  decoded: number;
+  patterns: number;
+}
+
+async function loadPipeline(ctx: JobContext) {
+  const { run, deps } = ctx;
+  const pipeline = run.pipelineId ? await findPipeline(deps.db, run.workspaceId, run.pipelineId) : null;
+  if (!pipeline) throw new JobError('not_found', 'The pipeline of this ingest run no longer exists.');
+  return pipeline;
+}
+
+/** The credential check of from-intent, again at run time (the account may have changed since). */
+async function accountFor(ctx: JobContext, platform: Platform, handle: string) {
+  try {
+    return await requireAccount(ctx.deps, ctx.run.workspaceId, platform, handle);
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    if (e.code === 'credential_missing' || e.code === 'credential_dead') throw new JobError(e.code, e.message ?? e.code);
+    throw err;
+  }
+}
+
+export const ingestJob: JobHandler = async (ctx) => {
+  const { deps, run } = ctx;
+  const pipeline = await loadPipeline(ctx);
+  const platform = pipeline.platform as Platform;
+  const adapter = adapterFor(platform);
+  const account = await accountFor(ctx, platform, pipeline.handle);
+  const handle = account?.account.handle ?? pipeline.handle;
+  let fetched;
+  try {
+    fetched = await adapter.listPosts(adapterContext(deps, account?.proxyUrl ?? null), handle, account?.creds ?? { secret: '', secondary: null }, { max: adapter.ingestLimit });
+  } catch (err) {
+    if (err instanceof AdapterError && err.kind === 'credential_rejected' && account) await markAccountDead(deps, null, account.account.id, err.message);
+    throw upstreamJobError(err, platform);
+  }
+  const out: IngestOutput = { fetched: fetched.length, created: 0, updated: 0, decoded: 0, patterns: 0 };
+  const ws = run.workspaceId;
+  for (const f of fetched) {
+    if (ctx.signal.aborted) throw new Error('stopping');
+    const saved = await savePostWithDecode(
+      deps.db,
+      { id: deps.ids.id('post'), workspaceId: ws, pipelineId: pipeline.id, platform, externalId: f.externalId, url: f.url, text: f.text, publishedAt: f.publishedAt, ...f.metrics },
+      decodeText,
+      deps.ids.id('dec'),
+      async (tx, s) => {
+        if (s.postCreated) await recordEvent(tx, deps, ws, 'post.ready', { post_id: s.post.id, operator_id: pipeline.id });
+        if (s.decodeChanged) await recordEvent(tx, deps, ws, 'decode.ready', { post_id: s.post.id, decode_id: s.decode.id });
+      },
+    );
+    out[saved.postCreated ? 'created' : 'updated'] += 1;
+    if (saved.decodeChanged) out.decoded += 1;
+    deps.events.wake();
+  }
+  out.patterns = await refreshPatterns(ctx, pipeline.id);
+  return out;
+};
+
+/** Detects the pipeline's patterns over all its posts; returns how many are new or changed. */
+async function refreshPatterns(ctx: JobContext, pipelineId: string): Promise<number> {
+  const { deps, run } = ctx;
+  const rows = await postsWithDecodes(deps.db, pipelineId);
+  const detected = detectPatterns(
+    rows.map(({ post, decode }) => ({
+      id: post.id,
+      publishedAt: post.publishedAt,
+      likes: post.likes,
+      reposts: post.reposts,
+      replies: post.replies,
+      quotes: post.quotes,
+      decode: { hook: decode.hook, format: decode.format as never, length: decode.length, hashtags: JSON.parse(decode.hashtags) as string[], links: JSON.parse(decode.links) as string[] },
+    })),
+  );
+  const changed = await replacePatterns(
+    deps.db,
+    { workspaceId: run.workspaceId, pipelineId, patterns: detected, newId: () => deps.ids.id('pat'), now: deps.clock.now() },
+    (tx, row) => recordEvent(tx, deps, run.workspaceId, 'pattern.detected', { pattern_id: row.id }).then(() => undefined),
+  );
+  if (changed.length) deps.events.wake();
+  return changed.length;
+}
+
+export const ingestHooks: JobHooks = {
+  async onSucceeded(tx, ctx) {
+    if (!ctx.run.pipelineId) return;
+    await recordEvent(tx, ctx.deps, ctx.run.workspaceId, 'ingest.completed', { operator_id: ctx.run.pipelineId, run_id: ctx.run.id });
+  },
+  async onFailed(tx, ctx, failure) {
+    if (!ctx.run.pipelineId) return;
+    await recordEvent(tx, ctx.deps, ctx.run.workspaceId, 'operator.error', { operator_id: ctx.run.pipelineId, error: { code: failure.code, message: failure.message } });
+  },
+};

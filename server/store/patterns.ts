@@ -1,0 +1,50 @@
+// Patterns of a pipeline, one row per (kind, key).
+import type { Db } from './database.js';
+import type { Prisma } from './generated/sqlite/client.js';
+
+export type PatternRow = NonNullable<Awaited<ReturnType<Db['pattern']['findFirst']>>>;
+/** The transaction that stores a detection, for the events about it. */
+export type PatternTx = Prisma.TransactionClient;
+
+export interface PatternData {
+  kind: string;
+  key: string;
+  occurrences: number;
+  description: string;
+}
+
+/** Patterns seen in the latest detection (occurrences > 0), most frequent first. */
+export function listPatterns(db: Db, pipelineId: string) {
+  return db.pattern.findMany({ where: { pipelineId, occurrences: { gt: 0 } }, orderBy: [{ occurrences: 'desc' }, { kind: 'asc' }, { key: 'asc' }] });
+}
+
+/**
+ * Stores the result of one detection: each pattern is created or updated; patterns no longer
+ * seen keep their row with `occurrences = 0`. `onChange` runs (in the transaction) for every
+ * pattern that is new or whose occurrences changed.
+ */
+export async function replacePatterns(
+  db: Db,
+  q: { workspaceId: string; pipelineId: string; patterns: PatternData[]; newId: () => string; now: Date },
+  onChange: (tx: PatternTx, row: PatternRow, isNew: boolean) => Promise<void>,
+): Promise<PatternRow[]> {
+  return db.$transaction(async (tx) => {
+    const existing = await tx.pattern.findMany({ where: { pipelineId: q.pipelineId } });
+    const byKey = new Map(existing.map((p) => [`${p.kind}\u0000${p.key}`, p]));
+    const changed: Array<{ row: PatternRow; isNew: boolean }> = [];
+    for (const p of q.patterns) {
+      const old = byKey.get(`${p.kind}\u0000${p.key}`);
+      byKey.delete(`${p.kind}\u0000${p.key}`);
+      if (old && old.occurrences === p.occurrences && old.description === p.description) continue;
+      const row = old
+        ? await tx.pattern.update({ where: { id: old.id }, data: { occurrences: p.occurrences, description: p.description, updatedAt: q.now } })
+        : await tx.pattern.create({ data: { id: q.newId(), workspaceId: q.workspaceId, pipelineId: q.pipelineId, ...p, createdAt: q.now, updatedAt: q.now } });
+      if (!old || old.occurrences !== p.occurrences) changed.push({ row, isNew: !old });
+    }
+    const gone = [...byKey.values()].filter((p) => p.occurrences > 0).map((p) => p.id);
+    if (gone.length) await tx.pattern.updateMany({ where: { id: { in: gone } }, data: { occurrences: 0, updatedAt: q.now } });
+    // Events last: on PostgreSQL recording one takes the outbox lock until commit.
+    for (const c of changed) await onChange(tx, c.row, c.isNew);
+    return changed.map((c) => c.row);
+  });
+}

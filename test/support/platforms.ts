@@ -1,0 +1,280 @@
+// Local fakes of the platforms' HTTP APIs, just the endpoints the adapters call, on real HTTPS
+// servers (test/support/https-fake.ts). Each keeps its state in a plain object the test can read
+// and change (posts, what was published, a failure mode).
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { startFake, type Fake } from './https-fake.js';
+
+type Res = http.ServerResponse;
+
+const json = (res: Res, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+/** What every fake can be told to do instead of answering: fail the next N requests with a status. */
+export interface FailureMode {
+  failNext: number;
+  failStatus: number;
+}
+
+function failing(state: FailureMode, res: Res): boolean {
+  if (state.failNext <= 0) return false;
+  state.failNext -= 1;
+  json(res, state.failStatus, { error: `fake failure ${state.failStatus}` });
+  return true;
+}
+
+// ---- Mastodon ----
+
+export interface FakeStatus {
+  id: string;
+  created_at: string;
+  url: string;
+  content: string;
+  favourites_count: number;
+  reblogs_count: number;
+  replies_count: number;
+  reblog?: unknown;
+}
+
+export interface MastodonState extends FailureMode {
+  username: string;
+  token: string;
+  accountId: string;
+  statuses: FakeStatus[];
+  /** Statuses created through POST /api/v1/statuses, with the Idempotency-Key they came with. */
+  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined }>;
+  /** Set to answer 401 to every authenticated call (a revoked token). */
+  revoked: boolean;
+}
+
+export interface MastodonFake {
+  fake: Fake;
+  state: MastodonState;
+  /** `@user@127.0.0.1:<port>` */
+  handle: string;
+}
+
+export function mastodonStatus(n: number, over: Partial<FakeStatus> = {}): FakeStatus {
+  return {
+    id: String(1000 + n),
+    created_at: new Date(Date.UTC(2026, 9, 1 + n, 9)).toISOString(),
+    url: `https://mastodon.example/@ada/${1000 + n}`,
+    content: `<p>Post ${n}: notes from the release train.</p>`,
+    favourites_count: n * 3,
+    reblogs_count: n,
+    replies_count: n % 3,
+    ...over,
+  };
+}
+
+export async function startMastodonFake(init: Partial<MastodonState> = {}): Promise<MastodonFake> {
+  const state: MastodonState = { username: 'ada', token: 'mastodon-token-0123456789', accountId: '109', statuses: [], posted: [], revoked: false, failNext: 0, failStatus: 503, ...init };
+  const keyed = new Map<string, FakeStatus>();
+  const fake = await startFake({
+    tls: true,
+    handler: (req, res, body) => {
+      if (failing(state, res)) return;
+      const url = new URL(req.url ?? '/', 'https://x');
+      const authed = req.headers.authorization === `Bearer ${state.token}` && !state.revoked;
+      if (!authed) return json(res, 401, { error: 'The access token is invalid' });
+      if (req.method === 'GET' && url.pathname === '/api/v1/accounts/verify_credentials') {
+        return json(res, 200, { id: state.accountId, username: state.username, acct: state.username, display_name: 'Ada' });
+      }
+      if (req.method === 'GET' && url.pathname === '/api/v1/accounts/lookup') {
+        return url.searchParams.get('acct') === state.username ? json(res, 200, { id: state.accountId, username: state.username }) : json(res, 404, { error: 'Record not found' });
+      }
+      const statuses = /^\/api\/v1\/accounts\/([^/]+)\/statuses$/.exec(url.pathname);
+      if (req.method === 'GET' && statuses) {
+        if (statuses[1] !== state.accountId) return json(res, 404, { error: 'Record not found' });
+        const limit = Number(url.searchParams.get('limit') ?? 20);
+        const maxId = url.searchParams.get('max_id');
+        const sorted = [...state.statuses].sort((a, b) => Number(b.id) - Number(a.id));
+        const page = sorted.filter((s) => !maxId || Number(s.id) < Number(maxId)).slice(0, limit);
+        return json(res, 200, page);
+      }
+      if (req.method === 'POST' && url.pathname === '/api/v1/statuses') {
+        const key = req.headers['idempotency-key'] as string | undefined;
+        const known = key ? keyed.get(key) : undefined;
+        if (known) return json(res, 200, known);
+        const text = String((JSON.parse(body.toString('utf8')) as { status?: string }).status ?? '');
+        const id = String(900000 + state.posted.length);
+        const status = { ...mastodonStatus(0), id, url: `https://mastodon.example/@${state.username}/${id}`, content: `<p>${text}</p>` };
+        state.posted.push({ id, text, idempotencyKey: key });
+        if (key) keyed.set(key, status);
+        return json(res, 200, status);
+      }
+      json(res, 404, { error: 'Not found' });
+    },
+  });
+  return { fake, state, handle: `@${state.username}@${fake.host}` };
+}
+
+// ---- Bluesky ----
+
+export interface FakeBskyPost {
+  rkey: string;
+  text: string;
+  createdAt: string;
+  likeCount: number;
+  repostCount: number;
+  replyCount: number;
+  quoteCount: number;
+  /** A repost of someone else's post (must not be ingested). */
+  repost?: boolean;
+}
+
+export interface BlueskyState extends FailureMode {
+  handle: string;
+  did: string;
+  appPassword: string;
+  posts: FakeBskyPost[];
+  /** Records created through createRecord, by record key. */
+  records: Map<string, { text: string }>;
+  createCalls: number;
+}
+
+export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promise<{ fake: Fake; state: BlueskyState; env: Record<string, string> }> {
+  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, failNext: 0, failStatus: 503, ...init };
+  const jwt = 'jwt-access-ada';
+  const fake = await startFake({
+    tls: true,
+    handler: (req, res, body) => {
+      if (failing(state, res)) return;
+      const url = new URL(req.url ?? '/', 'https://x');
+      const method = url.pathname.replace('/xrpc/', '');
+      if (req.method === 'POST' && method === 'com.atproto.server.createSession') {
+        const b = JSON.parse(body.toString('utf8')) as { identifier?: string; password?: string };
+        if (b.identifier !== state.handle || b.password !== state.appPassword) return json(res, 401, { error: 'AuthenticationRequired', message: 'Invalid identifier or password' });
+        return json(res, 200, { accessJwt: jwt, refreshJwt: 'jwt-refresh', handle: state.handle, did: state.did });
+      }
+      if (req.headers.authorization !== `Bearer ${jwt}`) return json(res, 401, { error: 'AuthenticationRequired' });
+      if (req.method === 'GET' && method === 'app.bsky.feed.getAuthorFeed') {
+        const feed = state.posts.map((p) => ({
+          post: {
+            uri: `at://${p.repost ? 'did:plc:other' : state.did}/app.bsky.feed.post/${p.rkey}`,
+            cid: `cid-${p.rkey}`,
+            author: { did: p.repost ? 'did:plc:other' : state.did, handle: p.repost ? 'other.bsky.social' : state.handle },
+            record: { $type: 'app.bsky.feed.post', text: p.text, createdAt: p.createdAt },
+            likeCount: p.likeCount,
+            repostCount: p.repostCount,
+            replyCount: p.replyCount,
+            quoteCount: p.quoteCount,
+            indexedAt: p.createdAt,
+          },
+          ...(p.repost ? { reason: { $type: 'app.bsky.feed.defs#reasonRepost' } } : {}),
+        }));
+        return json(res, 200, { feed });
+      }
+      if (req.method === 'POST' && method === 'com.atproto.repo.createRecord') {
+        state.createCalls += 1;
+        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string } };
+        if (state.records.has(b.rkey)) return json(res, 400, { error: 'InvalidRequest', message: 'Record already exists' });
+        state.records.set(b.rkey, { text: b.record.text });
+        return json(res, 200, { uri: `at://${b.repo}/${b.collection}/${b.rkey}`, cid: `cid-${b.rkey}` });
+      }
+      if (req.method === 'GET' && method === 'com.atproto.repo.getRecord') {
+        const rkey = url.searchParams.get('rkey') ?? '';
+        const r = state.records.get(rkey);
+        if (!r) return json(res, 400, { error: 'RecordNotFound', message: 'Could not locate record' });
+        return json(res, 200, { uri: `at://${state.did}/app.bsky.feed.post/${rkey}`, cid: `cid-${rkey}`, value: r });
+      }
+      json(res, 404, { error: 'MethodNotImplemented' });
+    },
+  });
+  return { fake, state, env: { BLUESKY_SERVICE_URL: fake.url } };
+}
+
+// ---- RSS / Atom ----
+
+export interface FeedState extends FailureMode {
+  /** The document served at /feed.xml. */
+  xml: string;
+  /** Milliseconds each answer waits (to observe concurrency). */
+  delayMs: number;
+  inFlight: number;
+  maxInFlight: number;
+}
+
+export function rssDocument(items: Array<{ guid: string; title: string; description: string; pubDate: string; link?: string; comments?: number }>): string {
+  const body = items
+    .map(
+      (i) => `<item><guid isPermaLink="false">${i.guid}</guid><title>${i.title}</title><link>${i.link ?? `https://blog.example.com/${i.guid}`}</link>` +
+        `<description><![CDATA[${i.description}]]></description><pubDate>${i.pubDate}</pubDate>${i.comments !== undefined ? `<slash:comments>${i.comments}</slash:comments>` : ''}</item>`,
+    )
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:slash="http://purl.org/rss/1.0/modules/slash/"><channel><title>Ada's blog</title><link>https://blog.example.com/</link><description>Notes</description>\n${body}\n</channel></rss>`;
+}
+
+export async function startFeedFake(init: Partial<FeedState> = {}): Promise<{ fake: Fake; state: FeedState; url: string }> {
+  const state: FeedState = { xml: rssDocument([]), delayMs: 0, inFlight: 0, maxInFlight: 0, failNext: 0, failStatus: 503, ...init };
+  const fake = await startFake({
+    tls: true,
+    handler: async (req, res) => {
+      state.inFlight += 1;
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      try {
+        if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
+        if (failing(state, res)) return;
+        if (!(req.url ?? '').startsWith('/feed.xml')) return json(res, 404, { error: 'no such feed' });
+        res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' });
+        res.end(state.xml);
+      } finally {
+        state.inFlight -= 1;
+      }
+    },
+  });
+  return { fake, state, url: `${fake.url}/feed.xml` };
+}
+
+// ---- An HTTP CONNECT proxy (for proxy_url) ----
+
+export interface ProxyFake {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  host: string;
+  /** The `host:port` of every CONNECT the proxy tunnelled. */
+  tunnels: string[];
+  close(): Promise<void>;
+}
+
+export async function startConnectProxy(): Promise<ProxyFake> {
+  const tunnels: string[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = http.createServer((_req, res) => {
+    res.writeHead(405);
+    res.end();
+  });
+  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+    sockets.add(client);
+    tunnels.push(req.url ?? '');
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = net.connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream);
+    const end = () => {
+      upstream.destroy();
+      client.destroy();
+    };
+    upstream.on('error', end);
+    client.on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
+    tunnels,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
