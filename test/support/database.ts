@@ -1,6 +1,7 @@
 // A fresh database for a test file: a temporary SQLite directory, or (TEST_DATABASE=postgresql)
 // a new PostgreSQL database created through TEST_PG_ADMIN_URL (scripts/pg-start.sh prints one).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { inject } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -22,12 +23,22 @@ function adminUrl(): string {
   return url;
 }
 
-export async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** The migrated templates made once per run by test/support/global-setup.ts (empty outside vitest's workers). */
+function template(key: 'sqliteTemplate' | 'pgTemplate'): string {
+  try {
+    return inject(key) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export async function createPgDatabase(fromTemplate = false): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = new URL(adminUrl());
   const name = `cpa_test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
+  const tmpl = fromTemplate ? template('pgTemplate') : '';
+  await client.query(tmpl ? `CREATE DATABASE ${name} TEMPLATE ${tmpl}` : `CREATE DATABASE ${name}`);
   await client.end();
   const url = new URL(admin.toString());
   url.pathname = `/${name}`;
@@ -45,9 +56,11 @@ export async function createPgDatabase(): Promise<{ url: string; drop(): Promise
 export async function createTestDatabase(kind: TestDbKind = testDbKind()): Promise<TestDatabase> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-test-'));
   if (kind === 'sqlite') {
+    const tmpl = template('sqliteTemplate');
+    if (tmpl && existsSync(tmpl)) copyFileSync(tmpl, path.join(dataDir, 'content-pipeline.db'));
     return { kind, dataDir, databaseUrl: null, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const db = await createPgDatabase();
+  const db = await createPgDatabase(true);
   return {
     kind,
     dataDir,
