@@ -1,0 +1,255 @@
+// Diagnose: every problem of a pipeline we can find from the database and the configuration
+// (no upstream call), each with the action and the endpoint that fix it. The facts are gathered
+// once (`pipelineFacts`) and read by pure checks; the inbox reads the same facts for its anomalies.
+import net from 'node:net';
+import type { components } from '../../generated/api.js';
+import { adapterFor } from '../adapters/index.js';
+import { API_PREFIX, notFound } from '../errors.js';
+import { AllowList, nonPublicRange } from '../outbound/address-policy.js';
+import { findAccount, type AccountRow } from '../store/accounts.js';
+import type { ArtifactRow } from '../store/artifacts.js';
+import * as health from '../store/health.js';
+import { findPipeline, type PipelineRow, type RunRow } from '../store/pipelines.js';
+import type { Caller, ServiceDeps } from './context.js';
+import { artifactOfRun } from './drafting.js';
+
+type S = components['schemas'];
+export type Issue = S['DiagnoseIssue'];
+
+const HOUR = 60 * 60 * 1000;
+/** No successful ingest for this long makes a pipeline stale. */
+export const STALE_AFTER_MS = 24 * HOUR;
+/** A due run still queued after this long means the worker is not keeping up (or not running). */
+export const STALLED_AFTER_MS = 15 * 60 * 1000;
+export const DRAFT_FAILURE_WINDOW_MS = 24 * HOUR;
+export const DELIVERY_FAILURE_WINDOW_MS = 7 * 24 * HOUR;
+
+export interface Facts {
+  pipeline: PipelineRow;
+  now: Date;
+  needsAccount: boolean;
+  account: AccountRow | null;
+  ingest: Awaited<ReturnType<typeof health.ingestRuns>>;
+  stalled: RunRow[];
+  postCount: number;
+  /** Drafting runs that failed recently, newest first, with the artifact each reserved. */
+  failedDrafts: Array<{ run: RunRow; artifact: ArtifactRow | null }>;
+  deliveries: Awaited<ReturnType<typeof health.failedDeliveries>>;
+  llm: ServiceDeps['config']['llm'];
+  allowHosts: string[];
+}
+
+async function accountOf(deps: ServiceDeps, p: PipelineRow): Promise<AccountRow | null> {
+  try {
+    return await findAccount(deps.db, p.workspaceId, p.platform, adapterFor(p.platform).normalizeHandle(p.handle));
+  } catch {
+    return null; // a handle of the wrong form has no account
+  }
+}
+
+export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineId: string): Promise<Facts> {
+  const pipeline = await findPipeline(deps.db, caller.workspaceId, pipelineId);
+  if (!pipeline) throw notFound('pipeline');
+  const now = deps.clock.now();
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+  const [account, ingest, stalled, postCount, failedRuns, deliveries] = await Promise.all([
+    accountOf(deps, pipeline),
+    health.ingestRuns(deps.db, pipeline.id),
+    health.stalledRuns(deps.db, pipeline.id, ago(STALLED_AFTER_MS)),
+    health.countPosts(deps.db, pipeline.id),
+    health.failedDraftRuns(deps.db, pipeline.id, ago(DRAFT_FAILURE_WINDOW_MS), 20),
+    health.failedDeliveries(deps.db, caller.workspaceId, ago(DELIVERY_FAILURE_WINDOW_MS)),
+  ]);
+  const artifacts = await health.findArtifacts(deps.db, caller.workspaceId, failedRuns.map(artifactOfRun).filter((id): id is string => id !== null));
+  return {
+    pipeline,
+    now,
+    needsAccount: adapterFor(pipeline.platform).needsCredentials,
+    account,
+    ingest,
+    stalled,
+    postCount,
+    failedDrafts: failedRuns.map((run) => ({ run, artifact: artifacts.find((a) => a.id === artifactOfRun(run)) ?? null })),
+    deliveries,
+    llm: deps.config.llm,
+    allowHosts: deps.config.outbound.allowHosts,
+  };
+}
+
+// ---- the checks: facts in, issues out ----
+
+const CONNECT = `POST ${API_PREFIX}/accounts/connect`;
+const FROM_INTENT = `POST ${API_PREFIX}/pipelines/from-intent`;
+const diagnoseEndpoint = (f: Facts) => `GET ${API_PREFIX}/pipelines/${f.pipeline.id}/diagnose`;
+const pipelineEndpoint = (f: Facts) => `GET ${API_PREFIX}/pipelines/${f.pipeline.id}`;
+const runFailure = (r: RunRow) => `${r.errorCode ?? 'failed'}: ${r.errorMessage ?? 'no message'}`;
+
+export function accountIssues(f: Facts): Issue[] {
+  const { platform, handle } = f.pipeline;
+  if (!f.account) {
+    if (!f.needsAccount) return [];
+    const what = platform === 'archive' ? `No archive is imported under the name ${handle}; import it` : `No connected ${platform} account for ${handle}; connect it`;
+    return [{ code: 'no_account', severity: 'error', message: `${what} (platform ${platform}).`, suggested_action: 'connect_account', suggested_endpoint: CONNECT }];
+  }
+  if (f.account.status !== 'dead') return [];
+  const why = f.account.lastProbeError ? `: ${f.account.lastProbeError}` : '';
+  return [
+    {
+      code: 'credential_dead',
+      severity: 'error',
+      message: `The ${platform} credential of ${handle} failed its last probe (${f.account.lastProbedAt.toISOString()})${why}. Connect the account again with a fresh credential.`,
+      suggested_action: 'connect_account',
+      suggested_endpoint: CONNECT,
+    },
+  ];
+}
+
+export function ingestIssues(f: Facts): Issue[] {
+  const { last, lastGood, count } = f.ingest;
+  if (last?.status === 'failed') {
+    const credential = last.errorCode === 'credential_missing' || last.errorCode === 'credential_dead';
+    return [
+      {
+        code: 'ingest_failed',
+        severity: 'error',
+        message: `The latest ingest (run ${last.id}, finished ${last.finishedAt?.toISOString()}) failed: ${runFailure(last)}`,
+        suggested_action: credential ? 'connect_account' : 'start_pipeline',
+        suggested_endpoint: credential ? CONNECT : FROM_INTENT,
+      },
+    ];
+  }
+  if (!lastGood) {
+    const what = count ? 'No ingest has succeeded yet; the first one is still queued or running.' : 'The pipeline has never been ingested.';
+    return [{ code: 'ingest_never_succeeded', severity: 'warning', message: what, suggested_action: count ? 'fetch_pipeline' : 'start_pipeline', suggested_endpoint: count ? pipelineEndpoint(f) : FROM_INTENT }];
+  }
+  const age = f.now.getTime() - (lastGood.finishedAt ?? lastGood.createdAt).getTime();
+  if (age <= STALE_AFTER_MS) return [];
+  return [
+    {
+      code: 'ingest_stale',
+      severity: 'warning',
+      message: `The last successful ingest finished ${Math.floor(age / HOUR)} hours ago; resume the pipeline (same handle and intent) to ingest again.`,
+      suggested_action: 'start_pipeline',
+      suggested_endpoint: FROM_INTENT,
+    },
+  ];
+}
+
+export function stalledIssues(f: Facts): Issue[] {
+  const oldest = f.stalled[0];
+  if (!oldest) return [];
+  const minutes = Math.floor((f.now.getTime() - oldest.runAfter.getTime()) / 60_000);
+  return [
+    {
+      code: 'runs_stalled',
+      severity: 'warning',
+      message: `${f.stalled.length} run(s) of this pipeline are due but not started; the oldest (${oldest.kind} run ${oldest.id}) has waited ${minutes} minutes. Is the server's job worker running?`,
+      suggested_action: 'fetch_pipeline',
+      suggested_endpoint: pipelineEndpoint(f),
+    },
+  ];
+}
+
+export function postIssues(f: Facts): Issue[] {
+  if (!f.ingest.lastGood || f.postCount > 0) return [];
+  return [
+    {
+      code: 'no_posts',
+      severity: 'warning',
+      message: `The last ingest succeeded but found no post for ${f.pipeline.handle}; check the handle (start a pipeline with the right one).`,
+      suggested_action: 'start_pipeline',
+      suggested_endpoint: FROM_INTENT,
+    },
+  ];
+}
+
+export function draftIssues(f: Facts): Issue[] {
+  const latest = f.failedDrafts[0];
+  if (!latest) return [];
+  const writer = latest.run.errorCode === 'writer_failed';
+  const postId = latest.artifact?.sourcePostId;
+  return [
+    {
+      code: 'runs_failing',
+      severity: 'warning',
+      message: `${f.failedDrafts.length} drafting run(s) failed in the last 24 hours; the latest (run ${latest.run.id}): ${runFailure(latest.run)}`,
+      suggested_action: writer ? 'configure_writer' : 'draft_post',
+      suggested_endpoint: writer || !postId ? diagnoseEndpoint(f) : `POST ${API_PREFIX}/posts/${postId}/draft`,
+    },
+  ];
+}
+
+/** True when the host is written as a non-public address (or is localhost): the outbound client refuses it. */
+function localHost(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  return net.isIP(bare) !== 0 && nonPublicRange(bare) !== null;
+}
+
+export function writerIssues(f: Facts): Issue[] {
+  if (!f.llm) {
+    return [
+      {
+        code: 'no_writer_configured',
+        severity: 'info',
+        message: 'No language-model provider is configured (LLM_BASE_URL); drafts use the built-in writer, which needs no network. Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for model-written drafts.',
+        suggested_action: 'configure_writer',
+        suggested_endpoint: diagnoseEndpoint(f),
+      },
+    ];
+  }
+  const url = new URL(f.llm.baseUrl);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  if (!localHost(url.hostname) || new AllowList(f.allowHosts).has(url.hostname, port)) return [];
+  return [
+    {
+      code: 'writer_blocked',
+      severity: 'error',
+      message: `The model provider ${url.host} is a local address, which the outbound client refuses: add ${url.host} to OUTBOUND_ALLOW_HOSTS, or every draft will fail.`,
+      suggested_action: 'configure_writer',
+      suggested_endpoint: diagnoseEndpoint(f),
+    },
+  ];
+}
+
+export function deliveryIssues(f: Facts): Issue[] {
+  const latest = f.deliveries[0];
+  if (!latest) return [];
+  let target = latest.target;
+  try {
+    const u = new URL(latest.target);
+    target = `${u.origin}${u.pathname}`; // a query may carry a secret
+  } catch {
+    // keep it as configured
+  }
+  return [
+    {
+      code: 'deliveries_failing',
+      severity: 'warning',
+      message: `${f.deliveries.length} webhook deliveries of this workspace's events failed for good in the last 7 days; the latest to ${target}: ${latest.lastError ?? `HTTP ${latest.lastStatus}`}.`,
+      suggested_action: 'check_webhook_receiver',
+      suggested_endpoint: `POST ${target}`,
+    },
+  ];
+}
+
+const CHECKS = [accountIssues, ingestIssues, stalledIssues, postIssues, draftIssues, writerIssues, deliveryIssues];
+const RANK: Record<Issue['severity'], number> = { error: 0, warning: 1, info: 2 };
+
+export function issuesOf(f: Facts): Issue[] {
+  return CHECKS.flatMap((check) => check(f))
+    .map((i) => ({ ...i, message: i.message.slice(0, 2000) }))
+    .sort((a, b) => RANK[a.severity] - RANK[b.severity]);
+}
+
+/** `unhealthy` with any error, `degraded` when the worst is a warning, else `healthy` (info does not count). */
+export function diagnoseStatus(issues: Issue[]): S['DiagnoseReport']['status'] {
+  if (issues.some((i) => i.severity === 'error')) return 'unhealthy';
+  return issues.some((i) => i.severity === 'warning') ? 'degraded' : 'healthy';
+}
+
+export async function diagnosePipeline(deps: ServiceDeps, caller: Caller, pipelineId: string): Promise<S['DiagnoseReport']> {
+  const f = await pipelineFacts(deps, caller, pipelineId);
+  const issues = issuesOf(f);
+  return { pipeline_id: f.pipeline.id, status: diagnoseStatus(issues), checked_at: f.now.toISOString(), issues };
+}

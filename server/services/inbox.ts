@@ -1,0 +1,115 @@
+// The inbox: what needs the agent's attention in a pipeline, most urgent first. Anomalies come
+// from the same facts as diagnose (a missing or dead credential, a failed ingest, failed drafting
+// runs), then drafts in review, then posts without a draft ranked by engagement. Computed on each
+// call; item ids are stable for the same underlying row.
+import type { components } from '../../generated/api.js';
+import { API_PREFIX } from '../errors.js';
+import * as health from '../store/health.js';
+import type { PostRow } from '../store/posts.js';
+import type { Caller, ServiceDeps } from './context.js';
+import { accountIssues, ingestIssues, pipelineFacts, type Facts } from './diagnose.js';
+
+type S = components['schemas'];
+type Item = S['InboxItem'];
+
+export const PRIORITY = { credential: 95, ingest: 90, draftFailed: 80, review: 60, sourceMin: 10, sourceMax: 50 } as const;
+const MAX_ITEMS = 100;
+/** How many of the newest posts without a draft are ranked. */
+const POSTS_RANKED = 500;
+
+const firstLine = (text: string) => {
+  const line = text.split('\n').find((l) => l.trim())?.trim() ?? '';
+  return [...line].length > 120 ? `${[...line].slice(0, 119).join('')}…` : line;
+};
+
+const empty = { artifact_id: null, post_id: null, anomaly: null } as const;
+
+function anomalies(f: Facts): Item[] {
+  const items: Item[] = [];
+  for (const issue of accountIssues(f)) {
+    items.push({
+      ...empty,
+      id: `flagged_anomaly:${issue.code}:${f.account?.id ?? f.pipeline.id}`,
+      kind: 'flagged_anomaly',
+      priority: PRIORITY.credential,
+      title: issue.code === 'no_account' ? `No ${f.pipeline.platform} account for ${f.pipeline.handle}` : `The ${f.pipeline.platform} credential of ${f.pipeline.handle} is dead`,
+      created_at: (f.account?.lastProbedAt ?? f.pipeline.createdAt).toISOString(),
+      anomaly: { code: issue.code, message: issue.message },
+      suggested_action: issue.suggested_action,
+      suggested_endpoint: issue.suggested_endpoint,
+    });
+  }
+  const failedIngest = ingestIssues(f).find((i) => i.code === 'ingest_failed');
+  const last = f.ingest.last;
+  if (failedIngest && last) {
+    items.push({
+      ...empty,
+      id: `flagged_anomaly:ingest_failed:${last.id}`,
+      kind: 'flagged_anomaly',
+      priority: PRIORITY.ingest,
+      title: 'The latest ingest failed',
+      created_at: (last.finishedAt ?? last.createdAt).toISOString(),
+      anomaly: { code: 'ingest_failed', message: `${last.errorCode ?? 'failed'}: ${last.errorMessage ?? ''}`.slice(0, 2000) },
+      suggested_action: 'diagnose_pipeline',
+      suggested_endpoint: `GET ${API_PREFIX}/pipelines/${f.pipeline.id}/diagnose`,
+    });
+  }
+  for (const { run, artifact } of f.failedDrafts) {
+    const postId = artifact?.sourcePostId ?? null;
+    items.push({
+      id: `flagged_anomaly:draft_failed:${run.id}`,
+      kind: 'flagged_anomaly',
+      priority: PRIORITY.draftFailed,
+      title: 'A drafting run failed',
+      created_at: (run.finishedAt ?? run.createdAt).toISOString(),
+      artifact_id: artifact?.id ?? null,
+      post_id: postId,
+      anomaly: { code: 'draft_failed', message: `${run.errorCode ?? 'failed'}: ${run.errorMessage ?? ''}`.slice(0, 2000) },
+      suggested_action: postId ? 'draft_post' : 'diagnose_pipeline',
+      suggested_endpoint: postId ? `POST ${API_PREFIX}/posts/${postId}/draft` : `GET ${API_PREFIX}/pipelines/${f.pipeline.id}/diagnose`,
+    });
+  }
+  return items;
+}
+
+/** The engagement score that ranks posts: reposts and quotes spread a post further than a like. */
+export const engagement = (p: Pick<PostRow, 'likes' | 'reposts' | 'replies' | 'quotes'>) => p.likes + 2 * (p.reposts + p.quotes) + p.replies;
+
+function sourceItems(posts: PostRow[]): Item[] {
+  const best = Math.max(0, ...posts.map(engagement));
+  const span = PRIORITY.sourceMax - PRIORITY.sourceMin;
+  return posts.map((p) => ({
+    ...empty,
+    id: `source_without_artifact:${p.id}`,
+    kind: 'source_without_artifact',
+    priority: PRIORITY.sourceMin + (best > 0 ? Math.round((span * engagement(p)) / best) : 0),
+    title: `Draft from: ${firstLine(p.text) || p.id}`,
+    created_at: p.publishedAt.toISOString(),
+    post_id: p.id,
+    suggested_action: 'draft_post',
+    suggested_endpoint: `POST ${API_PREFIX}/posts/${p.id}/draft`,
+  }));
+}
+
+export async function pipelineInbox(deps: ServiceDeps, caller: Caller, pipelineId: string): Promise<S['Inbox']> {
+  const f = await pipelineFacts(deps, caller, pipelineId);
+  const [reviews, posts] = await Promise.all([health.artifactsInReview(deps.db, f.pipeline.id, MAX_ITEMS), health.postsWithoutArtifact(deps.db, f.pipeline.id, POSTS_RANKED)]);
+  const items: Item[] = [
+    ...anomalies(f),
+    ...reviews.map((a) => ({
+      ...empty,
+      id: `draft_in_review:${a.id}`,
+      kind: 'draft_in_review' as const,
+      priority: PRIORITY.review,
+      title: `Review draft: ${firstLine(a.text) || a.id}`,
+      created_at: a.updatedAt.toISOString(),
+      artifact_id: a.id,
+      post_id: a.sourcePostId,
+      suggested_action: 'review_artifact',
+      suggested_endpoint: `GET ${API_PREFIX}/artifacts/${a.id}`,
+    })),
+    ...sourceItems(posts),
+  ];
+  items.sort((a, b) => b.priority - a.priority || b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
+  return { pipeline_id: f.pipeline.id, data: items.slice(0, MAX_ITEMS) };
+}

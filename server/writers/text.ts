@@ -1,0 +1,130 @@
+// Small text tools the writers share: sentences, links, hashtags, emoji, keywords, and fitting a
+// draft into a platform's length budget. Pure functions, no network.
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+const URL_RE = /\bhttps?:\/\/[^\s<>"')\]]+/gi;
+const HASHTAG_RE = /(^|[^\p{L}\p{N}_&/])#([\p{L}\p{N}_]{1,60})/gu;
+const EMOJI_RE = /[\p{Extended_Pictographic}\u{1F1E6}-\u{1F1FF}\u{FE0F}\u{200D}]/gu;
+
+/** Code points, the unit we budget in (never fewer than Bluesky's graphemes). */
+export const charCount = (s: string): number => [...s].length;
+
+/** Plain text from text that may carry HTML (feed items often do). */
+export function stripMarkup(text: string): string {
+  return text
+    .replace(/<\s*(br|\/p|\/li|\/h\d)\s*\/?>/gi, '\n')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&apos;/g, "'")
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n\s*\n+/g, '\n\n')
+    .trim();
+}
+
+export function extractLinks(text: string): string[] {
+  return [...new Set((text.match(URL_RE) ?? []).map((u) => u.replace(/[.,;:!?]+$/, '')))];
+}
+
+export function extractHashtags(text: string): string[] {
+  return [...new Set([...text.matchAll(HASHTAG_RE)].map((m) => m[2]!))];
+}
+
+export const hasEmoji = (text: string): boolean => /\p{Extended_Pictographic}/u.test(text);
+export const firstEmoji = (text: string): string | null => text.match(/\p{Extended_Pictographic}/u)?.[0] ?? null;
+export const stripEmoji = (text: string): string => text.replace(EMOJI_RE, '').replace(/[ \t]{2,}/g, ' ').trim();
+
+/**
+ * The prose of a post: links removed, a trailing block of hashtags removed, inline hashtags
+ * turned back into words (`#release` → `release`).
+ */
+export function prose(text: string): string {
+  return text
+    .replace(URL_RE, ' ')
+    .replace(/(\s*#[\p{L}\p{N}_]+)+\s*$/u, '')
+    .replace(HASHTAG_RE, '$1$2')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+}
+
+/** Sentences, one per element: line breaks end a sentence too, and list markers are dropped. */
+export function sentences(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\n+/)) {
+    const clean = line.replace(/^\s*(?:[-*•→▶︎✅]|\d+[.)])\s+/u, '').trim();
+    if (!clean) continue;
+    for (const seg of segmenter.segment(clean)) {
+      const s = seg.segment.trim();
+      if (/[\p{L}\p{N}]/u.test(s)) out.push(s);
+    }
+  }
+  return out;
+}
+
+// Words that carry no meaning on their own: left out of keywords, and trimmed as filler.
+const STOPWORDS = new Set(
+  (
+    'a an the and or but if then than so of to in on at by for with from as is are was were be been being it its this that these those ' +
+    'i me my we our you your he she they them their his her not no yes do does did done have has had will would can could should ' +
+    'just really very also about into over after before more most some any all one two new get got make made what when where which who ' +
+    'why how here there out up down now today today\'s still even only our us am im i\'m it\'s we\'re you\'re'
+  ).split(' '),
+);
+const FILLER = /\b(?:just|really|very|basically|actually|literally|honestly|simply|kind of|sort of|i think|i guess|to be honest)\b\s*/gi;
+
+/** A sentence without filler words, its first letter in upper case. */
+export function condense(sentence: string): string {
+  const s = sentence.replace(FILLER, '').replace(/\s{2,}/g, ' ').replace(/\s+([,.!?;:])/g, '$1').trim();
+  return s ? s[0]!.toUpperCase() + s.slice(1) : s;
+}
+
+export const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+
+/** The most frequent meaningful words, most frequent first (ties: first seen first). */
+export function keywords(text: string, n: number): string[] {
+  const counts = new Map<string, number>();
+  for (const w of words(text)) {
+    if (w.length < 4 || STOPWORDS.has(w) || /^\d+$/.test(w)) continue;
+    counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([w]) => w);
+}
+
+/** Splits a long sentence at its clause boundaries, for a style of short sentences. */
+export function shortSentences(sentence: string, maxWords: number): string[] {
+  if (words(sentence).length <= maxWords) return [sentence];
+  const parts = sentence
+    .split(/;\s+|\s+[—–]\s+|,\s+(?=(?:and|but|so|which|because|while)\b)/i)
+    .map((p) => p.replace(/^(?:and|but|so|which|because|while)\s+/i, '').replace(/[,;]$/, '').trim())
+    .filter((p) => words(p).length >= 2);
+  if (parts.length < 2) return [sentence];
+  return parts.map((p) => {
+    const c = p[0]!.toUpperCase() + p.slice(1);
+    return /[.!?]$/.test(c) ? c : `${c}.`;
+  });
+}
+
+/** Ends a line with a full stop unless it already ends with punctuation. */
+export const terminate = (s: string): string => (/[.!?:…)"”]$/.test(s) ? s : `${s}.`);
+
+/**
+ * Fits text into `limit` code points: cut at the last line or sentence end that fits, else at a
+ * word boundary with an ellipsis. Both writers use it, so no draft is ever too long to publish.
+ */
+export function fitToLimit(text: string, limit: number): string {
+  const chars = [...text.trim()];
+  if (chars.length <= limit) return chars.join('');
+  const head = chars.slice(0, limit).join('');
+  const boundary = Math.max(head.lastIndexOf('\n'), ...['. ', '! ', '? '].map((p) => head.lastIndexOf(p) + 1));
+  if (boundary > limit * 0.5) return head.slice(0, boundary).trim();
+  const cut = [...head].slice(0, limit - 1).join('');
+  const space = cut.lastIndexOf(' ');
+  return `${(space > limit * 0.5 ? cut.slice(0, space) : cut).trim()}…`;
+}
+
+/** Compares two texts by their words only, to tell a real rewrite from a copy. */
+export const sameWords = (a: string, b: string): boolean => words(a).join(' ') === words(b).join(' ');

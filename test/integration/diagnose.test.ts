@@ -1,0 +1,120 @@
+// Diagnose through the client against a real server: real ingest runs against a local fake feed
+// (working, empty, gone), a Mastodon pipeline without an account, a dead credential, and failed
+// drafting runs. Each issue carries the action and the endpoint that fix it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newIdempotencyKey, unwrap, type Schemas } from '../../clients/typescript/src/index.js';
+import { saveAccount, setProbeResult } from '../../server/store/accounts.js';
+import { rssFeed } from '../support/feeds.js';
+import { startFake, type Fake } from '../support/https-fake.js';
+import { serverSuite } from '../support/suite.js';
+import { refusal } from '../support/errors.js';
+import { waitForRun } from '../support/runs.js';
+import { seedArtifact, seedPosts } from '../support/seed.js';
+
+const V1 = '/api/agent/v1';
+let fake: Fake;
+
+const ITEMS = [1, 2].map((n) => ({ guid: `g${n}`, title: `Release ${n}`, description: `Notes for release ${n}. It is faster.`, link: `https://blog.example.org/r${n}`, pubDate: new Date(Date.UTC(2026, 10, n)) }));
+
+beforeAll(async () => {
+  fake = await startFake({
+    tls: true,
+    handler: (req, res) => {
+      if (req.url === '/feed.xml') res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Blog', ITEMS));
+      else if (req.url === '/empty.xml') res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Empty', []));
+      else res.writeHead(404).end('gone');
+    },
+  });
+});
+const t = serverSuite(() => fake.outboundEnv);
+afterAll(async () => {
+  await fake?.close();
+});
+
+/** Starts a pipeline and waits for its first ingest to finish. */
+async function ingested(handle: string) {
+  const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: `diagnose ${Math.random()}`, idempotency_key: newIdempotencyKey() } }));
+  const run = await waitForRun(t.s.running.deps, r.run_id);
+  return { pipelineId: r.pipeline_id, run };
+}
+
+const diagnose = (id: string, token = t.s.token) => unwrap(t.s.client(token).GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id } } }));
+const byCode = (r: Schemas['DiagnoseReport'], code: string) => r.issues.find((i) => i.code === code);
+
+describe('diagnose', () => {
+  it('finds a working feed pipeline healthy, noting only the built-in writer', async () => {
+    const { pipelineId, run } = await ingested(`${fake.url}/feed.xml`);
+    expect(run.status).toBe('succeeded');
+    const r = await diagnose(pipelineId);
+    expect(r.pipeline_id).toBe(pipelineId);
+    expect(r.status).toBe('healthy');
+    expect(r.issues.map((i) => [i.code, i.severity, i.suggested_action])).toEqual([['no_writer_configured', 'info', 'configure_writer']]);
+    expect(r.issues[0]!.suggested_endpoint).toBe(`GET ${V1}/pipelines/${pipelineId}/diagnose`);
+  });
+
+  it('reports an ingest that found no post (degraded)', async () => {
+    const { pipelineId } = await ingested(`${fake.url}/empty.xml`);
+    const r = await diagnose(pipelineId);
+    expect(r.status).toBe('degraded');
+    expect(byCode(r, 'no_posts')).toMatchObject({ severity: 'warning', suggested_action: 'start_pipeline', suggested_endpoint: `POST ${V1}/pipelines/from-intent` });
+  });
+
+  it('reports a failed ingest with its cause (unhealthy)', async () => {
+    const { pipelineId, run } = await ingested(`${fake.url}/gone.xml`);
+    expect(run.status).toBe('failed');
+    const r = await diagnose(pipelineId);
+    expect(r.status).toBe('unhealthy');
+    const issue = byCode(r, 'ingest_failed')!;
+    expect(issue).toMatchObject({ severity: 'error', suggested_action: 'start_pipeline' });
+    expect(issue.message).toContain(run.id);
+    expect(issue.message).toContain(run.errorCode!);
+    expect(byCode(r, 'ingest_never_succeeded')).toBeUndefined();
+  });
+
+  it('reports a Mastodon pipeline without an account, and its ingest failing for it, with connect_account', async () => {
+    const { pipelineId, run } = await ingested('@nobody@mastodon.example');
+    expect(run.errorCode).toBe('credential_missing');
+    const r = await diagnose(pipelineId);
+    expect(r.issues[0]).toMatchObject({ code: 'no_account', severity: 'error', suggested_action: 'connect_account', suggested_endpoint: `POST ${V1}/accounts/connect` });
+    expect(byCode(r, 'ingest_failed')).toMatchObject({ suggested_action: 'connect_account', suggested_endpoint: `POST ${V1}/accounts/connect` });
+  });
+
+  it('reports a dead credential with why its probe failed', async () => {
+    const now = new Date();
+    const { account } = await saveAccount(t.s.running.deps.db, { id: 'acc_dead_1', workspaceId: t.ws, platform: 'mastodon', handle: '@eve@mastodon.example', credentials: 'sealed', proxyUrl: null, now });
+    await setProbeResult(t.s.running.deps.db, { id: account.id, status: 'dead', error: 'The access token was revoked', now });
+    const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@eve@mastodon.example', intent: 'dead', idempotency_key: newIdempotencyKey() } }));
+    const report = await diagnose(r.pipeline_id);
+    const issue = byCode(report, 'credential_dead')!;
+    expect(issue).toMatchObject({ severity: 'error', suggested_action: 'connect_account' });
+    expect(issue.message).toContain('The access token was revoked');
+    expect(byCode(report, 'no_account')).toBeUndefined();
+  });
+
+  it('reports failed drafting runs: a writer failure points at the writer, another at re-drafting the post', async () => {
+    const { pipelineId } = await ingested(`${fake.url}/feed.xml`);
+    const [postId] = await seedPosts(t.s.running.deps, { workspaceId: t.ws, pipelineId, count: 1, platform: 'rss' });
+    const failDraft = async (code: string) => {
+      const a = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId, postId: postId!, state: 'discarded', text: '' });
+      const id = t.s.running.deps.ids.id('run');
+      await t.s.running.deps.db.run.create({ data: { id, workspaceId: t.ws, pipelineId, kind: 'draft', status: 'failed', input: JSON.stringify({ artifact_id: a.id }), errorCode: code, errorMessage: 'it broke', finishedAt: new Date() } });
+      return id;
+    };
+    const other = await failDraft('not_found');
+    let issue = byCode(await diagnose(pipelineId), 'runs_failing')!;
+    expect(issue).toMatchObject({ severity: 'warning', suggested_action: 'draft_post', suggested_endpoint: `POST ${V1}/posts/${postId}/draft` });
+    expect(issue.message).toContain(other);
+    await new Promise((r) => setTimeout(r, 5));
+    const writer = await failDraft('writer_failed');
+    issue = byCode(await diagnose(pipelineId), 'runs_failing')!;
+    expect(issue).toMatchObject({ suggested_action: 'configure_writer' });
+    expect(issue.message).toMatch(/^2 drafting run/);
+    expect(issue.message).toContain(writer);
+  });
+
+  it('is 404 for an unknown pipeline and for another workspace', async () => {
+    const { pipelineId } = await ingested(`${fake.url}/feed.xml`);
+    for (const [id, token] of [['pl_nope', t.s.token], [pipelineId, await t.s.newWorkspace()]] as const) {
+      expect((await refusal(diagnose(id, token))).status).toBe(404);
+    }  });
+});
