@@ -28,3 +28,51 @@ def before_call(ctx, case, **kwargs):
         key = body.get("idempotency_key")
         if isinstance(key, str) and _VALID_KEY.match(key):
             body["idempotency_key"] = _fresh_key(len(key))
+
+
+# The signed webhook receivers: a request without a valid signature is 401 before anything else
+# is looked at, so the fuzzing signs each request the way an internal service would (the spec's
+# scheme, with the secret the server was started with), and makes X-Service-Event-Id/-Type agree
+# with the body. Cases whose headers are deliberately broken (negative mode) are left as they
+# are, so that they still test the refusals.
+import hashlib
+import hmac
+import json
+import os
+import time
+
+from schemathesis.core.parameters import ParameterLocation
+
+_RECEIVER_SECRETS = {
+    "/api/webhooks/backend": "WEBHOOK_SIGNING_SECRET",
+    "/api/webhooks/scraper-monitor": "SERVICE_SCRAPER_SIGNING_SECRET",
+}
+
+
+def _sign_receiver_request(case):
+    secret = os.environ.get(_RECEIVER_SECRETS.get(case.path, ""), "")
+    meta = case.meta
+    if not secret or case.query or (meta is not None and meta.is_negative_at(ParameterLocation.HEADER)):
+        return
+    try:
+        # What `requests` sends for `json=body`.
+        raw = json.dumps(case.body, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return
+    headers = dict(case.headers or {})
+    body = case.body
+    if isinstance(body, dict) and (meta is None or not meta.is_negative_at(ParameterLocation.BODY)):
+        if isinstance(body.get("id"), str):
+            headers["X-Service-Event-Id"] = body["id"]
+        if isinstance(body.get("type"), str):
+            headers["X-Service-Event-Type"] = body["type"]
+    t = int(time.time())
+    signed = f"v1:{t}.POST.{case.formatted_path}.{hashlib.sha256(raw).hexdigest()}"
+    headers["X-Service-Signature"] = f"t={t},v1={hmac.new(secret.encode(), signed.encode(), hashlib.sha256).hexdigest()}"
+    case.headers = headers
+
+
+@schemathesis.hook("before_call")
+def sign_webhook_receivers(ctx, case, **kwargs):
+    if case.path in _RECEIVER_SECRETS:
+        _sign_receiver_request(case)
