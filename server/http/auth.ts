@@ -2,8 +2,8 @@
 // the body. Unknown routes under /api need a token too, so that probing learns nothing.
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors.js';
-import { authenticate } from '../services/tokens.js';
-import type { ServiceDeps } from '../services/context.js';
+import { authenticate, hashToken, type AuthResult } from '../services/tokens.js';
+import type { Caller, ServiceDeps } from '../services/context.js';
 import type { RouteTable } from './route-table.js';
 
 const MESSAGES = {
@@ -13,7 +13,35 @@ const MESSAGES = {
   no_token_yet: 'No agent token has been created on this instance yet. On a team host run `npx cpa admin workspace create --name NAME`.',
 } as const;
 
+/** How long a token that authenticated is trusted without asking the database again. */
+export const TOKEN_CACHE_MS = 60_000;
+const TOKEN_CACHE_MAX = 10_000;
+
+/**
+ * `authenticate` with its successes remembered for TOKEN_CACHE_MS, by the token's digest. The
+ * lookup was one of the two queries of a read like GET /artifacts/{id} (BENCHMARKS.md); tokens
+ * are never revoked (no operation removes one; an operation that does must clear this or accept
+ * the delay). Failures are not remembered: a new token works at once, and guessing fills nothing.
+ */
+function cachedAuthenticate(deps: ServiceDeps): (token: string | null) => Promise<AuthResult> {
+  const known = new Map<string, { caller: Caller; until: number }>();
+  return async (token) => {
+    if (!token) return authenticate(deps, token);
+    const key = hashToken(token);
+    const now = deps.clock.now().getTime();
+    const hit = known.get(key);
+    if (hit && hit.until > now) return { ok: true, caller: hit.caller };
+    const result = await authenticate(deps, token);
+    if (result.ok) {
+      if (known.size >= TOKEN_CACHE_MAX) known.clear();
+      known.set(key, { caller: result.caller, until: now + TOKEN_CACHE_MS });
+    }
+    return result;
+  };
+}
+
 export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandler {
+  const check = cachedAuthenticate(deps);
   return async (req, _res, next) => {
     const { route, allowed } = routes.match(req.method, req.path);
     const needsToken = route ? route.bearer : allowed.length > 0 ? routes.routes.some((r) => r.regex.test(req.path) && r.bearer) : req.path.startsWith('/api/');
@@ -25,7 +53,7 @@ export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandle
         const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
         token = m ? m[1]! : '';
       }
-      const result = await authenticate(deps, token);
+      const result = await check(token);
       if (!result.ok) {
         return next(new AppError(401, 'unauthorized', MESSAGES[result.reason], { headers: { 'WWW-Authenticate': 'Bearer realm="content-pipeline"' } }));
       }

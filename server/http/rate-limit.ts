@@ -1,8 +1,25 @@
 // Per-token rate limit: headers on every authenticated response, 429 past the quota.
-import type { RequestHandler, Response } from 'express';
+import type { NextFunction, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { RateDecision, SlidingWindowLimiter } from '../lib/sliding-window.js';
+import { SharedWindowLimiter } from '../lib/rate-limit-shared.js';
+import { SlidingWindowLimiter, type RateDecision, type RateLimiter } from '../lib/sliding-window.js';
+import type { ServiceDeps } from '../services/context.js';
+
+/**
+ * The limiter for this instance (RATE_LIMIT_STORE): by default, on PostgreSQL (a team host,
+ * possibly several instances behind a load balancer) the counts live in the database so that the
+ * quota holds across instances; on SQLite (one desktop instance) they stay in memory, which
+ * costs no I/O. A single PostgreSQL instance may choose memory too.
+ */
+export function rateLimiterFor(deps: Pick<ServiceDeps, 'db' | 'provider' | 'config'>, logger: Logger): RateLimiter {
+  const limit = deps.config.rateLimitPerMinute;
+  if (deps.config.rateLimitStore === 'database' && deps.provider === 'postgresql') {
+    return new SharedWindowLimiter(deps.db, limit, (err) => logger.warn({ err }, 'sweeping old rate-limit windows failed; retrying in a minute'));
+  }
+  return new SlidingWindowLimiter(limit);
+}
 
 function setHeaders(res: Response, d: RateDecision) {
   res.setHeader('RateLimit-Limit', String(d.limit));
@@ -12,18 +29,22 @@ function setHeaders(res: Response, d: RateDecision) {
   res.setHeader('RateLimit', `"default";r=${d.remaining};t=${d.resetSeconds}`);
 }
 
-export function rateLimit(limiter: SlidingWindowLimiter, clock: Clock): RequestHandler {
+function apply(res: Response, next: NextFunction, d: RateDecision) {
+  setHeaders(res, d);
+  if (d.allowed) return next();
+  next(
+    new AppError(429, 'rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.resetSeconds} seconds.`, {
+      headers: { 'Retry-After': String(d.resetSeconds) },
+    }),
+  );
+}
+
+export function rateLimit(limiter: RateLimiter, clock: Clock): RequestHandler {
   return (req, res, next) => {
     if (!req.caller) return next();
     const d = limiter.hit(req.caller.tokenId, clock.now().getTime());
-    setHeaders(res, d);
-    if (!d.allowed) {
-      return next(
-        new AppError(429, 'rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.resetSeconds} seconds.`, {
-          headers: { 'Retry-After': String(d.resetSeconds) },
-        }),
-      );
-    }
-    next();
+    // The in-memory limiter answers synchronously: no promise (and no extra tick) on that path.
+    if (d instanceof Promise) d.then((v) => apply(res, next, v), next);
+    else apply(res, next, d);
   };
 }

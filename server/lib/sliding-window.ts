@@ -1,7 +1,8 @@
 // A sliding-window counter (the weighted two-window approximation of a rolling window).
 // Libraries checked (express-rate-limit, rate-limiter-flexible) offer fixed windows only; the spec
-// asks for a rolling minute, and this is 40 lines. The store is an interface so that several
-// instances can share one (see the scale-out notes).
+// asks for a rolling minute, and this is short. The rule (`SlidingWindow`) is pure, so that the
+// in-memory counter here and the shared PostgreSQL counter (rate-limit-shared.ts, one atomic SQL
+// statement per hit) decide exactly alike.
 export interface RateDecision {
   allowed: boolean;
   limit: number;
@@ -10,62 +11,107 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/** Anything that counts hits per key: in memory (one instance) or in the database (several). */
+export interface RateLimiter {
+  readonly limit: number;
+  /** Counts one hit for `key` at `nowMs` unless it is over the limit; says whether it was allowed. */
+  hit(key: string, nowMs: number): RateDecision | Promise<RateDecision>;
+}
+
+/**
+ * The rule. `used` = previous × (share of the previous window still inside the last `windowMs`)
+ * + current. Everything is kept in integer "hit·milliseconds" (used × windowMs) so that the SQL
+ * of the shared store can apply the very same inequality without floating point.
+ */
+export class SlidingWindow {
+  constructor(
+    readonly limit: number,
+    readonly windowMs = 60_000,
+  ) {}
+
+  windowStart(nowMs: number): number {
+    return nowMs - (nowMs % this.windowMs);
+  }
+
+  /** Milliseconds of the previous window that still lie inside the last `windowMs` (the weight × windowMs). */
+  previousWeight(nowMs: number): number {
+    return this.windowMs - (nowMs - this.windowStart(nowMs));
+  }
+
+  /** used × windowMs, for `current` hits in this window and `previous` in the one before. */
+  private usedScaled(previous: number, current: number, nowMs: number): number {
+    return previous * this.previousWeight(nowMs) + current * this.windowMs;
+  }
+
+  /** Whether one more hit fits, given the counts before it. */
+  admits(previous: number, current: number, nowMs: number): boolean {
+    return this.usedScaled(previous, current + 1, nowMs) <= this.limit * this.windowMs;
+  }
+
+  /** The decision to report: `current` counts this hit when it was allowed. */
+  decision(allowed: boolean, previous: number, current: number, nowMs: number): RateDecision {
+    if (!allowed) return { allowed, limit: this.limit, remaining: 0, resetSeconds: this.waitSeconds(previous, current, nowMs) };
+    const left = this.limit * this.windowMs - this.usedScaled(previous, current, nowMs);
+    const end = this.windowStart(nowMs) + this.windowMs;
+    return { allowed, limit: this.limit, remaining: Math.max(0, Math.floor(left / this.windowMs)), resetSeconds: Math.max(1, Math.ceil((end - nowMs) / 1000)) };
+  }
+
+  /** Seconds until the weighted count drops enough for one more request (1 to 60). */
+  waitSeconds(previous: number, current: number, nowMs: number): number {
+    const end = this.windowStart(nowMs) + this.windowMs;
+    let at: number;
+    if (previous > 0 && current + 1 <= this.limit) {
+      // Within this window, the previous window's weight decays linearly.
+      const needOverlap = (this.limit - 1 - current) / previous;
+      at = end - needOverlap * this.windowMs;
+    } else {
+      // Otherwise the current window must become the previous one and decay far enough.
+      const needOverlap = current > 0 ? (this.limit - 1) / current : 1;
+      at = end + (1 - needOverlap) * this.windowMs;
+    }
+    return Math.min(60, Math.max(1, Math.ceil((at - nowMs) / 1000)));
+  }
+}
+
 interface Windows {
   start: number; // start of the current window, ms
   current: number;
   previous: number;
 }
 
-export class SlidingWindowLimiter {
+/** The in-memory counter of one instance (SQLite, desktop): exact, and costs no I/O. */
+export class SlidingWindowLimiter implements RateLimiter {
   private readonly windows = new Map<string, Windows>();
+  private readonly rule: SlidingWindow;
   private lastSweep = 0;
 
   constructor(
     readonly limit: number,
-    private readonly windowMs = 60_000,
-  ) {}
+    windowMs = 60_000,
+  ) {
+    this.rule = new SlidingWindow(limit, windowMs);
+  }
 
   hit(key: string, nowMs: number): RateDecision {
     this.sweep(nowMs);
-    const start = nowMs - (nowMs % this.windowMs);
+    const start = this.rule.windowStart(nowMs);
     let w = this.windows.get(key);
     if (!w) {
       w = { start, current: 0, previous: 0 };
       this.windows.set(key, w);
     } else if (w.start !== start) {
-      w.previous = start - w.start === this.windowMs ? w.current : 0;
+      w.previous = start - w.start === this.rule.windowMs ? w.current : 0;
       w.current = 0;
       w.start = start;
     }
-    const overlap = 1 - (nowMs - start) / this.windowMs; // share of the previous window still inside the last 60 s
-    const used = w.previous * overlap + w.current;
-    if (used + 1 > this.limit) {
-      return { allowed: false, limit: this.limit, remaining: 0, resetSeconds: this.waitSeconds(w, nowMs, start) };
-    }
-    w.current += 1;
-    const after = w.previous * overlap + w.current;
-    const remaining = Math.max(0, Math.floor(this.limit - after));
-    return { allowed: true, limit: this.limit, remaining, resetSeconds: Math.max(1, Math.ceil((start + this.windowMs - nowMs) / 1000)) };
-  }
-
-  /** Seconds until the weighted count drops enough for one more request. */
-  private waitSeconds(w: Windows, nowMs: number, start: number): number {
-    const end = start + this.windowMs;
-    // Within this window, the previous window's weight decays linearly; find when used + 1 <= limit.
-    if (w.previous > 0 && w.current + 1 <= this.limit) {
-      const needOverlap = (this.limit - 1 - w.current) / w.previous;
-      const at = end - needOverlap * this.windowMs;
-      return Math.min(60, Math.max(1, Math.ceil((at - nowMs) / 1000)));
-    }
-    // Otherwise the current window must become the previous one and decay far enough.
-    const needOverlap = w.current > 0 ? (this.limit - 1) / w.current : 1;
-    const at = end + (1 - needOverlap) * this.windowMs;
-    return Math.min(60, Math.max(1, Math.ceil((at - nowMs) / 1000)));
+    const allowed = this.rule.admits(w.previous, w.current, nowMs);
+    if (allowed) w.current += 1;
+    return this.rule.decision(allowed, w.previous, w.current, nowMs);
   }
 
   private sweep(nowMs: number) {
-    if (nowMs - this.lastSweep < this.windowMs) return;
+    if (nowMs - this.lastSweep < this.rule.windowMs) return;
     this.lastSweep = nowMs;
-    for (const [key, w] of this.windows) if (nowMs - w.start >= 2 * this.windowMs) this.windows.delete(key);
+    for (const [key, w] of this.windows) if (nowMs - w.start >= 2 * this.rule.windowMs) this.windows.delete(key);
   }
 }

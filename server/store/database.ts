@@ -1,14 +1,14 @@
 // Opens the database through Prisma's driver adapters (SQLite by default, PostgreSQL when
 // DATABASE_URL is set) and applies the migrations. Nothing outside server/store touches Prisma.
-import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import Sqlite from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
 import { PrismaClient as PgClient } from './generated/postgresql/client.js';
+import { migrateSerialized, runCli } from './migrations.js';
 
 /** The models are the same on both providers, so one client type serves the store. */
 export type Db = SqliteClient;
@@ -21,7 +21,6 @@ export interface DatabaseHandle {
 }
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const run = promisify(execFile);
 
 export function sqliteUrl(dataDir: string): string {
   return `file:${path.join(dataDir, 'content-pipeline.db')}`;
@@ -32,7 +31,7 @@ export async function migrate(provider: Provider, url: string): Promise<void> {
   const env = { ...process.env, ...(provider === 'sqlite' ? { PRISMA_SQLITE_URL: url } : { DATABASE_URL: url }) };
   const prismaBin = path.join(root, 'node_modules', 'prisma', 'build', 'index.js');
   try {
-    await run(process.execPath, [prismaBin, 'migrate', 'deploy', '--config', path.join(root, 'prisma', `${provider}.config.ts`)], {
+    await runCli([prismaBin, 'migrate', 'deploy', '--config', path.join(root, 'prisma', `${provider}.config.ts`)], {
       env,
       cwd: root,
     });
@@ -42,9 +41,28 @@ export async function migrate(provider: Provider, url: string): Promise<void> {
   }
 }
 
+/** True when the SQLite file exists and records every migration of prisma/sqlite/migrations as applied. */
+function sqliteUpToDate(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const wanted = readdirSync(path.join(root, 'prisma', 'sqlite', 'migrations'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+  const db = new Sqlite(file, { readonly: true, fileMustExist: true });
+  try {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get()) return false;
+    const rows = db.prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL').all() as Array<{ migration_name: string }>;
+    const done = new Set(rows.map((r) => r.migration_name));
+    return wanted.every((name) => done.has(name));
+  } finally {
+    db.close();
+  }
+}
+
 export async function openDatabase(opts: { dataDir: string; databaseUrl: string | null }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
-    await migrate('postgresql', opts.databaseUrl);
+    // Serialized across instances starting together, and skipped when nothing is missing (migrations.ts).
+    const url = opts.databaseUrl;
+    await migrateSerialized(url, path.join(root, 'prisma', 'postgresql', 'migrations'), () => migrate('postgresql', url));
     const adapter = new PrismaPg({ connectionString: opts.databaseUrl, max: 10 });
     const db = new PgClient({ adapter }) as unknown as Db;
     await db.$connect();
@@ -52,7 +70,9 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl: string 
   }
   mkdirSync(opts.dataDir, { recursive: true });
   const url = sqliteUrl(opts.dataDir);
-  await migrate('sqlite', url);
+  // Skipped when nothing is missing, as on PostgreSQL: the CLI's schema engine cannot get its lock
+  // on a file a running server has open, which broke `cpa admin workspace create` beside a server.
+  if (!sqliteUpToDate(url.slice('file:'.length))) await migrate('sqlite', url);
   const adapter = new PrismaBetterSQLite3({ url });
   const db = new SqliteClient({ adapter });
   await db.$connect();

@@ -1,0 +1,209 @@
+// The benchmark suite (`npm run bench`): starts what it needs, measures, prints a table and
+// rewrites the measured section of BENCHMARKS.md. Measurements (issue 7):
+//   1. a bare Express 5 "hello" route in the same process setup: the baseline
+//   2. GET /artifacts/{id}: auth, rate-limit headers, request and response validation on; at full
+//      speed, then at half of that rate for its p99
+//   3. the same with VALIDATE_RESPONSES=false
+//   4. POST /posts/{id}/draft (idempotent, creates an artifact and a run) with fresh keys; and
+//      its replay (one key, over and over)
+//   5. GET /pipelines/{id}/posts?limit=100
+//   6. SSE fan-out to 1,000 and 5,000 idle subscribers; memory per idle subscriber
+// on SQLite and on PostgreSQL (scripts/pg-start.sh). Options: `--db sqlite|postgresql`,
+// BENCH_SECONDS (default 10), BENCH_LOG_LEVEL (default info, as in production),
+// BENCH_CPU_PROF=1 (CPU profiles of every child in build/bench-prof).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createPgDatabase } from '../../test/support/database.js';
+import { root, startChild, type Child } from './children.js';
+import { measure, measurePaced, type LoadResult } from './load.js';
+import { machine, markdown, printTable, writeSection, type Row } from './report.js';
+import type { Seeded } from './server.js';
+import { fanOut, type FanOutResult } from './sse.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const V1 = '/api/agent/v1';
+type Kind = 'sqlite' | 'postgresql';
+
+const dbArg = process.argv.find((a) => a.startsWith('--db='))?.slice(5) ?? process.argv[process.argv.indexOf('--db') + 1];
+const kinds: Kind[] = dbArg === 'sqlite' || dbArg === 'postgresql' ? [dbArg] : ['sqlite', 'postgresql'];
+/** `--only=2,4`: run only these measurements (the baseline always runs), e.g. while profiling. */
+const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+const wanted = (n: number) => !onlyArg || onlyArg.split(',').includes(String(n));
+
+const rows: Row[] = [];
+const verdicts: string[] = [];
+const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+function row(scenario: string, db: string, r: LoadResult, note = ''): Row {
+  const problems = [r.non2xx ? `${r.non2xx} non-2xx` : '', r.errors ? `${r.errors} errors` : ''].filter(Boolean).join(', ');
+  const out = { scenario, db, rps: r.rps, p50: r.p50, p99: r.p99, cpuUs: r.cpuUs, note: [note, problems].filter(Boolean).join('; ') };
+  rows.push(out);
+  log(`${scenario} (${db}): ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${Math.round(r.cpuUs ?? 0)} µs server CPU/req${out.note ? ` — ${out.note}` : ''}`);
+  return out;
+}
+
+/** The child's CPU time so far (µs): measure() turns it into CPU per request. */
+const cpuOf = (child: Child<unknown>) => () => child.call<number>('cpu');
+
+/** A fresh database of `kind` and a server child on it. */
+async function startServer(kind: Kind, label: string, env: Record<string, string> = {}): Promise<{ server: Child<Seeded>; drop(): Promise<void> }> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-bench-'));
+  const pg = kind === 'postgresql' ? await createPgDatabase() : null;
+  const server = await startChild<Seeded>('server.ts', {
+    BENCH_LABEL: `${kind}-${label}`,
+    DATA_DIR: dataDir,
+    ...(pg ? { DATABASE_URL: pg.url } : { DATABASE_URL: '' }),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    INSTANCE_MODE: 'desktop',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    // The quota is not what is measured: high enough never to refuse, the limiter still runs.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    ...env,
+  });
+  return {
+    server,
+    drop: async () => {
+      await server.stop();
+      await pg?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const auth = (s: Seeded) => ({ Authorization: `Bearer ${s.token}` });
+
+async function measureReads(kind: Kind, server: Child<Seeded>) {
+  const s = server.ready;
+  const artifact = { url: `${s.url}${V1}/artifacts/${s.artifactId}`, headers: auth(s), seconds: SECONDS };
+  if (wanted(2)) {
+    row('2 floor: bare Express + the same store read', kind, await measure({ url: s.floorUrl, seconds: SECONDS }, cpuOf(server)), 'findArtifact only: the database layer alone');
+    const full = row('2 GET artifact (validation on)', kind, await measure(artifact, cpuOf(server)));
+    const half = Math.max(1, Math.floor(full.rps! / 2));
+    row('2 … at half of its max rate', kind, await measurePaced({ ...artifact, rate: half }, cpuOf(server)), `${half} req/s offered, evenly spaced (open loop)`);
+  }
+  if (!wanted(5)) return;
+  const posts = { url: `${s.url}${V1}/pipelines/${s.pipelineId}/posts?limit=100`, headers: auth(s), seconds: SECONDS };
+  row('5 GET posts, pages of 100', kind, await measure(posts, cpuOf(server)));
+}
+
+async function measureCreates(kind: Kind, server: Child<Seeded>) {
+  const s = server.ready;
+  const url = `${s.url}${V1}/posts/${s.postIds[1]}/draft`;
+  const headers = { ...auth(s), 'Content-Type': 'application/json' };
+  let n = 0;
+  const stamp = Date.now().toString(36);
+  const fresh = () => JSON.stringify({ idempotency_key: `bench-${kind}-${stamp}-${(n++).toString().padStart(8, '0')}` });
+  row('4 POST draft (fresh keys)', kind, await measure({ url, method: 'POST', headers, body: fresh, seconds: SECONDS }, cpuOf(server)), 'draftFromPost: artifact + run per request; the worker drafts meanwhile');
+  const replay = JSON.stringify({ idempotency_key: `bench-${kind}-${stamp}-replayed-key` });
+  const first = await fetch(url, { method: 'POST', headers, body: replay });
+  if (first.status !== 202) throw new Error(`the first draft answered ${first.status}`);
+  row('4 … replay of one key', kind, await measure({ url, method: 'POST', headers, body: replay, seconds: SECONDS }, cpuOf(server)), 'Idempotent-Replayed');
+}
+
+const fanRows: Array<FanOutResult & { db: string }> = [];
+async function measureFanOut(kind: Kind, server: Child<Seeded>) {
+  for (const n of [1000, 5000]) {
+    const r = await fanOut(server, n);
+    fanRows.push({ ...r, db: kind });
+    rows.push({
+      scenario: `6 SSE fan-out, ${n.toLocaleString('en-US')} subscribers`,
+      db: kind,
+      rps: null,
+      cpuUs: null,
+      p50: r.p50,
+      p99: r.p99,
+      note: `all had it after ${r.allMedian.toFixed(1)} ms (median of ${r.events} events; worst ${r.allMax.toFixed(1)}); ${(r.heapPerSubscriber / 1024).toFixed(1)} KB heap, ${(r.rssPerSubscriber / 1024).toFixed(1)} KB RSS per idle subscriber${r.missed ? `; ${r.missed} missed` : ''}`,
+    });
+    log(`fan-out ${n} (${kind}): p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, all ${r.allMedian.toFixed(1)} ms; ${(r.heapPerSubscriber / 1024).toFixed(1)} KB heap/sub`);
+  }
+}
+
+async function benchKind(kind: Kind) {
+  log(`${kind}: starting the server (validation of responses on)`);
+  const on = await startServer(kind, 'validate-on');
+  try {
+    await measureReads(kind, on.server);
+    if (wanted(6)) await measureFanOut(kind, on.server);
+    // Last on this server: the runs it queues keep the worker busy for a while.
+    if (wanted(4)) await measureCreates(kind, on.server);
+  } finally {
+    await on.drop();
+  }
+  if (wanted(3)) await variant(kind, '3 GET artifact (responses not validated)', { VALIDATE_RESPONSES: 'false' });
+  // What the shared rate-limit counts cost: the same read with the counts in memory.
+  if (wanted(2) && kind === 'postgresql') await variant(kind, '2 GET artifact, rate limit in memory', { RATE_LIMIT_STORE: 'memory' });
+}
+
+/** GET /artifacts/{id} on a server of its own, started with `env`. */
+async function variant(kind: Kind, scenario: string, env: Record<string, string>) {
+  log(`${kind}: starting a server with ${JSON.stringify(env)}`);
+  const v = await startServer(kind, Object.values(env).join('-'), env);
+  try {
+    const s = v.server.ready;
+    row(scenario, kind, await measure({ url: `${s.url}${V1}/artifacts/${s.artifactId}`, headers: auth(s), seconds: SECONDS }, cpuOf(v.server)));
+  } finally {
+    await v.drop();
+  }
+}
+
+function judge(base: Row) {
+  const find = (scenario: string, db: string) => rows.find((r) => r.scenario.startsWith(scenario) && r.db === db);
+  const mark = (ok: boolean) => (ok ? 'met' : '**not met**');
+  for (const kind of kinds) {
+    const full = find('2 GET artifact (validation on)', kind);
+    const half = find('2 …', kind);
+    const on = full?.rps ?? 0;
+    const off = find('3 GET artifact', kind)?.rps ?? 0;
+    if (full?.rps) verdicts.push(`(2) ${kind}: ${(full.rps / base.rps!).toFixed(2)}× the baseline's requests per second (target ≥ 0.5×): ${mark(full.rps / base.rps! >= 0.5)}.`);
+    if (half?.p99 !== null && half?.p99 !== undefined) verdicts.push(`(2) ${kind}: p99 ${half.p99} ms at half of the max rate (target < 10 ms): ${mark(half.p99 < 10)}.`);
+    const cpuOn = full?.cpuUs;
+    const cpuOff = find('3 GET artifact', kind)?.cpuUs;
+    const memory = find('2 GET artifact, rate limit in memory', kind);
+    if (memory?.cpuUs && cpuOn) verdicts.push(`(2) ${kind}: the shared rate-limit counts cost ${Math.round(cpuOn - memory.cpuUs)} µs of server CPU per request (${Math.round(memory.rps ?? 0)} req/s with the counts in memory).`);
+    if (on && off) {
+      const change = 100 * ((cpuOn ?? 0) / (cpuOff ?? 1) - 1);
+      const cpu = cpuOn && cpuOff ? `; server CPU ${Math.round(cpuOff)} → ${Math.round(cpuOn)} µs per request (${change >= 0 ? '+' : ''}${change.toFixed(0)}%)` : '';
+      verdicts.push(`(3) ${kind}: response validation costs ${(100 * (1 - on / off)).toFixed(0)}% of the throughput (${Math.round(off)} → ${Math.round(on)} req/s)${cpu}.`);
+    }
+  }
+  const creates = find('4 POST draft', 'sqlite');
+  if (creates?.rps) verdicts.push(`(4) sqlite: ${Math.round(creates.rps)} creates per second (target ≥ 2,000): ${mark(creates.rps >= 2000)}.`);
+  for (const f of fanRows.filter((x) => x.subscribers === 5000)) {
+    verdicts.push(`(6) ${f.db}: 5,000 subscribers, p99 ${f.p99.toFixed(1)} ms to deliver one event (target < 100 ms): ${mark(f.p99 < 100)}; ${(f.heapPerSubscriber / 1024).toFixed(1)} KB per idle subscriber (target < 20 KB): ${mark(f.heapPerSubscriber < 20 * 1024)}.`);
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  const loadAtStart = os.loadavg().map((x) => x.toFixed(1)).join(', ');
+  if (kinds.includes('postgresql')) {
+    process.env.TEST_PG_ADMIN_URL = execFileSync('bash', [path.join(root, 'scripts', 'pg-start.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  }
+  log('baseline: bare Express 5 hello');
+  const hello = await startChild<{ url: string }>('hello.ts', { BENCH_LABEL: 'baseline' });
+  let base: Row;
+  try {
+    base = row('1 baseline: Express 5 hello', '–', await measure({ url: `${hello.ready.url}/hello`, seconds: SECONDS }, cpuOf(hello)));
+  } finally {
+    await hello.stop();
+  }
+  for (const kind of kinds) await benchKind(kind);
+  judge(base);
+  printTable(rows, base);
+  for (const v of verdicts) console.log(v.replace(/\*\*/g, ''));
+  // A partial run (--only, --db) is for investigating: it leaves BENCHMARKS.md alone.
+  const complete = !onlyArg && kinds.length === 2;
+  if (complete) writeSection(markdown(rows, base, verdicts, machine(), SECONDS, loadAtStart));
+  log(`done in ${Math.round((Date.now() - started) / 1000)} s${complete ? '; BENCHMARKS.md updated' : ''}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

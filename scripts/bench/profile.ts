@@ -1,0 +1,71 @@
+// Summarizes a V8 CPU profile (`BENCH_CPU_PROF=1 npm run bench …` writes them in
+// build/bench-prof): self time by package / area and by function, plus the total time under
+// each of a few markers (inclusive), so that BENCHMARKS.md can say where the time goes.
+//   node --import tsx scripts/bench/profile.ts build/bench-prof/<file>.cpuprofile
+import { readFileSync } from 'node:fs';
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function areaOf(url: string): string {
+  if (!url) return '(native / V8)';
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return m[1]!;
+  if (url.startsWith('node:')) return url.split('/')[0]!;
+  const own = /\/work\/[^/]+\/(.+)$/.exec(url);
+  return own ? own[1]!.split('/').slice(0, 2).join('/') : url;
+}
+
+const file = process.argv[2];
+if (!file) throw new Error('usage: profile.ts <file.cpuprofile> [marker …]');
+const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const byId = new Map(p.nodes.map((n) => [n.id, n]));
+const self = new Map<number, number>();
+p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+const idle = [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0);
+
+const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
+const areas = new Map<string, number>();
+const fns = new Map<string, number>();
+for (const [id, t] of self) {
+  const n = byId.get(id)!;
+  if (n.callFrame.functionName === '(idle)') continue;
+  add(areas, areaOf(n.callFrame.url), t);
+  add(fns, `${n.callFrame.functionName || '(anonymous)'} ${areaOf(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`, t);
+}
+
+// Inclusive time under functions whose name or url contains a marker.
+const parent = new Map<number, number>();
+for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const markers = process.argv.slice(3);
+const inclusive = new Map<string, number>();
+for (const [id, t] of self) {
+  const seen = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const f = byId.get(cur)!.callFrame;
+    for (const m of markers) if (!seen.has(m) && (f.functionName.includes(m) || f.url.includes(m))) seen.add(m);
+  }
+  for (const m of seen) add(inclusive, m, t);
+}
+
+const busy = total - idle;
+const pct = (t: number) => `${((100 * t) / busy).toFixed(1)}%`;
+const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
+console.log(`busy ${(busy / 1e6).toFixed(2)} s of ${(total / 1e6).toFixed(2)} s sampled`);
+console.log('\nself time by area:');
+for (const [k, t] of top(areas, 15)) console.log(`  ${pct(t).padStart(6)}  ${k}`);
+console.log('\nself time by function:');
+for (const [k, t] of top(fns, 25)) console.log(`  ${pct(t).padStart(6)}  ${k}`);
+if (markers.length) {
+  console.log('\ninclusive time under:');
+  for (const m of markers) console.log(`  ${pct(inclusive.get(m) ?? 0).padStart(6)}  ${m}`);
+}

@@ -1,0 +1,74 @@
+// The server under test, as a benchmark child: the real `start()` of server/main.ts with the
+// configuration from the environment (like `npm start`), seeded through the store with what the
+// scenarios read: a pipeline, 300 source posts, one artifact in review. It then answers the
+// parent's commands: `emit` (record one event as the domain does, then wake the streams),
+// `subscribers` (open streams), `queued` (runs waiting), `mem`, `stop`. Beside it, on a port of
+// its own, the "floor": a bare Express route that does nothing but the same store read as GET
+// /artifacts/{id} (no auth, limiter, validation or logging), to tell the database layer's cost
+// from the request pipeline's.
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import express from 'express';
+import { loadConfig } from '../../server/config.js';
+import { hubOf } from '../../server/events/hub.js';
+import { enqueueRun } from '../../server/jobs/enqueue.js';
+import { start } from '../../server/main.js';
+import type { ServiceDeps } from '../../server/services/context.js';
+import { findArtifact } from '../../server/store/artifacts.js';
+import { upsertPipelineWithRun } from '../../server/store/pipelines.js';
+import { seedArtifact, seedPosts, workspaceOf } from '../../test/support/seed.js';
+import { recordEvents } from '../../test/support/stream-reader.js';
+import { serveCommands } from './child-ipc.js';
+
+export interface Seeded {
+  url: string;
+  /** The floor route: GET <floorUrl> reads the seeded artifact and answers it as JSON. */
+  floorUrl: string;
+  token: string;
+  workspaceId: string;
+  pipelineId: string;
+  postIds: string[];
+  artifactId: string;
+}
+
+async function seed(deps: ServiceDeps, token: string) {
+  const workspaceId = await workspaceOf(deps, token);
+  const { pipeline } = await upsertPipelineWithRun(
+    deps.db,
+    { pipelineId: deps.ids.id('pl'), workspaceId, handle: 'bench-archive', intent: 'Benchmark', tone: null, platform: 'archive', now: deps.clock.now() },
+    (tx, p) => enqueueRun(tx, deps, { workspaceId, pipelineId: p.id, kind: 'ingest', input: {} }),
+  );
+  const postIds = await seedPosts(deps, { workspaceId, pipelineId: pipeline.id, count: 300 });
+  const artifact = await seedArtifact(deps, { workspaceId, pipelineId: pipeline.id, postId: postIds[0]!, state: 'review', text: 'A benchmark draft. '.repeat(20) });
+  return { workspaceId, pipelineId: pipeline.id, postIds, artifactId: artifact.id };
+}
+
+const config = loadConfig(process.env);
+const running = await start(config);
+const token = readFileSync(path.join(config.dataDir, 'agent-token'), 'utf8').trim();
+const seeded = await seed(running.deps, token);
+const floor = express();
+floor.get('/floor', (_req, res, next) => {
+  findArtifact(running.deps.db, seeded.workspaceId, seeded.artifactId).then((a) => res.json(a), next);
+});
+const floorServer = await new Promise<import('node:http').Server>((resolve) => {
+  const srv = floor.listen(0, '127.0.0.1', () => resolve(srv));
+});
+const ready: Seeded = { url: running.url, floorUrl: `http://127.0.0.1:${(floorServer.address() as AddressInfo).port}/floor`, token, ...seeded };
+
+serveCommands(
+  ready as unknown as Record<string, unknown>,
+  {
+    emit: async (args) => {
+      const [ev] = await recordEvents(running.deps, seeded.workspaceId, 'riff.ready', [{ riff_id: String(args.marker), source_post_id: seeded.postIds[0] }]);
+      return { id: ev!.id };
+    },
+    subscribers: () => hubOf(running.deps.events).subscriberCount,
+    queued: () => running.deps.db.run.count({ where: { status: { in: ['queued', 'running'] } } }),
+  },
+  async () => {
+    floorServer.close();
+    await running.stop();
+  },
+);

@@ -1,0 +1,58 @@
+// Shared rate-limit windows (PostgreSQL): one row per (key, window start) holding the count of
+// allowed hits in that window. Several instances on one database count into the same rows.
+import type { Db } from './database.js';
+
+export interface WindowHit {
+  key: string;
+  /** Start (ms since the epoch) of the current window and of the one before it. */
+  windowStart: number;
+  previousStart: number;
+  /** The rule of lib/sliding-window.ts in integers: allow while previous × weight + (current + 1) × windowMs ≤ limit × windowMs. */
+  weight: number;
+  windowMs: number;
+  limit: number;
+}
+
+export interface WindowCounts {
+  allowed: boolean;
+  previous: number;
+  /** The current window's count: after this hit when it was allowed, as last seen when it was not. */
+  current: number;
+}
+
+type Row = { previous: number | null; after: number | null; before: number | null };
+
+/**
+ * Counts one hit unless it is over the limit, in ONE statement, so that it is atomic across
+ * instances without a transaction: the conditional upsert (`INSERT … ON CONFLICT DO UPDATE …
+ * WHERE`) locks the row, re-checks the rule against the latest committed count and increments it
+ * only when the hit fits; a refused hit writes nothing (a client hammering while limited does not
+ * push its own window further). The previous window is only read: nobody writes it any more.
+ */
+export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
+  const capacity = BigInt(h.limit) * BigInt(h.windowMs);
+  const rows = await db.$queryRaw<Row[]>`
+    WITH prev AS (
+      SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${BigInt(h.previousStart)}
+    ), hit AS (
+      INSERT INTO "RateLimitWindow" AS w ("key", "windowStart", "count")
+      SELECT ${h.key}, ${BigInt(h.windowStart)}, 1
+      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + ${h.windowMs}::bigint <= ${capacity}::bigint
+      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = w."count" + 1
+      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + (w."count" + 1)::bigint * ${h.windowMs}::bigint <= ${capacity}::bigint
+      RETURNING w."count"
+    )
+    SELECT (SELECT "count" FROM prev) AS "previous",
+           (SELECT "count" FROM hit) AS "after",
+           (SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${BigInt(h.windowStart)}) AS "before"`;
+  const r = rows[0] ?? { previous: null, after: null, before: null };
+  const previous = Number(r.previous ?? 0);
+  if (r.after !== null) return { allowed: true, previous, current: Number(r.after) };
+  return { allowed: false, previous, current: Number(r.before ?? 0) };
+}
+
+/** Removes windows that started before `cutoffMs` (they no longer weigh on any decision). */
+export async function deleteWindowsBefore(db: Db, cutoffMs: number): Promise<number> {
+  const { count } = await db.rateLimitWindow.deleteMany({ where: { windowStart: { lt: BigInt(cutoffMs) } } });
+  return count;
+}

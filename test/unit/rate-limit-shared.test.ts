@@ -1,0 +1,68 @@
+// The shared (PostgreSQL) limiter: the same decisions as the in-memory one, and exact under
+// concurrent hits from two database clients (two instances). Skipped on SQLite, where the
+// in-memory limiter is used.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SharedWindowLimiter } from '../../server/lib/rate-limit-shared.js';
+import { SlidingWindowLimiter } from '../../server/lib/sliding-window.js';
+import { openDatabase, type DatabaseHandle } from '../../server/store/database.js';
+import { createTestDatabase, testDbKind, type TestDatabase } from '../support/database.js';
+
+const W = 60_000;
+const T = 9_000 * W;
+const onPg = testDbKind() === 'postgresql';
+
+describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
+  let tdb: TestDatabase;
+  let a: DatabaseHandle;
+  let b: DatabaseHandle;
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase('postgresql');
+    // Two clients with their own pools, as two instances would have (migrations lock, so both may start at once).
+    [a, b] = await Promise.all([0, 1].map(() => openDatabase({ dataDir: tdb.dataDir, databaseUrl: tdb.databaseUrl }))) as [DatabaseHandle, DatabaseHandle];
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await tdb?.drop();
+  });
+
+  it('decides exactly like the in-memory limiter over a walk across window boundaries', async () => {
+    const shared = new SharedWindowLimiter(a.db, 7, undefined, W);
+    const memory = new SlidingWindowLimiter(7, W);
+    // A fixed pseudo-random walk (LCG), so that a failure replays the same way.
+    let seed = 42;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    let now = T;
+    for (let i = 0; i < 120; i++) {
+      now += next() % 4_000;
+      const key = next() % 3 === 0 ? 'tok_b' : 'tok_a';
+      const expected = memory.hit(key, now);
+      expect(await shared.hit(key, now), `hit ${i} of ${key} at +${now - T} ms`).toEqual(expected);
+    }
+  });
+
+  it('allows exactly the limit when two instances hit one key at the same moment', async () => {
+    const limit = 25;
+    const la = new SharedWindowLimiter(a.db, limit, undefined, W);
+    const lb = new SharedWindowLimiter(b.db, limit, undefined, W);
+    const now = T + 100 * W + 1_000;
+    const hits = Array.from({ length: 80 }, (_, i) => (i % 2 ? la : lb).hit('tok_race', now));
+    const decisions = await Promise.all(hits);
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(limit);
+    // every allowed hit saw a distinct count: remaining took each value from limit-1 down to 0 once
+    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: limit }, (_, i) => i));
+    for (const d of decisions.filter((x) => !x.allowed)) expect(d.remaining).toBe(0);
+  });
+
+  it('removes windows that no longer weigh on a decision, once a window', async () => {
+    const l = new SharedWindowLimiter(a.db, 5, undefined, W);
+    const base = T + 200 * W;
+    await l.hit('tok_old', base + 1);
+    const count = () => a.db.rateLimitWindow.count({ where: { key: 'tok_old' } });
+    expect(await count()).toBe(1);
+    // two windows later the first one is two back: the sweep (fire and forget) removes it
+    await l.hit('tok_new', base + 2 * W + 1);
+    await expect.poll(count, { timeout: 5_000 }).toBe(0);
+  });
+});
