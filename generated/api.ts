@@ -40,7 +40,25 @@ export interface paths {
          *     replaces the stored one; and a new ingest run is queued, which fetches the handle's newest
          *     posts (updating the metrics of posts already known, never duplicating them).
          *     Either way the answer is `202 Accepted` with the pipeline id and the new run's id; follow the
-         *     run through `GET /pipelines/{id}` (`last_run`) or the event stream (`ingest.completed`).
+         *     run through `GET /runs/{id}`, `GET /pipelines/{id}` (`last_run`) or the event stream
+         *     (`ingest.completed` on success, `operator.error` on failure; their `operator_id` is the
+         *     pipeline id).
+         *
+         *     **Platform.** The pipeline's platform is that of the connected account with exactly this
+         *     handle when there is one (an archive's name can look like anything); otherwise the handle's
+         *     form decides: `@user@instance` is `mastodon`, an `http(s)://` URL is an `rss` feed, a domain
+         *     name is `bluesky`, anything else names an `archive`.
+         *
+         *     **Credentials** are checked by the run, not here, so a pipeline can be set up before its
+         *     account is connected: `mastodon`, `bluesky` and `archive` need a connected account
+         *     (`POST /accounts/connect`); without one the run fails with `credential_missing`, and with a
+         *     refused credential with `credential_dead` (`GET /pipelines/{id}/diagnose` then suggests
+         *     `connect_account`). An unreachable platform is retried with backoff, then fails with
+         *     `backend_unavailable`.
+         *
+         *     **Ingest** stores each post with its metrics (keyed by the platform's own id), decodes it
+         *     (hook, format, length, hashtags, links) and detects the patterns of the best-performing
+         *     posts, emitting `post.ready`, `decode.ready` and `pattern.detected`.
          *
          *     Idempotent: replaying the same `idempotency_key` with the same body returns the first
          *     answer and queues no second run.
@@ -61,9 +79,12 @@ export interface paths {
         };
         /**
          * Check a pipeline's health
-         * @description Runs every check on the pipeline (connected account and its credential, ingest runs and their
-         *     age, source posts, drafting runs) and returns each problem with the action and endpoint that
-         *     fix it.
+         * @description Runs every check on the pipeline and returns each problem found, worst first, with the action
+         *     and the endpoint that fix it: the connected account and its credential (Mastodon and Bluesky
+         *     need one; feeds and archives do not), the latest ingest run and the age of the last good one,
+         *     runs that wait too long to start, source posts, drafting runs that failed, the writer, and
+         *     failed webhook deliveries. Reading only: it calls no upstream (the credential's state is the
+         *     one its last probe left).
          */
         get: operations["diagnosePipeline"];
         put?: never;
@@ -83,8 +104,10 @@ export interface paths {
         };
         /**
          * List what needs the agent's attention
-         * @description Items of three kinds, most urgent first: anomalies (failed runs, dead credentials), drafts
-         *     waiting in `review`, and source posts without a draft (best-performing first).
+         * @description Items of three kinds, most urgent first: flagged anomalies (a missing or dead credential, a
+         *     failed ingest, failed drafting runs), drafts waiting in `review`, and source posts without a
+         *     draft (best-performing first). Each item names the artifact or post it is about and the call
+         *     that acts on it. The inbox is computed on each call from the pipeline's current state.
          */
         get: operations["getPipelineInbox"];
         put?: never;
@@ -127,10 +150,22 @@ export interface paths {
         put?: never;
         /**
          * Start a draft from a source post
-         * @description Queues a drafting run that writes a new artifact from the source post, in the pipeline's
-         *     tone, following `style_reference` when given. With `parent_artifact_id` it is a re-draft:
-         *     the new artifact's genealogy records the parent and its ancestors. The artifact appears in
-         *     state `review`; the run emits `riff.ready` (or `riff.refined` for a re-draft).
+         * @description Reserves a new artifact (state `draft`, empty text) and queues a drafting run that writes it
+         *     from the source post and its decode, in the pipeline's tone and intent, following
+         *     `style_reference` when given, within the length of the pipeline's platform. The answer
+         *     carries both ids at once; when the run succeeds the artifact holds its text and is in
+         *     `review`, ready to be approved (`POST /artifacts/{id}/transition`) or published.
+         *
+         *     - First draft (a riff): emits `riff.ready` (with `pipeline_id`).
+         *     - Re-draft (`parent_artifact_id`): a child of the parent with the parent's sources; its
+         *       genealogy records the parent and its ancestors; emits `riff.ready` and `riff.refined`
+         *       (`brief.ready` and `brief.refined` when the parent is a brief).
+         *     - Brief (`additional_post_ids`): one draft from several posts of the pipeline; emits
+         *       `brief.ready`.
+         *
+         *     The writer is the OpenAI-compatible provider when the server has one (`LLM_BASE_URL`), else
+         *     the built-in writer, which needs no network. A run whose writer fails for good fails, and its
+         *     artifact becomes `discarded`; the failure shows on the run, in the inbox and in diagnose.
          */
         post: operations["draftFromPost"];
         delete?: never;
@@ -148,7 +183,9 @@ export interface paths {
         };
         /**
          * Get an artifact with its text, state and genealogy
-         * @description Returns the artifact. See `ArtifactState` for the states and moves.
+         * @description Returns the artifact: its text (empty while it is a `draft` being written), state, kind and
+         *     genealogy (source posts, parent, root, generation, ancestors). See `ArtifactState` for the
+         *     states and the moves between them.
          */
         get: operations["getArtifact"];
         put?: never;
@@ -174,8 +211,52 @@ export interface paths {
          *     pipeline platform's adapter when that platform can publish. A `draft` is `403 forbidden`;
          *     a `discarded` or already `published` artifact is `409 state_conflict`. Replaying the same
          *     `idempotency_key` returns the first result and never posts twice.
+         *
+         *     **Which platforms post.** `mastodon` (a status, through `POST /api/v1/statuses`) and
+         *     `bluesky` (an `app.bsky.feed.post` record) post the text as the pipeline's handle with its
+         *     connected account, and `published_url` is the post's address. `rss` and `archive`
+         *     pipelines cannot post: the artifact is only marked `published` and `published_url` is `null`.
+         *
+         *     **Exactly once.** Only one publish of an artifact talks to the platform at a time: another
+         *     publish (with another key) meanwhile is `409 state_conflict` with `suggested_action:
+         *     retry_later`, and afterwards `409` because the artifact is published. Each artifact also
+         *     carries a fixed upstream key (Mastodon's `Idempotency-Key`, a fixed Bluesky record key), so a
+         *     publish retried after an interruption is recognised by the platform instead of posted twice.
+         *
+         *     **Failures leave the artifact as it was.** No connected account for the pipeline's handle:
+         *     `424 credential_missing` with `suggested_action: connect_account` and `platform`. The
+         *     account's last probe failed, or the platform refuses its credential now: `424
+         *     credential_dead` (the account is marked dead; connect it again to rotate the credential).
+         *     A text the platform cannot take (over Bluesky's 300 characters): `409 state_conflict`. The
+         *     platform unreachable, timing out or failing: `502 backend_unavailable`; retry later.
          */
         post: operations["publishArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/{id}/transition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move an artifact to review, ready or discarded
+         * @description Moves an artifact along the moves of `ArtifactState`: `review` → `ready` (approve),
+         *     `ready` → `review` (reopen), and `draft`, `review` or `ready` → `discarded`. Any other move,
+         *     the move to the state the artifact is already in included, is `409 state_conflict` with
+         *     `suggested_action: fetch_artifact`; `draft` → `review` belongs to the drafting run, and
+         *     `published` and `discarded` are final. The move is a compare-and-set: of two concurrent moves
+         *     from the same state only one wins. Replaying the same `idempotency_key` returns the first
+         *     result.
+         */
+        post: operations["transitionArtifact"];
         delete?: never;
         options?: never;
         head?: never;
@@ -196,6 +277,25 @@ export interface paths {
          * @description Adds the account for (platform, handle), or replaces its credentials when it exists
          *     (rotation). The credential probe runs synchronously: when it fails, nothing is stored and the
          *     answer is `424 credential_dead`. Credentials are encrypted at rest and never returned.
+         *
+         *     | platform | handle | auth_material | the probe |
+         *     |---|---|---|---|
+         *     | `rss` | the feed URL | `''` | fetches and parses the feed |
+         *     | `mastodon` | `@user@instance` | an access token (`read`, `write:statuses`) | `GET /api/v1/accounts/verify_credentials`; the token must be the handle's own |
+         *     | `bluesky` | `user.bsky.social` | an app password (`secondary_auth`: an emailed sign-in code, when the account asks for one) | creates a session as the handle |
+         *     | `archive` | a name you choose | the export file's content (`secondary_auth`: `x`, `linkedin` or `mastodon`, detected when absent) | parses the export; it must hold at least one post |
+         *
+         *     The handle is stored in its canonical form (`@user@instance` with the instance in lower case,
+         *     a Bluesky handle in lower case). With `proxy_url`, the probe and every later request for the
+         *     account (ingest, publish) go through that proxy. Connecting an `archive` again with the same
+         *     name replaces the export: the next ingest reads the new file and updates known posts.
+         *
+         *     Errors: a handle of the wrong form for the platform, or an export that cannot be read, is
+         *     `422 validation_failed` naming the field; a probe the platform answers with a refusal (a
+         *     wrong token, a token of another account, a feed that is not found or not a feed) is
+         *     `424 credential_dead`; a platform that cannot be reached or times out is
+         *     `502 backend_unavailable`. Credentials and proxies are sealed with AES-256-GCM (key:
+         *     `CREDENTIALS_KEY`, or the file `credentials-key` in the data directory) and never logged.
          */
         post: operations["connectAccount"];
         delete?: never;
@@ -215,12 +315,107 @@ export interface paths {
         put?: never;
         /**
          * Fetch a public HTTPS page and structure it
-         * @description Fetches the page (public `https://` addresses only; at most 5 redirects, each re-checked;
-         *     10 s in all; 5 MiB of body) and returns structured content in the chosen `mode`.
-         *     HTML and XHTML are structured; `text/plain` passes through as `markdown`; other content
-         *     types are refused with `422` naming `url`.
+         * @description Fetches the page and returns it structured in the chosen `mode` (see `FetchRequest`).
+         *
+         *     **Safety.** Only public `https://` addresses are fetched. The host is resolved and every
+         *     address checked at the moment of connecting (no DNS-rebinding window); IP literals in any
+         *     notation are judged too. Redirects are followed by the service, at most 5, and every hop is
+         *     checked the same way. Refused URLs are `422 validation_failed` naming `url`.
+         *
+         *     **Limits.** 10 s for the whole exchange (5 s to connect), 5 MiB of body after
+         *     decompression (gzip, deflate, br; aborted as soon as it passes), 5 redirects. The request
+         *     carries the service's `User-Agent`. Scripts on the page never run.
+         *
+         *     **Content types.** `text/html` and `application/xhtml+xml` are structured. `text/plain` and
+         *     `text/markdown` pass through as the `markdown` (`css` refuses them: no HTML to select
+         *     from). A missing `Content-Type` counts as HTML when the body starts with `<`. Anything else
+         *     (JSON, XML feeds, PDF, images, …) is `422` naming `url`.
+         *
+         *     **Upstream failures.** A non-2xx answer, a timeout, an oversize body, too many redirects or
+         *     a connection failure is `502 backend_unavailable`; the message gives the upstream's HTTP
+         *     status when there was one. `llm` without a configured provider is `503 backend_unavailable`
+         *     with `suggested_action: configure_writer`; a provider failure is `502`.
          */
         post: operations["fetchUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/fetch/schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the extraction schemas
+         * @description The extraction schemas `POST /fetch` can use with `schema_id`: the built-in `article`,
+         *     `product` and `recipe` (read-only, the same in every workspace), then the workspace's own,
+         *     by id. Everything comes on one page (`next_cursor` is always `null`).
+         */
+        get: operations["listFetchSchemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/fetch/schemas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The schema's id (lower-case letters, digits, `_` and `-`).
+                 * @example changelog
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store an extraction schema of the workspace
+         * @description Creates the workspace's schema `id` (`201`), or replaces its description and fields
+         *     (`200`; `created_at` is kept). Naturally idempotent: sending the same body again changes
+         *     nothing. The built-in ids `article`, `product` and `recipe` are `403 forbidden`. Every
+         *     selector is parsed when stored: a syntax error is `422` naming the field. A workspace keeps at
+         *     most 100 schemas of its own; the 101st is `409 state_conflict`.
+         */
+        put: operations["putFetchSchema"];
+        post?: never;
+        /**
+         * Delete an extraction schema of the workspace
+         * @description Deletes the workspace's schema and returns it as it was. Built-ins are `403 forbidden`; an id the workspace does not have is `404 not_found`.
+         */
+        delete: operations["deleteFetchSchema"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a run
+         * @description Returns one run of long-running work (an ingest, a draft, a regeneration, a refresh) by the
+         *     `run_id` an operation answered with: its kind, status, attempts, times and, when it failed,
+         *     why. Poll it to follow a run to its end (`cpa wait <run>` does), or watch the event stream.
+         *     A run of another workspace is `404 not_found`.
+         */
+        get: operations["getRun"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -258,10 +453,19 @@ export interface paths {
         put?: never;
         /**
          * Add an item to a session
-         * @description The server-side equivalent of the session add-item tool. A `note` carries `text`; a
-         *     `source` carries an `https://` `url` and becomes an upstream source that can be refreshed;
-         *     an `artifact` carries `artifact_id` (an artifact of your workspace). The session is created on
-         *     first use. Adds an `item_added` activity row.
+         * @description The server-side equivalent of the session add-item tool. The session is created on first use
+         *     (session ids are yours to choose, unique within the workspace).
+         *
+         *     - `note`: carries `text`.
+         *     - `source`: carries an `https://` `url`; the workspace's upstream source for that URL is
+         *       created (or reused: one source per URL per workspace) and its id is the item's `source_id`.
+         *       Nothing is fetched yet: refresh it with `POST /api/sessions/sources/{id}/refresh`.
+         *     - `artifact`: carries `artifact_id`, an artifact of your workspace. The item is a variant:
+         *       regenerate it with `POST /api/sessions/{sessionId}/variants/{item id}/regenerate`.
+         *
+         *     A field that belongs to another kind, or a missing one, is `422 validation_failed` naming it;
+         *     an `artifact_id` that names no artifact of your workspace is `422` too. Adds an `item_added`
+         *     activity row.
          */
         post: operations["addSessionItem"];
         delete?: never;
@@ -281,9 +485,16 @@ export interface paths {
         put?: never;
         /**
          * Regenerate a variant, appending a variant round
-         * @description Queues a regeneration of the variant (a drafting run from the variant's artifact) and appends
-         *     a numbered variant round to it. A variant is an `artifact` item of the session: its
-         *     `variantId` is the item's id. No body.
+         * @description Appends the next numbered round to a variant and queues its drafting run. A variant is an
+         *     `artifact` item of the session; `variantId` is the item's id. Round `n` is a re-draft of the
+         *     artifact of round `n - 1` (of the item's artifact for round 1), written by the same drafting
+         *     run as `POST /posts/{id}/draft` with `parent_artifact_id` (same events, `riff.refined`
+         *     included). Adds a `variant_regenerated` activity row. No body, no idempotency key: every call
+         *     appends a round.
+         *
+         *     A session or variant that does not exist (or an item that is not an `artifact` item) is
+         *     `404`; while the previous round is still being written (its artifact is a `draft`) the answer
+         *     is `409 state_conflict` with `suggested_action: retry_later`.
          */
         post: operations["regenerateVariant"];
         delete?: never;
@@ -303,8 +514,14 @@ export interface paths {
         put?: never;
         /**
          * Refresh an upstream source
-         * @description Queues a refetch of the source's page. When the content changed, a new snapshot is stored and
-         *     `webpage.ready` is emitted with the webpage and snapshot ids. No body.
+         * @description Queues a refetch of the source's page (a `source` session item's `source_id`). The run fetches
+         *     the URL through the same outbound client and Markdown structuring as `POST /fetch`
+         *     (`mode: markdown`) and compares the Markdown's SHA-256 with the last snapshot's. When it
+         *     changed (or on the first refresh) a new snapshot is stored and `webpage.ready` is emitted
+         *     with `webpage_id` (the source id) and `snapshot_id`. Either way every session that tracks the
+         *     source gets a `source_refreshed` activity row saying whether it changed. An unreachable page,
+         *     a timeout, 429 or 5xx is retried with backoff; another failure fails the run
+         *     (`GET /runs/{id}` shows why). No body.
          */
         post: operations["refreshSource"];
         delete?: never;
@@ -322,8 +539,9 @@ export interface paths {
         };
         /**
          * Server-Sent Events stream of the workspace's events
-         * @description A `text/event-stream` of the workspace's events. At connect the server sends
-         *     `retry: 3000`. Each event is one frame:
+         * @description A `text/event-stream` of the events of the token's workspace, oldest first. At connect the
+         *     server sends `retry: 3000` (the reconnection delay, in milliseconds). Each event is one frame
+         *     whose `data:` line is the JSON envelope (`EventEnvelope`):
          *
          *     ```
          *     id: evt_3f0c9f3c-6a10-4c27-9a55-5d0c0b8e4f5e
@@ -332,11 +550,27 @@ export interface paths {
          *
          *     ```
          *
-         *     A heartbeat comment line `: heartbeat` is sent every 15 seconds. Reconnect with backoff on
-         *     error, sending `Last-Event-ID`: you get every retained event after it (events are kept 7
-         *     days), then live ones, with no gap and no duplicate. Filter with `events`.
-         *     A subscriber that falls more than 1,000 events or 1 MiB behind is disconnected; it reconnects
-         *     with `Last-Event-ID` and catches up from the database.
+         *     **Heartbeat.** A comment frame `: heartbeat` every 15 seconds (`STREAM_HEARTBEAT_SECONDS`).
+         *
+         *     **Filter.** `events` selects types; omitted, every type is sent. Events of other workspaces
+         *     are never sent.
+         *
+         *     **Resuming.** Reconnect with backoff on error, sending `Last-Event-ID` with the id of the last
+         *     event you received: you get every retained event after it (matching your filter), then live
+         *     events, with no gap and no duplicate, on any instance of a multi-instance deployment. An id
+         *     that is unknown, of another workspace, or past retention is ignored (live events only).
+         *
+         *     **Retention.** Events are kept 7 days, then removed (hourly), except an event whose webhook
+         *     delivery is still pending.
+         *
+         *     **Slow consumers.** Each stream has a bounded queue in the server. A client that falls more
+         *     than 1,000 events or 1 MiB behind what its connection accepts is disconnected at once (the
+         *     other streams are never held up); it reconnects with `Last-Event-ID` and catches up from the
+         *     database.
+         *
+         *     **End of a stream.** The server ends streams cleanly when it shuts down, and after
+         *     `STREAM_MAX_SECONDS` when an operator sets it (off by default); in both cases reconnect with
+         *     `Last-Event-ID`. During shutdown a new connection is `503 backend_unavailable`.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -358,16 +592,41 @@ export interface paths {
         put?: never;
         /**
          * Receive a signed backend event
-         * @description Internal: accepts a signed event from an internal service. Authentication is the HMAC
-         *     signature, not the bearer token. The signed string is
-         *     `v1:{t}.POST.{path_with_query}.{sha256_hex(raw_body)}`; the signature is its HMAC-SHA256 with
-         *     the secret, as lowercase hex, in `X-Service-Signature: t=<unix seconds>,v1=<hex>` (several
-         *     `v1=` allowed), compared in constant time. A `t` that is not a number, a missing or malformed
-         *     `v1`, or a `t` more than 300 seconds from now is `401` without reading the body. The
-         *     event is validated, `X-Service-Event-Type` must equal its `type`, and it is deduped on its
-         *     `id`: a redelivery answers `200` with `duplicate: true` and changes nothing. Accepted
-         *     events are stored and reach the stream.
-         *     The secret is `WEBHOOK_SIGNING_SECRET`; when it is unset the receiver answers `503`.
+         * @description Internal: accepts a signed event from an internal service (the backend, or another instance's webhook emitter). Authentication is the HMAC
+         *     signature, not the bearer token; the secret is `WEBHOOK_SIGNING_SECRET`.
+         *
+         *     **Signature.** The signed string is `v1:{t}.POST.{path_with_query}.{sha256_hex(raw_body)}`
+         *     (`path_with_query` is the request target as sent, e.g. `/api/webhooks/backend`; the digest is of the
+         *     raw body bytes, lowercase hex). The signature is its HMAC-SHA256 with the secret, as lowercase
+         *     hex, sent as `X-Service-Signature: t=<unix seconds>,v1=<hex>`. Several `v1=` values (up to 8)
+         *     may be given during a secret rotation: one matching is enough. They are compared in constant
+         *     time. Keys other than `t` and `v1` are ignored.
+         *
+         *     **Checks, in order.**
+         *     1. `WEBHOOK_SIGNING_SECRET` unset: `503 backend_unavailable`.
+         *     2. `X-Service-Signature` missing, `t` not a whole number of seconds, `v1` absent or not 64
+         *        lowercase hexadecimal characters, or `t` more than 300 seconds from the receiver's clock in
+         *        either direction: `401 unauthorized`, answered before any byte of the body is read (with
+         *        `Connection: close`).
+         *     3. A body that is not `application/json` (or is compressed): `415`; over 1 MiB: `413`.
+         *     4. No `v1` matches: `401 unauthorized`. The body is parsed only after this.
+         *     5. Not JSON: `400 bad_request`. Not an event (`EventEnvelope`; JSON that is not an object
+         *        included), a header missing, or
+         *        `X-Service-Event-Type` / `X-Service-Event-Id` different from the body's `type` / `id`:
+         *        `422 validation_failed`.
+         *
+         *     **Effect.** The event is stored in the outbox under its own `id` and `created_at`, and reaches
+         *     the stream. The alternative names `scrape.completed` and `social_post.ready` are stored and
+         *     streamed as `ingest.completed` and `post.ready`. The event goes to the workspace that owns the
+         *     first resource its `data` names (`pipeline_id`, `operator_id` (a pipeline), `riff_id`,
+         *     `brief_id` and `parent_id` (artifacts), `post_id`, `source_post_id`, `run_id`, `decode_id`, `pattern_id`,
+         *     `webpage_id`, `snapshot_id`); else to `WEBHOOK_DEFAULT_WORKSPACE`; else, on an instance with a
+         *     single workspace (a desktop), to that one. When none applies the answer is
+         *     `503 backend_unavailable`, so that the sender keeps retrying until an operator sets
+         *     `WEBHOOK_DEFAULT_WORKSPACE`.
+         *
+         *     **Dedupe.** An `id` already received answers `200` with `duplicate: true` and changes nothing
+         *     (also for two deliveries of one event at the same moment).
          */
         post: operations["receiveBackendEvent"];
         delete?: never;
@@ -387,16 +646,41 @@ export interface paths {
         put?: never;
         /**
          * Receive a signed ingestion-monitor event
-         * @description Internal: accepts a signed event from an internal service. Authentication is the HMAC
-         *     signature, not the bearer token. The signed string is
-         *     `v1:{t}.POST.{path_with_query}.{sha256_hex(raw_body)}`; the signature is its HMAC-SHA256 with
-         *     the secret, as lowercase hex, in `X-Service-Signature: t=<unix seconds>,v1=<hex>` (several
-         *     `v1=` allowed), compared in constant time. A `t` that is not a number, a missing or malformed
-         *     `v1`, or a `t` more than 300 seconds from now is `401` without reading the body. The
-         *     event is validated, `X-Service-Event-Type` must equal its `type`, and it is deduped on its
-         *     `id`: a redelivery answers `200` with `duplicate: true` and changes nothing. Accepted
-         *     events are stored and reach the stream.
-         *     The secret is `SERVICE_SCRAPER_SIGNING_SECRET`; when it is unset the receiver answers `503`.
+         * @description Internal: accepts a signed event from an internal service (the ingestion monitor). Authentication is the HMAC
+         *     signature, not the bearer token; the secret is `SERVICE_SCRAPER_SIGNING_SECRET`.
+         *
+         *     **Signature.** The signed string is `v1:{t}.POST.{path_with_query}.{sha256_hex(raw_body)}`
+         *     (`path_with_query` is the request target as sent, e.g. `/api/webhooks/scraper-monitor`; the digest is of the
+         *     raw body bytes, lowercase hex). The signature is its HMAC-SHA256 with the secret, as lowercase
+         *     hex, sent as `X-Service-Signature: t=<unix seconds>,v1=<hex>`. Several `v1=` values (up to 8)
+         *     may be given during a secret rotation: one matching is enough. They are compared in constant
+         *     time. Keys other than `t` and `v1` are ignored.
+         *
+         *     **Checks, in order.**
+         *     1. `SERVICE_SCRAPER_SIGNING_SECRET` unset: `503 backend_unavailable`.
+         *     2. `X-Service-Signature` missing, `t` not a whole number of seconds, `v1` absent or not 64
+         *        lowercase hexadecimal characters, or `t` more than 300 seconds from the receiver's clock in
+         *        either direction: `401 unauthorized`, answered before any byte of the body is read (with
+         *        `Connection: close`).
+         *     3. A body that is not `application/json` (or is compressed): `415`; over 1 MiB: `413`.
+         *     4. No `v1` matches: `401 unauthorized`. The body is parsed only after this.
+         *     5. Not JSON: `400 bad_request`. Not an event (`EventEnvelope`; JSON that is not an object
+         *        included), a header missing, or
+         *        `X-Service-Event-Type` / `X-Service-Event-Id` different from the body's `type` / `id`:
+         *        `422 validation_failed`.
+         *
+         *     **Effect.** The event is stored in the outbox under its own `id` and `created_at`, and reaches
+         *     the stream. The alternative names `scrape.completed` and `social_post.ready` are stored and
+         *     streamed as `ingest.completed` and `post.ready`. The event goes to the workspace that owns the
+         *     first resource its `data` names (`pipeline_id`, `operator_id` (a pipeline), `riff_id`,
+         *     `brief_id` and `parent_id` (artifacts), `post_id`, `source_post_id`, `run_id`, `decode_id`, `pattern_id`,
+         *     `webpage_id`, `snapshot_id`); else to `WEBHOOK_DEFAULT_WORKSPACE`; else, on an instance with a
+         *     single workspace (a desktop), to that one. When none applies the answer is
+         *     `503 backend_unavailable`, so that the sender keeps retrying until an operator sets
+         *     `WEBHOOK_DEFAULT_WORKSPACE`.
+         *
+         *     **Dedupe.** An `id` already received answers `200` with `duplicate: true` and changes nothing
+         *     (also for two deliveries of one event at the same moment).
          */
         post: operations["receiveScraperMonitorEvent"];
         delete?: never;
@@ -438,7 +722,16 @@ export interface webhooks {
         put?: never;
         /**
          * The event an internal service sends to a receiver
-         * @description The payload the receivers accept, signed as described on the receivers. Any 2xx is success; 429 and 5xx are retried; other statuses are fatal.
+         * @description The payload the receivers accept, signed as described on the receivers. This service's
+         *     webhook emitter sends it to every `WEBHOOK_TARGETS` URL for every event of its outbox,
+         *     signed with `WEBHOOK_SIGNING_SECRET`, with `X-Service-Event-Id`, `X-Service-Event-Type`
+         *     and a fresh `X-Service-Delivery-Id: wd_<uuid>` per attempt. Delivery is at least once:
+         *     receivers dedupe on the event id. Any 2xx is success; 429, 5xx, network errors and
+         *     timeouts (10 s) are retried; other statuses (redirects included) are fatal. At most 7
+         *     attempts, the next one 60 s, 5 min, 30 min, 2 h, 6 h and 24 h after the previous one, each
+         *     delay stretched by up to 10 % (jitter). The first 8 KiB of each answer are kept for audit;
+         *     after the last attempt the delivery stays `failed`. Operators list, inspect and retry
+         *     deliveries with `npx cpa admin deliveries list|show|retry`.
          */
         post: operations["backendEventPayload"];
         delete?: never;
@@ -454,8 +747,10 @@ export interface components {
         ResourceId: string;
         /**
          * @description Whose material the pipeline works on, in the form of its platform: `@user@instance`
-         *     (Mastodon), `user.bsky.social` (Bluesky), an `https://` feed URL (RSS/Atom), or the name of an
-         *     imported archive. No leading or trailing white space.
+         *     (Mastodon), `user.bsky.social` (Bluesky), an `https://` (or plain `http://`) feed URL
+         *     (RSS/Atom), or the name of an imported archive. Printable ASCII without spaces. The pipeline's
+         *     platform is that of a connected account with this exact handle, otherwise it follows from the
+         *     form of the handle.
          * @example @ada@mastodon.example
          */
         Handle: string;
@@ -550,6 +845,7 @@ export interface components {
          *     | `configure_writer` | no language-model provider is configured | (server configuration) |
          *     | `review_artifact` | a draft waits for review | `GET /artifacts/{id}` |
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
+         *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
          * @example connect_account
          */
         SuggestedAction: string;
@@ -602,20 +898,37 @@ export interface components {
         };
         DiagnoseIssue: {
             /**
-             * @description What is wrong. Known values: `no_account` (no connected account for the pipeline's
-             *     platform), `credential_dead` (the account's last probe failed), `ingest_failed` (the last
-             *     ingest run failed), `ingest_stale` (no successful ingest in 24 hours), `no_posts` (no source
-             *     post yet), `runs_failing` (drafting runs failed recently). New values may appear.
+             * @description What is wrong. Known values (new ones may appear):
+             *
+             *     | code | severity | when |
+             *     |---|---|---|
+             *     | `no_account` | error | a Mastodon or Bluesky pipeline has no connected account for its handle |
+             *     | `credential_dead` | error | the account's last probe failed |
+             *     | `ingest_failed` | error | the pipeline's latest finished ingest run failed |
+             *     | `ingest_never_succeeded` | warning | no ingest run has succeeded yet (one may be queued) |
+             *     | `ingest_stale` | warning | the last successful ingest is more than 24 hours old |
+             *     | `runs_stalled` | warning | a run of the pipeline has waited more than 15 minutes to start |
+             *     | `no_posts` | warning | an ingest succeeded but found no post |
+             *     | `runs_failing` | warning | drafting runs of the pipeline failed in the last 24 hours |
+             *     | `writer_blocked` | error | the model provider's address is local but not on `OUTBOUND_ALLOW_HOSTS`, so every draft will fail |
+             *     | `no_writer_configured` | info | no model provider (`LLM_BASE_URL`): drafts use the built-in writer |
+             *     | `deliveries_failing` | warning | webhook deliveries of this workspace's events failed in the last 7 days |
              */
             code: string;
-            /** @enum {string} */
-            severity: "error" | "warning";
+            /**
+             * @description `error` stops the pipeline from doing its job; `warning` degrades it; `info` is worth knowing and does not change `status`.
+             * @enum {string}
+             */
+            severity: "error" | "warning" | "info";
             message: string;
             suggested_action: components["schemas"]["SuggestedAction"];
-            /** @example GET /api/agent/v1/pipelines/pl_123/diagnose */
+            /**
+             * @description The call that takes `suggested_action`, as `METHOD /path` (for a server setting, the diagnose call that checks it again).
+             * @example GET /api/agent/v1/pipelines/pl_123/diagnose
+             */
             suggested_endpoint: string;
         };
-        /** @description A structured health report. `status` is `unhealthy` when any issue is an `error`, `degraded` when only warnings remain, `healthy` with no issue. */
+        /** @description A structured health report. `status` is `unhealthy` when any issue is an `error`, `degraded` when the worst is a `warning`, `healthy` otherwise (`info` issues only, or none). Issues come worst first. */
         DiagnoseReport: {
             pipeline_id: components["schemas"]["ResourceId"];
             /** @enum {string} */
@@ -624,13 +937,22 @@ export interface components {
             issues: components["schemas"]["DiagnoseIssue"][];
         };
         /**
-         * @description Something that needs the agent's attention. `kind` is one of:
-         *     `draft_in_review` (an artifact in `review`; `artifact_id` set), `source_without_artifact`
-         *     (a source post with no draft; `post_id` set), `flagged_anomaly` (a failed run or a dead
-         *     credential; `anomaly` set).
+         * @description Something that needs the agent's attention, with what to do about it (`suggested_action`,
+         *     `suggested_endpoint`). `kind` is one of:
+         *
+         *     | kind | what | set | priority | action |
+         *     |---|---|---|---|---|
+         *     | `flagged_anomaly` | the account is missing or its credential dead (`anomaly.code` `no_account`, `credential_dead`) | `anomaly` | 95 | `connect_account` |
+         *     | `flagged_anomaly` | the latest ingest run failed (`ingest_failed`) | `anomaly` | 90 | `diagnose_pipeline` |
+         *     | `flagged_anomaly` | a drafting run failed in the last 24 hours (`draft_failed`) | `anomaly`, `post_id`, `artifact_id` (the discarded one) | 80 | `draft_post` |
+         *     | `draft_in_review` | an artifact in `review` | `artifact_id`, `post_id` | 60 | `review_artifact` |
+         *     | `source_without_artifact` | a source post with no draft yet | `post_id` | 10 to 50, by engagement | `draft_post` |
+         *
+         *     A source post's priority grows with its engagement score (likes + 2 × (reposts + quotes) +
+         *     replies) relative to the best such post of the pipeline, so the best-performing come first.
          */
         InboxItem: {
-            /** @description Stable for the same underlying item. */
+            /** @description Stable for the same underlying item (`<kind>:<id of the artifact, post, run or account>`). */
             id: string;
             /** @enum {string} */
             kind: "draft_in_review" | "source_without_artifact" | "flagged_anomaly";
@@ -649,7 +971,7 @@ export interface components {
         };
         Inbox: {
             pipeline_id: components["schemas"]["ResourceId"];
-            /** @description At most 100 items, most urgent first. */
+            /** @description At most 100 items, most urgent first (priority, then newest first). Source posts fill what anomalies and reviews leave; the 500 newest posts without a draft are ranked. */
             data: components["schemas"]["InboxItem"][];
         };
         /** @description Engagement counts as the platform reports them; a count the platform does not report is `0`. */
@@ -677,38 +999,96 @@ export interface components {
             data: components["schemas"]["SourcePost"][];
             next_cursor: string | null;
         };
+        /**
+         * @description What to draft. With neither `parent_artifact_id` nor `additional_post_ids` it is a first draft
+         *     (a riff) from the post in the path. With `additional_post_ids` it is a brief: one draft that
+         *     draws on the path's post and up to 9 other posts of the same pipeline. With
+         *     `parent_artifact_id` it is a re-draft: a new child artifact of that parent, from the same
+         *     sources as the parent (so `additional_post_ids` may not be given with it).
+         */
         DraftRequest: {
-            /** @description A sample of text whose style the draft should follow. */
+            /**
+             * @description A sample of text whose style the draft should follow. The built-in writer measures it
+             *     (sentence length, one idea per line, emoji, list markers, hashtags, lower case) and obeys
+             *     the rules it states ("No emoji.", "Short sentences.", "One idea per line.", "No hashtags.");
+             *     a language-model writer gets it as a sample to imitate.
+             */
             style_reference?: string;
-            /** @description Re-draft from this artifact; the new artifact's genealogy records it. It must come from the same source post. */
+            /**
+             * @description Re-draft from this artifact: the new artifact's genealogy records it and its ancestors. It
+             *     must be an artifact of your workspace drafted from the post in the path (else
+             *     `422 validation_failed` naming `parent_artifact_id`), and its text must be written (a parent
+             *     still in `draft` is `409 state_conflict`). Any state but `draft` may be re-drafted,
+             *     `discarded` and `published` included.
+             */
             parent_artifact_id?: components["schemas"]["ResourceId"];
+            /**
+             * @description Make a brief: other source posts of the same pipeline to draw on, besides the post in the
+             *     path. Each must be a post of that pipeline other than the path's one (else
+             *     `422 validation_failed` naming `additional_post_ids`).
+             */
+            additional_post_ids?: components["schemas"]["ResourceId"][];
             idempotency_key: components["schemas"]["IdempotencyKey"];
         };
-        RunAccepted: {
+        /**
+         * @description The drafting run was queued and its artifact reserved. The artifact exists at once in state
+         *     `draft` with an empty `text`; the run writes the text and moves it to `review` (then
+         *     `riff.ready` / `brief.ready` is emitted). Follow either id: `GET /runs/{run_id}` or
+         *     `GET /artifacts/{artifact_id}`. If the run fails, the artifact is `discarded`.
+         */
+        DraftAccepted: {
             run_id: components["schemas"]["ResourceId"];
+            artifact_id: components["schemas"]["ResourceId"];
         };
         /**
-         * @description `draft` (just written) → `review` → `ready` → `published`; `discarded` from any state but
-         *     `published`. Publishing needs `review` or `ready`: a `draft` is `403 forbidden`, a `discarded`
-         *     or already `published` artifact is `409 state_conflict`.
+         * @description Where an artifact stands. The moves (docs/drafting.md):
+         *
+         *     | from | to | by |
+         *     |---|---|---|
+         *     | (new) | `draft` | `POST /posts/{id}/draft` (or a variant regeneration) reserves the artifact; its text is being written |
+         *     | `draft` | `review` | the drafting run, when the text is written (`riff.ready` / `brief.ready`) |
+         *     | `draft` | `discarded` | the drafting run, when it fails for good; or `POST /artifacts/{id}/transition` (cancels the run's write) |
+         *     | `review` | `ready` | `POST /artifacts/{id}/transition` with `to: ready` (approved) |
+         *     | `ready` | `review` | `POST /artifacts/{id}/transition` with `to: review` (reopened) |
+         *     | `review`, `ready` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded` |
+         *     | `review`, `ready` | `published` | `POST /artifacts/{id}/publish` |
+         *
+         *     `published` and `discarded` are final; to try again, re-draft (`parent_artifact_id`), which
+         *     makes a new artifact. Publishing a `draft` is `403 forbidden` (its text is not written yet); a
+         *     `discarded` or already `published` artifact is `409 state_conflict`.
          * @enum {string}
          */
         ArtifactState: "draft" | "review" | "ready" | "published" | "discarded";
         /**
-         * @description Where an artifact comes from. `ancestors` lists the artifacts it was re-drafted from, nearest
-         *     first, ending at the root (the first draft from the source post); `generation` is 0 for a first
-         *     draft and grows by one with each re-draft.
+         * @description Where an artifact comes from. `source_post_id` is the post it was drafted from (the post of
+         *     `POST /posts/{id}/draft`); `source_post_ids` lists every post it draws on, that one first (more
+         *     than one for a brief). `parent_artifact_id` is the artifact it was re-drafted from, or `null`
+         *     for a first draft; `ancestors` lists the artifacts it descends from, nearest first, ending at
+         *     the root (the first draft of the line); `root_artifact_id` is that root (the artifact itself for
+         *     a first draft); `generation` is 0 for a first draft and grows by one with each re-draft.
          */
         Genealogy: {
             source_post_id: components["schemas"]["ResourceId"];
+            source_post_ids: components["schemas"]["ResourceId"][];
             parent_artifact_id: components["schemas"]["ResourceId"] | null;
             root_artifact_id: components["schemas"]["ResourceId"];
             generation: number;
             ancestors: components["schemas"]["ResourceId"][];
         };
+        /**
+         * @description A draft written from source posts: a `riff` (from one post) or a `brief` (from several, see
+         *     `additional_post_ids` on `POST /posts/{id}/draft`). Its `text` is empty while it is a `draft`
+         *     (being written) and fits the pipeline platform's length (500 characters for Mastodon, 300 for
+         *     Bluesky, 1200 otherwise).
+         */
         Artifact: {
             id: components["schemas"]["ResourceId"];
             pipeline_id: components["schemas"]["ResourceId"];
+            /**
+             * @description `riff` when drafted from one post, `brief` when drafted from several.
+             * @enum {string}
+             */
+            kind: "riff" | "brief";
             text: string;
             state: components["schemas"]["ArtifactState"];
             genealogy: components["schemas"]["Genealogy"];
@@ -721,6 +1101,17 @@ export interface components {
         PublishRequest: {
             idempotency_key: components["schemas"]["IdempotencyKey"];
         };
+        /**
+         * @description The state to move the artifact to. `ready` approves an artifact in `review`; `review` reopens
+         *     one that is `ready`; `discarded` drops an artifact in `draft`, `review` or `ready` (a `draft`
+         *     whose run has not written it yet stays empty: the run finds it discarded and writes nothing).
+         *     Publishing has its own operation (`POST /artifacts/{id}/publish`), because it posts upstream.
+         */
+        ArtifactTransitionRequest: {
+            /** @enum {string} */
+            to: "review" | "ready" | "discarded";
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
         ConnectAccountRequest: {
             platform: components["schemas"]["Platform"];
             handle: components["schemas"]["Handle"];
@@ -730,7 +1121,7 @@ export interface components {
              *     Mastodon `outbox.json`). Stored encrypted; never returned and never logged.
              */
             auth_material: string;
-            /** @description A second factor the platform needs, when it needs one (for `archive`, the export format `x`, `linkedin` or `mastodon`). */
+            /** @description A second factor the platform needs, when it needs one (for `bluesky`, the emailed sign-in code of an account with two-factor sign-in; for `archive`, the export format `x`, `linkedin` or `mastodon`, detected when absent). Stored encrypted with `auth_material`. */
             secondary_auth?: string;
             /**
              * Format: uri
@@ -759,51 +1150,148 @@ export interface components {
             result: "added" | "rotated";
             account: components["schemas"]["Account"];
         };
+        /**
+         * @description What to fetch and how to structure it. `mode` decides the shape of the answer:
+         *
+         *     | mode | what runs | needs |
+         *     |---|---|---|
+         *     | `markdown` | main-content extraction (Mozilla Readability) and HTML→Markdown (Turndown) | nothing |
+         *     | `css` | the CSS selectors of the extraction schema `schema_id` (cheerio) → typed `fields` | `schema_id` |
+         *     | `llm` | the configured OpenAI-compatible model reads the page's main text and returns `fields` described by `intent` and/or `schema_id` | a provider (`LLM_BASE_URL`), and `intent` or `schema_id` |
+         *     | `auto` (default) | `css` when `schema_id` is given; else `llm` when a provider is configured and `intent` is given; else `markdown` | |
+         */
         FetchRequest: {
-            /** @description A public `https://` URL. Hosts that resolve to loopback, private, link-local or other non-public addresses are refused. */
+            /**
+             * @description A public `https://` URL. Refused with `422` naming `url`: other schemes, credentials in the
+             *     URL, IP literals in any notation (decimal, octal, hex, short forms, bracketed IPv6) and host
+             *     names that resolve to loopback, private, link-local (cloud metadata), carrier-grade NAT,
+             *     multicast, reserved, unique-local or IPv4-embedding IPv6 addresses; the same for every
+             *     redirect hop.
+             * @example https://blog.example.com/posts/v2-3
+             */
             url: string;
             /**
-             * @description `auto` chooses `css` when `schema_id` is given, `llm` when a provider is configured and `intent` is given, else `markdown`.
-             * @default auto
+             * @description Default `auto` (not declared as a schema `default`, so that typed clients may leave it out). `auto` chooses `css` when `schema_id` is given, `llm` when a provider is configured and `intent` is given, else `markdown`. The answer's `mode` says which ran.
              * @enum {string}
              */
-            mode: "markdown" | "css" | "llm" | "auto";
-            /** @description What to extract, in plain words (used by `llm`). */
+            mode?: "markdown" | "css" | "llm" | "auto";
+            /**
+             * @description What to extract, in plain words (used by `llm`; ignored by `markdown` and `css`).
+             * @example The price, the currency and whether the item is in stock
+             */
             intent?: string;
-            /** @description An extraction schema (`article`, `product`, `recipe`, or one of yours). */
+            /**
+             * @description An extraction schema (`GET /api/agent/v1/fetch/schemas`): a built-in one (`article`, `product`, `recipe`) or one of your workspace's. An unknown id is `422` naming `schema_id`.
+             * @example product
+             */
             schema_id?: string;
         };
+        /**
+         * @description The fetched page, structured. Page metadata (`title` … `links`) is filled in every mode for
+         *     HTML; `markdown` only in `markdown` mode; `fields` only in `css` and `llm` modes. Values the
+         *     page does not provide are `null`. Text is clipped to the limits below (`truncated` says when the
+         *     Markdown was).
+         */
         FetchResult: {
+            /** @description The URL as requested. */
             url: string;
-            /** @description The address after redirects. */
+            /** @description The address after redirects (at most 5, each re-checked). */
             final_url: string;
+            /** @description The upstream's HTTP status (only 2xx answers are structured; others are `502`). */
             status: number;
+            /** @description The upstream's `Content-Type` (`text/html` when it sent none and the body is HTML). */
             content_type: string;
             /**
-             * @description The mode that ran.
+             * @description The mode that ran (`auto` resolved).
              * @enum {string}
              */
             mode: "markdown" | "css" | "llm";
+            /** @description From Readability, else `og:title`, else `<title>`. */
             title: string | null;
+            /** @description The author line (Readability, else `<meta name="author">`). */
             byline: string | null;
+            /** @description The publication time as ISO 8601 UTC, when the page states one that parses (`article:published_time`, `datePublished`, `<time datetime>`). */
             published_at: string | null;
+            /** @description `<link rel="canonical">`, made absolute. */
             canonical_url: string | null;
+            /** @description The page's language tag (`<html lang>`, else `Content-Language`). */
             language: string | null;
+            /** @description The main content as Markdown (`markdown` mode; `text/plain` pages pass through unchanged). At most 2,000,000 characters. */
             markdown: string | null;
-            /** @description Extracted fields (`css` and `llm` modes), else `null`. */
+            /** @description True when `markdown` was clipped to its limit. */
+            truncated: boolean;
+            /**
+             * @description The extracted fields (`css` and `llm` modes), else `null`. Each value is a string, a
+             *     number, a boolean, a list of strings, or `null` when nothing matched. Strings are clipped to
+             *     100,000 characters, lists to 1,000 items.
+             */
             fields: {
                 [key: string]: string | number | boolean | string[] | null;
             } | null;
+            /** @description The page's `<a href>` links with an http(s) target, absolute, in document order, first occurrence of each target only; at most 1,000. */
             links: {
                 href: string;
                 text: string;
             }[];
             fetched_at: components["schemas"]["Timestamp"];
         };
+        /**
+         * @description How one field is read from the page. The `selectors` are tried in order; the first that
+         *     matches anything wins. Each reads the element's text (whitespace collapsed) or, with
+         *     `attribute`, that attribute. `type` shapes the value:
+         *
+         *     | type | value |
+         *     |---|---|
+         *     | `string` (default) | the first match, as text |
+         *     | `number` | the first number in the first match (`$1,299.00` → `1299`), else `null` |
+         *     | `url` | the first match made absolute against the page address (by default from `href`, `src` or `content`) |
+         *     | `list` | every match of the winning selector, as a list of strings |
+         *     | `url_list` | every match, as absolute URLs |
+         */
+        FetchSchemaField: {
+            selectors: {
+                /** @description A CSS selector (a syntax error is `422` naming the field). */
+                selector: string;
+                /** @description Read this attribute instead of the text. */
+                attribute?: string;
+            }[];
+            /**
+             * @description Default `string`.
+             * @enum {string}
+             */
+            type?: "string" | "number" | "url" | "list" | "url_list";
+        };
+        /** @description An extraction schema for `css` (and `llm`) fetches. Built-in schemas are read-only; each workspace has its own others. */
+        FetchSchema: {
+            id: string;
+            /** @description True for `article`, `product` and `recipe`, which every workspace has and none can change. */
+            builtin: boolean;
+            description: string | null;
+            fields: {
+                [key: string]: components["schemas"]["FetchSchemaField"];
+            };
+            /** @description When the workspace stored it; `null` for built-ins. */
+            created_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description Every extraction schema the workspace can use, built-ins first, then the workspace's by id. All on one page (a workspace keeps at most 100 schemas of its own), so `next_cursor` is always `null`. */
+        FetchSchemaList: {
+            data: components["schemas"]["FetchSchema"][];
+            /** @description Always `null` (one page); kept for the shape every list shares. */
+            next_cursor: string | null;
+        };
+        /** @description The body of `PUT /fetch/schemas/{schema_id}`. */
+        FetchSchemaDefinition: {
+            /** @description What the schema is for, for people. */
+            description?: string | null;
+            /** @description The fields to extract, by name (lower-case letters, digits and `_`, starting with a letter). */
+            fields: {
+                [key: string]: components["schemas"]["FetchSchemaField"];
+            };
+        };
         ActivityRow: {
             id: components["schemas"]["ResourceId"];
             session_id: components["schemas"]["ResourceId"];
-            /** @description What happened: `item_added`, `variant_regenerated`, `source_refreshed`, and new values over time. */
+            /** @description What happened: `item_added` (an item was added), `variant_regenerated` (a round was appended), `source_refreshed` (a refresh run finished; the summary says whether the page changed), and new values over time. */
             kind: string;
             summary: string;
             created_at: components["schemas"]["Timestamp"];
@@ -812,7 +1300,7 @@ export interface components {
         ActivityList: {
             data: components["schemas"]["ActivityRow"][];
         };
-        /** @description Adds an item to a session (the server-side equivalent of the session add-item tool). The session is created on first use. Give `text` for a note, `url` for a source to track, or `artifact_id` to attach a draft. */
+        /** @description Adds an item to a session (the server-side equivalent of the session add-item tool). The session is created on first use. Give exactly the field of the kind: `text` for a `note`, `url` for a `source` to track, `artifact_id` for an `artifact` (a variant); another kind's field is `422 validation_failed`. */
         SessionItemRequest: {
             /** @enum {string} */
             kind: "note" | "source" | "artifact";
@@ -833,12 +1321,18 @@ export interface components {
             source_id: components["schemas"]["ResourceId"] | null;
             created_at: components["schemas"]["Timestamp"];
         };
+        /**
+         * @description One regeneration of a variant. Round `n` re-drafts the artifact of round `n - 1` (the item's own
+         *     artifact for round 1), so the rounds form one line of genealogy; `artifact_id` is the new
+         *     artifact, reserved in `draft` until `run_id` writes it.
+         */
         VariantRound: {
             session_id: components["schemas"]["ResourceId"];
             variant_id: components["schemas"]["ResourceId"];
             /** @description The number of the round appended by this regeneration. */
             round: number;
             run_id: components["schemas"]["ResourceId"];
+            artifact_id: components["schemas"]["ResourceId"];
         };
         RefreshAccepted: {
             source_id: components["schemas"]["ResourceId"];
@@ -905,7 +1399,7 @@ export interface components {
                 operator_id: components["schemas"]["ResourceId"];
             };
         };
-        /** @description A tracked webpage was refetched and changed. */
+        /** @description A tracked webpage (an upstream source of a session) was refetched and its content changed (or was fetched for the first time). `webpage_id` is the source id, `snapshot_id` the new snapshot. */
         WebpageReadyEvent: {
             id: components["schemas"]["EventId"];
             /**
@@ -946,7 +1440,7 @@ export interface components {
                 pattern_id: components["schemas"]["ResourceId"];
             };
         };
-        /** @description A riff (a draft) reached status `ready`. `pipeline_id` may be present. */
+        /** @description A riff (an artifact drafted from one post) reached status `ready`: its drafting run wrote the text and the artifact is now in `review`. Sent for first drafts, re-drafts and variant rounds; `riff_id` is the artifact id, and this service always sends `pipeline_id`. */
         RiffReadyEvent: {
             id: components["schemas"]["EventId"];
             /**
@@ -961,7 +1455,7 @@ export interface components {
                 pipeline_id?: components["schemas"]["ResourceId"];
             };
         };
-        /** @description A riff refinement (a re-draft) produced a child. */
+        /** @description A riff refinement (a re-draft with `parent_artifact_id`, or a variant round) produced a child, now written; sent after its `riff.ready`. `riff_id` is the child artifact, `parent_id` the artifact it was re-drafted from. */
         RiffRefinedEvent: {
             id: components["schemas"]["EventId"];
             /**
@@ -975,7 +1469,7 @@ export interface components {
                 parent_id: components["schemas"]["ResourceId"];
             };
         };
-        /** @description A multi-source brief reached status `ready`. */
+        /** @description A multi-source brief (an artifact drafted with `additional_post_ids`) reached status `ready`: its text is written and the artifact is in `review`. `brief_id` is the artifact id. */
         BriefReadyEvent: {
             id: components["schemas"]["EventId"];
             /**
@@ -988,7 +1482,7 @@ export interface components {
                 brief_id: components["schemas"]["ResourceId"];
             };
         };
-        /** @description A brief refinement produced a child. */
+        /** @description A brief refinement (a re-draft of a brief) produced a child, now written; sent after its `brief.ready`. */
         BriefRefinedEvent: {
             id: components["schemas"]["EventId"];
             /**
@@ -1227,7 +1721,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The signature is missing, malformed, stale (more than 300 seconds from now) or wrong. */
+        /** @description The signature is missing or malformed (`t` not a whole number of seconds, `v1` absent or not 64 lowercase hex characters), stale (`t` more than 300 seconds from now, either way), or matches none of the `v1` values. The first three are answered before the body is read. */
         WebhookUnauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -1259,6 +1753,16 @@ export interface components {
         };
         /** @description The event failed validation, or `X-Service-Event-Type` differs from the body's `type`. */
         WebhookValidationFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The receiver cannot take the event now: its signing secret is not set, the event names no resource of this instance and no default workspace is configured, or the service is shutting down. The sender retries (503 is transient). */
+        WebhookUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -1300,6 +1804,11 @@ export interface components {
          * @example art_4c3e8c1e2f0a9b7d
          */
         ArtifactId: components["schemas"]["ResourceId"];
+        /**
+         * @description The run's id (the `run_id` an operation answered with).
+         * @example run_5e1a7c3b9d2f4e6a
+         */
+        RunId: components["schemas"]["ResourceId"];
         /** @description How many rows, 1 to 100. Default 20. */
         ActivityLimit: number;
         /**
@@ -1318,7 +1827,7 @@ export interface components {
          */
         SourceId: components["schemas"]["ResourceId"];
         /**
-         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`. Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
          * @example riff.ready,ingest.completed
          */
         StreamEvents: string;
@@ -1586,7 +2095,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The drafting run was queued. */
+            /** @description The artifact was reserved and its drafting run queued. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1599,7 +2108,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunAccepted"];
+                    "application/json": components["schemas"]["DraftAccepted"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1699,6 +2208,52 @@ export interface operations {
             502: components["responses"]["UpstreamFailed"];
         };
     };
+    transitionArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArtifactTransitionRequest"];
+            };
+        };
+        responses: {
+            /** @description The artifact, in its new state. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Artifact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     connectAccount: {
         parameters: {
             query?: never;
@@ -1772,11 +2327,287 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The body failed validation, or the URL is refused (not https, not public, an unsupported content type); the message names the field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            /** @description The page (or the model provider) failed, timed out, answered too much or redirected too often; the message gives the upstream status when there was one. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The `llm` mode was asked for and no language-model provider is configured. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listFetchSchemas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schemas. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FetchSchemaList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    putFetchSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The schema's id (lower-case letters, digits, `_` and `-`).
+                 * @example changelog
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FetchSchemaDefinition"];
+            };
+        };
+        responses: {
+            /** @description The schema was replaced. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FetchSchema"];
+                };
+            };
+            /** @description The schema was created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FetchSchema"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The id is a built-in schema, which cannot be changed. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The workspace already keeps 100 schemas of its own. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The body or the id failed validation; the message names the field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteFetchSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The schema's id (lower-case letters, digits, `_` and `-`).
+                 * @example changelog
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema was deleted; here it is as it was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FetchSchema"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The id is a built-in schema, which cannot be deleted. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The workspace has no schema with this id. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["UpstreamFailed"];
-            503: components["responses"]["BackendUnavailable"];
+        };
+    };
+    getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The run's id (the `run_id` an operation answered with).
+                 * @example run_5e1a7c3b9d2f4e6a
+                 */
+                id: components["parameters"]["RunId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listSessionActivity: {
@@ -1942,7 +2773,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`. Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
                  * @example riff.ready,ingest.completed
                  */
                 events?: components["parameters"]["StreamEvents"];
@@ -2026,7 +2857,7 @@ export interface operations {
             415: components["responses"]["WebhookUnsupportedMediaType"];
             422: components["responses"]["WebhookValidationFailed"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["BackendUnavailable"];
+            503: components["responses"]["WebhookUnavailable"];
         };
     };
     receiveScraperMonitorEvent: {
@@ -2077,7 +2908,7 @@ export interface operations {
             415: components["responses"]["WebhookUnsupportedMediaType"];
             422: components["responses"]["WebhookValidationFailed"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["BackendUnavailable"];
+            503: components["responses"]["WebhookUnavailable"];
         };
     };
     getHealth: {

@@ -11,11 +11,13 @@ import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { errorHandler, fallthrough } from './http/errors.js';
-import { rateLimit } from './http/rate-limit.js';
+import { rateLimit, rateLimiterFor } from './http/rate-limit.js';
 import { RouteTable } from './http/route-table.js';
 import { buildRouter } from './http/router.js';
 import type { Handlers } from './http/typed.js';
-import { SlidingWindowLimiter } from './lib/sliding-window.js';
+import { verifySignedWebhooks } from './events/receiver.js';
+import { buildToolCatalog } from './mcp/catalog.js';
+import { mcpRouter } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
 import { docsFile, loadSpec } from './spec.js';
 
@@ -33,7 +35,7 @@ export function createApp(parts: AppParts): express.Express {
   const runtimeSpec = loadSpec('runtime');
   const publicSpecJson = JSON.stringify(loadSpec('public'));
   const routes = new RouteTable(runtimeSpec as never);
-  const limiter = new SlidingWindowLimiter(config.rateLimitPerMinute);
+  const limiter = rateLimiterFor(deps, logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -73,6 +75,11 @@ export function createApp(parts: AppParts): express.Express {
 
   app.use(bearerAuth(deps, routes));
   app.use(rateLimit(limiter, deps.clock));
+  // MCP (outside the description): after auth and the rate limit, before the REST body parser.
+  app.use('/api/mcp', mcpRouter({ catalog: buildToolCatalog(loadSpec('public')) }));
+  // The signed receivers: signature headers checked before the body is read, the HMAC on the raw
+  // bytes before they are parsed (server/events/receiver.ts); express.json then skips them.
+  app.use(verifySignedWebhooks(config, deps.clock));
   app.use(
     express.json({
       limit: '1mb',

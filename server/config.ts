@@ -10,12 +10,22 @@ export interface Config {
   databaseUrl: string | null;
   instanceMode: 'desktop' | 'team';
   rateLimitPerMinute: number;
+  /**
+   * Where the rate-limit counts live (`RATE_LIMIT_STORE`): `database` (shared by every instance
+   * on the PostgreSQL database; the default there), `memory` (this instance only; the default on
+   * SQLite, and enough for a single PostgreSQL instance). README.md, "Running several instances".
+   */
+  rateLimitStore: 'memory' | 'database';
   validateResponses: boolean;
   webhookSigningSecret: string | null;
   scraperSigningSecret: string | null;
   logLevel: string;
   /** Seconds between SSE heartbeats (15 by the spec; tests lower it). */
   heartbeatSeconds: number;
+  /** Seconds after which the server ends an SSE stream (the client resumes with Last-Event-ID); 0 = never (`STREAM_MAX_SECONDS`). */
+  streamMaxSeconds: number;
+  /** Workspace id that receives webhook events naming none of its resources (`WEBHOOK_DEFAULT_WORKSPACE`, docs/events.md). */
+  webhookDefaultWorkspace: string | null;
   /** How long (seconds) SIGTERM waits for in-flight requests before closing anyway. */
   shutdownGraceSeconds: number;
   outbound: {
@@ -38,6 +48,12 @@ export interface Config {
   webhookTargets: string[];
   /** Background jobs run at once by this instance's worker. */
   workerConcurrency: number;
+  /** Longest pause (ms) between two looks of the job worker at the queue (`JOB_POLL_MS`, default 1000). */
+  jobPollMs: number;
+  /** First retry delay (ms) after a transient job failure, doubled per attempt (`JOB_RETRY_BASE_MS`, default 5000). */
+  jobRetryBaseMs: number;
+  /** The Bluesky PDS / entryway the bluesky adapter talks to (`BLUESKY_SERVICE_URL`, default https://bsky.social). */
+  blueskyServiceUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -72,6 +88,15 @@ function secretVar(env: Env, name: string, problems: string[]): string | null {
   return raw;
 }
 
+function rateLimitStoreVar(env: Env, databaseUrl: string | null, problems: string[]): Config['rateLimitStore'] {
+  const raw = env.RATE_LIMIT_STORE?.trim() || 'auto';
+  if (raw === 'auto') return databaseUrl ? 'database' : 'memory';
+  if (raw === 'memory') return raw;
+  if (raw === 'database' && databaseUrl) return raw;
+  problems.push(raw === 'database' ? 'RATE_LIMIT_STORE=database needs DATABASE_URL (PostgreSQL); SQLite serves one instance, counted in memory' : `RATE_LIMIT_STORE must be auto, memory or database, got ${JSON.stringify(raw)}`);
+  return 'memory';
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const databaseUrl = env.DATABASE_URL?.trim() || null;
@@ -91,11 +116,14 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     instanceMode: mode as Config['instanceMode'],
     rateLimitPerMinute: intVar(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000, problems),
+    rateLimitStore: rateLimitStoreVar(env, databaseUrl, problems),
     validateResponses: boolVar(env, 'VALIDATE_RESPONSES', true, problems),
     webhookSigningSecret: secretVar(env, 'WEBHOOK_SIGNING_SECRET', problems),
     scraperSigningSecret: secretVar(env, 'SERVICE_SCRAPER_SIGNING_SECRET', problems),
     logLevel,
     heartbeatSeconds: intVar(env, 'STREAM_HEARTBEAT_SECONDS', 15, 1, 3600, problems),
+    streamMaxSeconds: intVar(env, 'STREAM_MAX_SECONDS', 0, 0, 86_400, problems),
+    webhookDefaultWorkspace: env.WEBHOOK_DEFAULT_WORKSPACE?.trim() || null,
     shutdownGraceSeconds: intVar(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 600, problems),
   } as Config;
   const allowHosts = (env.OUTBOUND_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
@@ -103,6 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (llmBase && !/^https?:\/\//.test(llmBase)) problems.push('LLM_BASE_URL must be an http(s) URL, e.g. https://api.openai.com/v1');
   const credentialsKey = env.CREDENTIALS_KEY?.trim() || null;
   if (credentialsKey && !/^[0-9a-f]{64}$/i.test(credentialsKey)) problems.push('CREDENTIALS_KEY must be 64 hexadecimal characters (32 bytes)');
+  const bsky = env.BLUESKY_SERVICE_URL?.trim();
+  if (bsky && !/^https?:\/\/[^/\s]+/.test(bsky)) problems.push('BLUESKY_SERVICE_URL must be an http(s) URL, e.g. https://bsky.social');
   const webhookTargets = (env.WEBHOOK_TARGETS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
   for (const t of webhookTargets) if (!/^https?:\/\/\S+$/.test(t)) problems.push(`WEBHOOK_TARGETS holds ${JSON.stringify(t)}, which is not an http(s) URL`);
   Object.assign(config, {
@@ -116,6 +146,9 @@ export function loadConfig(env: Env = process.env): Config {
     credentialsKey,
     webhookTargets,
     workerConcurrency: intVar(env, 'WORKER_CONCURRENCY', 2, 1, 64, problems),
+    jobPollMs: intVar(env, 'JOB_POLL_MS', 1000, 10, 60_000, problems),
+    jobRetryBaseMs: intVar(env, 'JOB_RETRY_BASE_MS', 5000, 1, 3_600_000, problems),
+    blueskyServiceUrl: (env.BLUESKY_SERVICE_URL?.trim() || 'https://bsky.social').replace(/\/+$/, ''),
   });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;

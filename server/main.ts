@@ -14,6 +14,8 @@ import type { ServiceDeps } from './services/context.js';
 import { ensureDesktopToken } from './services/tokens.js';
 import { cleanupExpired } from './http/idempotency.js';
 import { createOutboundClient } from './outbound/client.js';
+import { createEventHub, startEventServices } from './events/index.js';
+import { JobWorker } from './jobs/worker.js';
 
 export interface Running {
   server: Server;
@@ -28,6 +30,8 @@ export async function start(config: Config): Promise<Running> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.auth_material', '*.token'] });
   const lifecycle = new Lifecycle();
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const hub = createEventHub(database, config, logger);
+  let worker: JobWorker | undefined;
   const cursorKey = Buffer.from(await getOrCreateSetting(database.db, 'cursor_key', randomBytes(32).toString('hex')), 'hex');
   const deps: ServiceDeps = {
     db: database.db,
@@ -37,7 +41,9 @@ export async function start(config: Config): Promise<Running> {
     cursorKey,
     config,
     outbound: createOutboundClient(config),
-    events: { wake: () => {} },
+    events: hub,
+    // The worker is built below, from these deps; kicks before it exists have nothing to wake.
+    jobs: { kick: () => worker?.kick() },
   };
 
   if (config.instanceMode === 'desktop') {
@@ -60,6 +66,18 @@ export async function start(config: Config): Promise<Running> {
   sweeper.unref();
   lifecycle.onClose('idempotency sweeper', () => clearInterval(sweeper));
 
+  worker = new JobWorker(deps, logger.child({ component: 'jobs' }), {
+    concurrency: config.workerConcurrency,
+    pollMs: config.jobPollMs,
+    retryBaseMs: config.jobRetryBaseMs,
+    leaseMs: 60_000,
+    stopGraceMs: Math.min(5_000, config.shutdownGraceSeconds * 1000),
+  });
+  await worker.start();
+  const jobWorker = worker;
+  lifecycle.onClose('job worker', () => jobWorker.stop());
+
+  await startEventServices(hub, deps, { config, lifecycle, logger });
   const handlers = buildHandlers(deps, { config, lifecycle, logger });
   const app = createApp({ config, deps, logger, handlers, isClosing: () => lifecycle.isClosing });
   const server = await new Promise<Server>((resolve, reject) => {
@@ -82,7 +100,12 @@ export async function start(config: Config): Promise<Running> {
       await lifecycle.close((msg, err) => logger.error({ err }, msg));
       await Promise.race([closed, grace]);
       server.closeAllConnections();
-      await database.close();
+      // Closing the pool waits for queries still checked out; never let that hold the exit.
+      const closedDb = await Promise.race([
+        database.close().then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000).unref()),
+      ]);
+      if (!closedDb) logger.warn('the database connections did not close within 5 s; exiting anyway');
       logger.info('stopped');
     })();
     return stopping;

@@ -1,5 +1,7 @@
 // Artifacts.
 import * as artifacts from '../services/artifacts.js';
+import * as moves from '../services/artifact-moves.js';
+import * as drafting from '../services/drafting.js';
 import type { ServiceDeps } from '../services/context.js';
 import { callerOf, type Handler } from '../http/typed.js';
 
@@ -13,5 +15,15 @@ export function artifactHandlers(deps: ServiceDeps) {
     status: 200,
     body: await artifacts.publishArtifact(deps, callerOf(req), req.path.id),
   });
-  return { getArtifact, publishArtifact };
+
+  const transitionArtifact: Handler<'transitionArtifact'> = async (req) => ({
+    status: 200,
+    body: await moves.transitionArtifact(deps, callerOf(req), req.path.id, req.body.to),
+  });
+
+  const draftFromPost: Handler<'draftFromPost'> = async (req) => ({
+    status: 202,
+    body: await drafting.draftFromPost(deps, callerOf(req), req.path.id, req.body),
+  });
+  return { getArtifact, publishArtifact, transitionArtifact, draftFromPost };
 }

@@ -5,11 +5,17 @@ import type { Config } from '../config.js';
 import type { Handlers } from '../http/typed.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import type { ServiceDeps } from '../services/context.js';
+import { accountHandlers } from './accounts.js';
 import { artifactHandlers } from './artifacts.js';
+import { fetchHandlers } from './fetch.js';
 import { healthHandlers } from './health.js';
 import { pipelineHandlers } from './pipelines.js';
 import { postHandlers } from './posts.js';
-import { pendingHandlers } from './pending.js';
+import { runHandlers } from './runs.js';
+import { sessionHandlers } from './sessions.js';
+import { diagnoseHandlers } from './diagnose.js';
+import { eventHandlers } from './events.js';
+import { internalHandlers } from './internal.js';
 
 export interface HandlerEnv {
   config: Config;
@@ -23,25 +29,32 @@ export function buildHandlers(deps: ServiceDeps, env: HandlerEnv): Handlers {
   const po = postHandlers(deps);
   const a = artifactHandlers(deps);
   const h = healthHandlers();
-  const x = pendingHandlers();
+  const se = sessionHandlers(deps);
+  const d = diagnoseHandlers(deps);
+  const f = fetchHandlers(deps);
   return {
     getPipeline: p.getPipeline,
     createPipelineFromIntent: p.createPipelineFromIntent,
-    diagnosePipeline: x.diagnosePipeline,
-    getPipelineInbox: x.getPipelineInbox,
+    diagnosePipeline: d.diagnosePipeline,
+    getPipelineInbox: d.getPipelineInbox,
     listPipelinePosts: po.listPipelinePosts,
-    draftFromPost: x.draftFromPost,
+    draftFromPost: a.draftFromPost,
     getArtifact: a.getArtifact,
     publishArtifact: a.publishArtifact,
-    connectAccount: x.connectAccount,
-    fetchUrl: x.fetchUrl,
-    listSessionActivity: x.listSessionActivity,
-    addSessionItem: x.addSessionItem,
-    regenerateVariant: x.regenerateVariant,
-    refreshSource: x.refreshSource,
-    streamEvents: x.streamEvents,
-    receiveBackendEvent: x.receiveBackendEvent,
-    receiveScraperMonitorEvent: x.receiveScraperMonitorEvent,
+    transitionArtifact: a.transitionArtifact,
+    connectAccount: accountHandlers(deps).connectAccount,
+    fetchUrl: f.fetchUrl,
+    listFetchSchemas: f.listFetchSchemas,
+    putFetchSchema: f.putFetchSchema,
+    deleteFetchSchema: f.deleteFetchSchema,
+    getRun: runHandlers(deps).getRun,
+    listSessionActivity: se.listSessionActivity,
+    addSessionItem: se.addSessionItem,
+    regenerateVariant: se.regenerateVariant,
+    refreshSource: se.refreshSource,
+    streamEvents: eventHandlers(deps).streamEvents,
+    receiveBackendEvent: internalHandlers(deps).receiveBackendEvent,
+    receiveScraperMonitorEvent: internalHandlers(deps).receiveScraperMonitorEvent,
     getHealth: h.getHealth,
   };
 }

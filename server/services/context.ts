@@ -19,6 +19,12 @@ export interface ServiceDeps {
   config: Config;
   outbound: OutboundClient;
   events: EventWaker;
+  jobs: JobKicker;
+}
+
+/** Wakes the job worker after a transaction that queued a run has committed (server/jobs). */
+export interface JobKicker {
+  kick(): void;
 }
 
 /** The caller of a domain operation: the workspace its token is bound to. */

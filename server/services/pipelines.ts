@@ -2,18 +2,21 @@
 import type { components } from '../../generated/api.js';
 import { notFound } from '../errors.js';
 import * as store from '../store/pipelines.js';
+import { findRun } from '../store/runs.js';
+import { enqueueRun } from '../jobs/enqueue.js';
+import { platformOfConnectedHandle } from './accounts.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { pipelineView } from './views.js';
+import { pipelineView, runView } from './views.js';
 
 type Platform = components['schemas']['Platform'];
 
 /**
- * The platform a handle belongs to: `@user@instance` is Mastodon, an `https://` URL is a feed,
+ * The platform a handle belongs to: `@user@instance` is Mastodon, an http(s) URL is a feed,
  * a domain name (`user.bsky.social`) is Bluesky, anything else names an imported archive.
  */
 export function platformForHandle(handle: string): Platform {
   if (/^@[^@\s]+@[^@\s]+\.[^@\s]+$/.test(handle)) return 'mastodon';
-  if (/^https:\/\//i.test(handle)) return 'rss';
+  if (/^https?:\/\//i.test(handle)) return 'rss';
   if (/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(handle)) return 'bluesky';
   return 'archive';
 }
@@ -25,16 +28,35 @@ export async function getPipeline(deps: ServiceDeps, caller: Caller, id: string)
   return pipelineView(p, counts, last);
 }
 
+/** A run of the caller's workspace, by id (any kind, with or without a pipeline). */
+export async function getRun(deps: ServiceDeps, caller: Caller, id: string) {
+  const run = await findRun(deps.db, caller.workspaceId, id);
+  if (!run) throw notFound('run');
+  return runView(run);
+}
+
+/**
+ * Creates or resumes the pipeline and queues its ingest. The platform is that of a connected
+ * account with exactly this handle (an archive's name can look like a domain), else the form of
+ * the handle. Credentials are checked by the ingest run, not here: a pipeline can be set up
+ * before its account is connected, and its run then fails with `credential_missing` (and an
+ * `operator.error` event; diagnose suggests `connect_account`).
+ */
 export async function createFromIntent(deps: ServiceDeps, caller: Caller, input: { handle: string; intent: string; tone?: string }) {
-  const { pipeline, run, resumed } = await store.upsertPipelineWithRun(deps.db, {
-    pipelineId: deps.ids.id('pl'),
-    runId: deps.ids.id('run'),
-    workspaceId: caller.workspaceId,
-    handle: input.handle,
-    intent: input.intent,
-    tone: input.tone ?? null,
-    platform: platformForHandle(input.handle),
-    now: deps.clock.now(),
-  });
+  const platform = (await platformOfConnectedHandle(deps, caller.workspaceId, input.handle)) ?? platformForHandle(input.handle);
+  const { pipeline, run, resumed } = await store.upsertPipelineWithRun(
+    deps.db,
+    {
+      pipelineId: deps.ids.id('pl'),
+      workspaceId: caller.workspaceId,
+      handle: input.handle,
+      intent: input.intent,
+      tone: input.tone ?? null,
+      platform,
+      now: deps.clock.now(),
+    },
+    (tx, p) => enqueueRun(tx, deps, { workspaceId: caller.workspaceId, pipelineId: p.id, kind: 'ingest', input: {} }),
+  );
+  deps.jobs.kick();
   return { pipeline_id: pipeline.id, run_id: run.id, resumed };
 }

@@ -13,7 +13,7 @@ export const hashToken = (token: string) => createHash('sha256').update(token, '
 export const generateToken = () => randomBytes(32).toString('hex');
 export const tokenFilePath = (dataDir: string) => path.join(dataDir, TOKEN_FILE);
 
-export async function createWorkspace(deps: ServiceDeps, name: string): Promise<{ workspaceId: string; token: string }> {
+export async function createWorkspace(deps: Pick<ServiceDeps, 'db' | 'ids'>, name: string): Promise<{ workspaceId: string; token: string }> {
   const token = generateToken();
   const workspaceId = deps.ids.id('ws');
   await store.createWorkspaceWithToken(deps.db, { id: workspaceId, name, tokenId: deps.ids.id('tok'), tokenHash: hashToken(token) });

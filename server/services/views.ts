@@ -49,14 +49,23 @@ export function postView(p: PostRow): S['SourcePost'] {
   };
 }
 
+/** Every post an artifact draws on, its own source first (rows written before briefs hold `[]`). */
+export function sourcesOf(a: Pick<ArtifactRow, 'sourcePostId' | 'sourcePostIds'>): string[] {
+  const listed = JSON.parse(a.sourcePostIds) as string[];
+  return listed.length ? listed : [a.sourcePostId];
+}
+
 export function artifactView(a: ArtifactRow): S['Artifact'] {
+  const sources = sourcesOf(a);
   return {
     id: a.id,
     pipeline_id: a.pipelineId,
+    kind: sources.length > 1 ? 'brief' : 'riff',
     text: a.text,
     state: a.state as S['ArtifactState'],
     genealogy: {
       source_post_id: a.sourcePostId,
+      source_post_ids: sources,
       parent_artifact_id: a.parentArtifactId,
       root_artifact_id: a.rootArtifactId,
       generation: a.generation,

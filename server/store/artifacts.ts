@@ -16,33 +16,43 @@ export interface NewArtifact {
   rootArtifactId: string;
   generation: number;
   ancestors: string[];
+  /** A brief's further source posts, after `sourcePostId` (absent or empty for a riff). */
+  moreSourcePostIds?: string[];
   text: string;
   state: string;
   now: Date;
 }
 
-/** Creates the artifact and counts it on its source post, in one transaction. */
+/** A Prisma client or an interactive-transaction client. */
+export type ArtifactTx = Pick<Db, 'artifact' | 'sourcePost'>;
+
+/** Creates the artifact and counts it on each of its source posts, in one transaction. */
 export async function createArtifact(db: Db, a: NewArtifact): Promise<ArtifactRow> {
-  return db.$transaction(async (tx) => {
-    const row = await tx.artifact.create({
-      data: {
-        id: a.id,
-        workspaceId: a.workspaceId,
-        pipelineId: a.pipelineId,
-        sourcePostId: a.sourcePostId,
-        parentArtifactId: a.parentArtifactId,
-        rootArtifactId: a.rootArtifactId,
-        generation: a.generation,
-        ancestors: JSON.stringify(a.ancestors),
-        text: a.text,
-        state: a.state,
-        createdAt: a.now,
-        updatedAt: a.now,
-      },
-    });
-    await tx.sourcePost.update({ where: { id: a.sourcePostId }, data: { artifactCount: { increment: 1 } } });
-    return row;
+  return db.$transaction((tx) => insertArtifact(tx, a));
+}
+
+/** `createArtifact` inside the caller's transaction (with the run or the events of the same change). */
+export async function insertArtifact(tx: ArtifactTx, a: NewArtifact): Promise<ArtifactRow> {
+  const sources = [a.sourcePostId, ...(a.moreSourcePostIds ?? [])];
+  const row = await tx.artifact.create({
+    data: {
+      id: a.id,
+      workspaceId: a.workspaceId,
+      pipelineId: a.pipelineId,
+      sourcePostId: a.sourcePostId,
+      parentArtifactId: a.parentArtifactId,
+      rootArtifactId: a.rootArtifactId,
+      generation: a.generation,
+      ancestors: JSON.stringify(a.ancestors),
+      sourcePostIds: JSON.stringify(sources),
+      text: a.text,
+      state: a.state,
+      createdAt: a.now,
+      updatedAt: a.now,
+    },
   });
+  await tx.sourcePost.updateMany({ where: { id: { in: sources } }, data: { artifactCount: { increment: 1 } } });
+  return row;
 }
 
 /**

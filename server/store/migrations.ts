@@ -1,7 +1,7 @@
 // Migrating one PostgreSQL database from several instances that start together. Prisma's own
 // advisory lock in `migrate deploy` gives up after 10 s, and here the CLI (WASM schema engine)
 // holds it until its process exits, about 10 s after it has finished: a second instance starting
-// at the same time failed with P1002 (measured; docs/scale-out.md). So instances queue on an
+// at the same time failed with P1002 (measured; README.md, "Running several instances"). So instances queue on an
 // advisory lock of ours, which waits without a time limit, and whoever gets it runs the CLI only
 // when a migration is still missing: the others, and every ordinary restart, skip it.
 import { spawn } from 'node:child_process';

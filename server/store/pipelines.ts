@@ -14,11 +14,12 @@ export function findPipelineByKey(db: Db, workspaceId: string, handle: string, i
 
 /**
  * Creates the pipeline for (handle, intent), or updates the tone of the existing one, and queues
- * an ingest run for it, in one transaction.
+ * an ingest run for it (through `enqueue`, in the same transaction).
  */
 export async function upsertPipelineWithRun(
   db: Db,
-  p: { pipelineId: string; runId: string; workspaceId: string; handle: string; intent: string; tone: string | null; platform: string; now: Date },
+  p: { pipelineId: string; workspaceId: string; handle: string; intent: string; tone: string | null; platform: string; now: Date },
+  enqueue: (tx: Pick<Db, 'run'>, pipeline: PipelineRow) => Promise<RunRow>,
 ): Promise<{ pipeline: PipelineRow; run: RunRow; resumed: boolean }> {
   return db.$transaction(async (tx) => {
     const key = { workspaceId_handle_intent: { workspaceId: p.workspaceId, handle: p.handle, intent: p.intent } };
@@ -28,18 +29,7 @@ export async function upsertPipelineWithRun(
       : await tx.pipeline.create({
           data: { id: p.pipelineId, workspaceId: p.workspaceId, handle: p.handle, intent: p.intent, tone: p.tone, platform: p.platform, createdAt: p.now, updatedAt: p.now },
         });
-    const run = await tx.run.create({
-      data: {
-        id: p.runId,
-        workspaceId: p.workspaceId,
-        pipelineId: pipeline.id,
-        kind: 'ingest',
-        status: 'queued',
-        input: '{}',
-        createdAt: p.now,
-        runAfter: p.now,
-      },
-    });
+    const run = await enqueue(tx, pipeline);
     return { pipeline, run, resumed: Boolean(existing) };
   });
 }

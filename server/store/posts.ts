@@ -45,7 +45,7 @@ export interface NewPost {
 }
 
 /** Inserts a post, or updates the metrics (and text) of the post with the same external id. */
-export async function upsertPost(db: Db, p: NewPost): Promise<{ post: PostRow; created: boolean }> {
+export async function upsertPost(db: Pick<Db, 'sourcePost'>, p: NewPost): Promise<{ post: PostRow; created: boolean }> {
   const existing = await db.sourcePost.findUnique({ where: { pipelineId_externalId: { pipelineId: p.pipelineId, externalId: p.externalId } } });
   if (existing) {
     const post = await db.sourcePost.update({

@@ -38,6 +38,19 @@ export interface NewItem {
  * source for that URL unless it exists) and its activity row, in one transaction.
  */
 export async function addItem(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity): Promise<SessionItemRow> {
+  // Prisma's upsert reads then inserts: two first items of a new session (or of a new source URL)
+  // can both try the insert, and the loser fails on the unique key. Its whole transaction is
+  // rolled back, so running it again finds the row the winner created.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await addItemOnce(db, item, activity);
+    } catch (err) {
+      if (attempt >= 3 || (err as { code?: string }).code !== 'P2002') throw err;
+    }
+  }
+}
+
+function addItemOnce(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity): Promise<SessionItemRow> {
   return db.$transaction(async (tx) => {
     const key = { workspaceId_id: { workspaceId: item.workspaceId, id: item.sessionId } };
     await tx.session.upsert({ where: key, create: { workspaceId: item.workspaceId, id: item.sessionId, createdAt: item.now }, update: {} });

@@ -1,8 +1,9 @@
 // The foundation's rules, through the typed client against a real server and database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unwrap, ContentPipelineError, newIdempotencyKey } from '../../clients/typescript/src/index.js';
+import { unwrap, type ContentPipelineError, newIdempotencyKey } from '../../clients/typescript/src/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
+import { refusal } from '../support/errors.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -33,15 +34,6 @@ async function newPipeline(token = s.token, handle = '@ada@mastodon.example', in
   return unwrap(s.client(token).POST(`${V1}/pipelines/from-intent`, { body: { handle, intent, idempotency_key: newIdempotencyKey() } }));
 }
 
-async function caught(p: Promise<unknown>): Promise<ContentPipelineError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ContentPipelineError) return err;
-    throw err;
-  }
-  throw new Error('expected an error');
-}
 
 describe('authentication', () => {
   it('refuses a missing header, a malformed token and a wrong token with 401 unauthorized', async () => {
@@ -76,10 +68,10 @@ describe('authentication', () => {
   it('scopes every resource to the token workspace: another workspace gets 404', async () => {
     const mine = await newPipeline();
     const other = await s.newWorkspace();
-    const err = await caught(unwrap(s.client(other).GET(`${V1}/pipelines/{id}`, { params: { path: { id: mine.pipeline_id } } })));
+    const err = await refusal(unwrap(s.client(other).GET(`${V1}/pipelines/{id}`, { params: { path: { id: mine.pipeline_id } } })));
     expect(err.status).toBe(404);
     expect(err.code).toBe('not_found');
-    const posts = await caught(unwrap(s.client(other).GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: mine.pipeline_id } } })));
+    const posts = await refusal(unwrap(s.client(other).GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: mine.pipeline_id } } })));
     expect(posts.status).toBe(404);
     // and the owner still sees it
     const p = await unwrap(s.client().GET(`${V1}/pipelines/{id}`, { params: { path: { id: mine.pipeline_id } } }));
@@ -209,13 +201,13 @@ describe('posts', () => {
     const [payload, sig] = cursor.split('.');
     const forged = Buffer.from(JSON.stringify({ s: JSON.parse(Buffer.from(payload!, 'base64url').toString()).s, p: { t: '2030-01-01T00:00:00.000Z', i: 'zzz' } })).toString('base64url');
     for (const bad of [`${forged}.${sig}`, `${payload}.${sig!.slice(0, -2)}AA`, 'garbage', `${payload}`]) {
-      const err = await caught(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { cursor: bad } } })));
+      const err = await refusal(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { cursor: bad } } })));
       expect(err.status).toBe(400);
       expect(err.code).toBe('bad_request');
     }
-    const foreignList = await caught(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: q.pipeline_id }, query: { cursor } } })));
+    const foreignList = await refusal(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: q.pipeline_id }, query: { cursor } } })));
     expect(foreignList.status).toBe(400);
-    const foreignFilter = await caught(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { cursor, has_artifact: false } } })));
+    const foreignFilter = await refusal(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { cursor, has_artifact: false } } })));
     expect(foreignFilter.status).toBe(400);
   });
 });
@@ -248,11 +240,11 @@ describe('artifacts and publishing', () => {
 
   it('refuses a draft with 403 forbidden, and discarded or published with 409 state_conflict, changing nothing', async () => {
     const draft = await artifactIn('draft');
-    const e1 = await caught(publish(draft.id));
+    const e1 = await refusal(publish(draft.id));
     expect([e1.status, e1.code, e1.suggestedAction]).toEqual([403, 'forbidden', 'fetch_artifact']);
     for (const state of ['discarded', 'published']) {
       const a = await artifactIn(state);
-      const e = await caught(publish(a.id));
+      const e = await refusal(publish(a.id));
       expect([e.status, e.code]).toEqual([409, 'state_conflict']);
       const after = await unwrap(s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id: a.id } } }));
       expect(after.state).toBe(state);
@@ -285,7 +277,7 @@ describe('idempotency', () => {
   it('the same key with another body (or another path) is 422 naming idempotency_key', async () => {
     const key = newIdempotencyKey();
     await unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@c@mastodon.example', intent: 'a', idempotency_key: key } }));
-    const err = await caught(unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@c@mastodon.example', intent: 'b', idempotency_key: key } })));
+    const err = await refusal(unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@c@mastodon.example', intent: 'b', idempotency_key: key } })));
     expect([err.status, err.code]).toEqual([422, 'validation_failed']);
     expect(err.message).toContain('idempotency_key');
   });
@@ -320,7 +312,7 @@ describe('idempotency', () => {
     const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, count: 1 });
     const a = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, postId: postId!, state: 'draft' });
     const key = newIdempotencyKey();
-    const e = await caught(unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } })));
+    const e = await refusal(unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } })));
     expect(e.status).toBe(403);
     await s.running.deps.db.artifact.update({ where: { id: a.id }, data: { state: 'ready' } });
     const done = await unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } }));

@@ -137,3 +137,7 @@ export async function unwrap<T extends { data?: unknown; error?: unknown; respon
 
 /** A fresh idempotency key. */
 export const newIdempotencyKey = () => globalThis.crypto.randomUUID();
+
+export * from './operations.js';
+export * from './runs.js';
+export * from './events.js';

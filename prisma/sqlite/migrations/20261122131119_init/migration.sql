@@ -1,50 +1,40 @@
--- CreateSchema
-CREATE SCHEMA IF NOT EXISTS "public";
-
 -- CreateTable
 CREATE TABLE "Workspace" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "name" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "Workspace_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "AgentToken" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "tokenHash" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "AgentToken_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "AgentToken_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "Setting" (
-    "key" TEXT NOT NULL,
-    "value" TEXT NOT NULL,
-
-    CONSTRAINT "Setting_pkey" PRIMARY KEY ("key")
+    "key" TEXT NOT NULL PRIMARY KEY,
+    "value" TEXT NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Pipeline" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "handle" TEXT NOT NULL,
     "intent" TEXT NOT NULL,
     "tone" TEXT,
     "platform" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Pipeline_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Run" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "pipelineId" TEXT,
     "kind" TEXT NOT NULL,
@@ -54,40 +44,36 @@ CREATE TABLE "Run" (
     "output" TEXT,
     "errorCode" TEXT,
     "errorMessage" TEXT,
-    "runAfter" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "lockedUntil" TIMESTAMP(3),
+    "runAfter" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "lockedUntil" DATETIME,
     "lockedBy" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "startedAt" TIMESTAMP(3),
-    "finishedAt" TIMESTAMP(3),
-
-    CONSTRAINT "Run_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "startedAt" DATETIME,
+    "finishedAt" DATETIME
 );
 
 -- CreateTable
 CREATE TABLE "SourcePost" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "pipelineId" TEXT NOT NULL,
     "platform" TEXT NOT NULL,
     "externalId" TEXT NOT NULL,
     "url" TEXT,
     "text" TEXT NOT NULL,
-    "publishedAt" TIMESTAMP(3) NOT NULL,
+    "publishedAt" DATETIME NOT NULL,
     "likes" INTEGER NOT NULL DEFAULT 0,
     "reposts" INTEGER NOT NULL DEFAULT 0,
     "replies" INTEGER NOT NULL DEFAULT 0,
     "quotes" INTEGER NOT NULL DEFAULT 0,
     "artifactCount" INTEGER NOT NULL DEFAULT 0,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "SourcePost_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Artifact" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "pipelineId" TEXT NOT NULL,
     "sourcePostId" TEXT NOT NULL,
@@ -95,14 +81,13 @@ CREATE TABLE "Artifact" (
     "rootArtifactId" TEXT NOT NULL,
     "generation" INTEGER NOT NULL DEFAULT 0,
     "ancestors" TEXT NOT NULL DEFAULT '[]',
+    "sourcePostIds" TEXT NOT NULL DEFAULT '[]',
     "text" TEXT NOT NULL,
     "state" TEXT NOT NULL,
-    "publishedAt" TIMESTAMP(3),
+    "publishedAt" DATETIME,
     "publishedUrl" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Artifact_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
@@ -114,33 +99,31 @@ CREATE TABLE "IdempotencyRecord" (
     "state" TEXT NOT NULL,
     "responseStatus" INTEGER,
     "responseBody" TEXT,
-    "lockedUntil" TIMESTAMP(3) NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "expiresAt" TIMESTAMP(3) NOT NULL,
+    "lockedUntil" DATETIME NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "expiresAt" DATETIME NOT NULL,
 
-    CONSTRAINT "IdempotencyRecord_pkey" PRIMARY KEY ("workspaceId","operation","key")
+    PRIMARY KEY ("workspaceId", "operation", "key")
 );
 
 -- CreateTable
 CREATE TABLE "Account" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "platform" TEXT NOT NULL,
     "handle" TEXT NOT NULL,
     "credentials" TEXT NOT NULL,
     "proxyUrl" TEXT,
     "status" TEXT NOT NULL,
-    "lastProbedAt" TIMESTAMP(3) NOT NULL,
+    "lastProbedAt" DATETIME NOT NULL,
     "lastProbeError" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Account_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Decode" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "postId" TEXT NOT NULL,
     "hook" TEXT NOT NULL,
@@ -148,38 +131,34 @@ CREATE TABLE "Decode" (
     "length" INTEGER NOT NULL,
     "hashtags" TEXT NOT NULL DEFAULT '[]',
     "links" TEXT NOT NULL DEFAULT '[]',
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "Decode_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "Pattern" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "pipelineId" TEXT NOT NULL,
     "kind" TEXT NOT NULL,
     "key" TEXT NOT NULL,
     "description" TEXT NOT NULL,
     "occurrences" INTEGER NOT NULL DEFAULT 0,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Pattern_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Session" (
     "workspaceId" TEXT NOT NULL,
     "id" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "Session_pkey" PRIMARY KEY ("workspaceId","id")
+    PRIMARY KEY ("workspaceId", "id")
 );
 
 -- CreateTable
 CREATE TABLE "SessionItem" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "sessionId" TEXT NOT NULL,
     "kind" TEXT NOT NULL,
@@ -187,104 +166,88 @@ CREATE TABLE "SessionItem" (
     "url" TEXT,
     "artifactId" TEXT,
     "sourceId" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "SessionItem_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "VariantRound" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "sessionId" TEXT NOT NULL,
     "variantId" TEXT NOT NULL,
     "round" INTEGER NOT NULL,
     "runId" TEXT NOT NULL,
     "artifactId" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "VariantRound_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "Activity" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "sessionId" TEXT NOT NULL,
     "kind" TEXT NOT NULL,
     "summary" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "Activity_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "Source" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "url" TEXT NOT NULL,
     "lastSnapshotId" TEXT,
     "lastHash" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Source_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Snapshot" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "workspaceId" TEXT NOT NULL,
     "sourceId" TEXT NOT NULL,
     "contentHash" TEXT NOT NULL,
     "title" TEXT,
     "markdown" TEXT NOT NULL,
-    "fetchedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Snapshot_pkey" PRIMARY KEY ("id")
+    "fetchedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Event" (
-    "seq" SERIAL NOT NULL,
+    "seq" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
     "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "type" TEXT NOT NULL,
     "data" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Event_pkey" PRIMARY KEY ("seq")
+    "createdAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Delivery" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "eventId" TEXT NOT NULL,
     "target" TEXT NOT NULL,
     "status" TEXT NOT NULL,
     "attempts" INTEGER NOT NULL DEFAULT 0,
-    "nextAttemptAt" TIMESTAMP(3) NOT NULL,
-    "lockedUntil" TIMESTAMP(3),
+    "nextAttemptAt" DATETIME NOT NULL,
+    "lockedUntil" DATETIME,
     "lastStatus" INTEGER,
     "lastError" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Delivery_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "DeliveryAttempt" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "deliveryId" TEXT NOT NULL,
     "attempt" INTEGER NOT NULL,
     "status" INTEGER,
     "error" TEXT,
     "responseBody" TEXT,
-    "startedAt" TIMESTAMP(3) NOT NULL,
-    "finishedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "DeliveryAttempt_pkey" PRIMARY KEY ("id")
+    "startedAt" DATETIME NOT NULL,
+    "finishedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
@@ -292,9 +255,9 @@ CREATE TABLE "ExtractionSchema" (
     "workspaceId" TEXT NOT NULL,
     "id" TEXT NOT NULL,
     "definition" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "ExtractionSchema_pkey" PRIMARY KEY ("workspaceId","id")
+    PRIMARY KEY ("workspaceId", "id")
 );
 
 -- CreateTable
@@ -303,7 +266,7 @@ CREATE TABLE "RateLimitWindow" (
     "windowStart" BIGINT NOT NULL,
     "count" INTEGER NOT NULL,
 
-    CONSTRAINT "RateLimitWindow_pkey" PRIMARY KEY ("key","windowStart")
+    PRIMARY KEY ("key", "windowStart")
 );
 
 -- CreateIndex
@@ -383,7 +346,4 @@ CREATE UNIQUE INDEX "Delivery_eventId_target_key" ON "Delivery"("eventId", "targ
 
 -- CreateIndex
 CREATE INDEX "DeliveryAttempt_deliveryId_attempt_idx" ON "DeliveryAttempt"("deliveryId", "attempt");
-
--- AddForeignKey
-ALTER TABLE "AgentToken" ADD CONSTRAINT "AgentToken_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 

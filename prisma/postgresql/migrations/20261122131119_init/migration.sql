@@ -1,40 +1,50 @@
+-- CreateSchema
+CREATE SCHEMA IF NOT EXISTS "public";
+
 -- CreateTable
 CREATE TABLE "Workspace" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "name" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Workspace_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "AgentToken" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "tokenHash" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    CONSTRAINT "AgentToken_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "AgentToken_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Setting" (
-    "key" TEXT NOT NULL PRIMARY KEY,
-    "value" TEXT NOT NULL
+    "key" TEXT NOT NULL,
+    "value" TEXT NOT NULL,
+
+    CONSTRAINT "Setting_pkey" PRIMARY KEY ("key")
 );
 
 -- CreateTable
 CREATE TABLE "Pipeline" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "handle" TEXT NOT NULL,
     "intent" TEXT NOT NULL,
     "tone" TEXT,
     "platform" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Pipeline_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Run" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "pipelineId" TEXT,
     "kind" TEXT NOT NULL,
@@ -44,36 +54,40 @@ CREATE TABLE "Run" (
     "output" TEXT,
     "errorCode" TEXT,
     "errorMessage" TEXT,
-    "runAfter" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "lockedUntil" DATETIME,
+    "runAfter" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "lockedUntil" TIMESTAMP(3),
     "lockedBy" TEXT,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "startedAt" DATETIME,
-    "finishedAt" DATETIME
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "startedAt" TIMESTAMP(3),
+    "finishedAt" TIMESTAMP(3),
+
+    CONSTRAINT "Run_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "SourcePost" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "pipelineId" TEXT NOT NULL,
     "platform" TEXT NOT NULL,
     "externalId" TEXT NOT NULL,
     "url" TEXT,
     "text" TEXT NOT NULL,
-    "publishedAt" DATETIME NOT NULL,
+    "publishedAt" TIMESTAMP(3) NOT NULL,
     "likes" INTEGER NOT NULL DEFAULT 0,
     "reposts" INTEGER NOT NULL DEFAULT 0,
     "replies" INTEGER NOT NULL DEFAULT 0,
     "quotes" INTEGER NOT NULL DEFAULT 0,
     "artifactCount" INTEGER NOT NULL DEFAULT 0,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "SourcePost_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Artifact" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "pipelineId" TEXT NOT NULL,
     "sourcePostId" TEXT NOT NULL,
@@ -81,12 +95,15 @@ CREATE TABLE "Artifact" (
     "rootArtifactId" TEXT NOT NULL,
     "generation" INTEGER NOT NULL DEFAULT 0,
     "ancestors" TEXT NOT NULL DEFAULT '[]',
+    "sourcePostIds" TEXT NOT NULL DEFAULT '[]',
     "text" TEXT NOT NULL,
     "state" TEXT NOT NULL,
-    "publishedAt" DATETIME,
+    "publishedAt" TIMESTAMP(3),
     "publishedUrl" TEXT,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Artifact_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
@@ -98,31 +115,33 @@ CREATE TABLE "IdempotencyRecord" (
     "state" TEXT NOT NULL,
     "responseStatus" INTEGER,
     "responseBody" TEXT,
-    "lockedUntil" DATETIME NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "expiresAt" DATETIME NOT NULL,
+    "lockedUntil" TIMESTAMP(3) NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "expiresAt" TIMESTAMP(3) NOT NULL,
 
-    PRIMARY KEY ("workspaceId", "operation", "key")
+    CONSTRAINT "IdempotencyRecord_pkey" PRIMARY KEY ("workspaceId","operation","key")
 );
 
 -- CreateTable
 CREATE TABLE "Account" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "platform" TEXT NOT NULL,
     "handle" TEXT NOT NULL,
     "credentials" TEXT NOT NULL,
     "proxyUrl" TEXT,
     "status" TEXT NOT NULL,
-    "lastProbedAt" DATETIME NOT NULL,
+    "lastProbedAt" TIMESTAMP(3) NOT NULL,
     "lastProbeError" TEXT,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Account_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Decode" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "postId" TEXT NOT NULL,
     "hook" TEXT NOT NULL,
@@ -130,34 +149,38 @@ CREATE TABLE "Decode" (
     "length" INTEGER NOT NULL,
     "hashtags" TEXT NOT NULL DEFAULT '[]',
     "links" TEXT NOT NULL DEFAULT '[]',
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Decode_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Pattern" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "pipelineId" TEXT NOT NULL,
     "kind" TEXT NOT NULL,
     "key" TEXT NOT NULL,
     "description" TEXT NOT NULL,
     "occurrences" INTEGER NOT NULL DEFAULT 0,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Pattern_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Session" (
     "workspaceId" TEXT NOT NULL,
     "id" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    PRIMARY KEY ("workspaceId", "id")
+    CONSTRAINT "Session_pkey" PRIMARY KEY ("workspaceId","id")
 );
 
 -- CreateTable
 CREATE TABLE "SessionItem" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "sessionId" TEXT NOT NULL,
     "kind" TEXT NOT NULL,
@@ -165,88 +188,104 @@ CREATE TABLE "SessionItem" (
     "url" TEXT,
     "artifactId" TEXT,
     "sourceId" TEXT,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "SessionItem_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "VariantRound" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "sessionId" TEXT NOT NULL,
     "variantId" TEXT NOT NULL,
     "round" INTEGER NOT NULL,
     "runId" TEXT NOT NULL,
     "artifactId" TEXT,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "VariantRound_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Activity" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "sessionId" TEXT NOT NULL,
     "kind" TEXT NOT NULL,
     "summary" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Activity_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Source" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "url" TEXT NOT NULL,
     "lastSnapshotId" TEXT,
     "lastHash" TEXT,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Source_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Snapshot" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "sourceId" TEXT NOT NULL,
     "contentHash" TEXT NOT NULL,
     "title" TEXT,
     "markdown" TEXT NOT NULL,
-    "fetchedAt" DATETIME NOT NULL
+    "fetchedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Snapshot_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "Event" (
-    "seq" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "seq" SERIAL NOT NULL,
     "id" TEXT NOT NULL,
     "workspaceId" TEXT NOT NULL,
     "type" TEXT NOT NULL,
     "data" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL
+    "createdAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Event_pkey" PRIMARY KEY ("seq")
 );
 
 -- CreateTable
 CREATE TABLE "Delivery" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "eventId" TEXT NOT NULL,
     "target" TEXT NOT NULL,
     "status" TEXT NOT NULL,
     "attempts" INTEGER NOT NULL DEFAULT 0,
-    "nextAttemptAt" DATETIME NOT NULL,
-    "lockedUntil" DATETIME,
+    "nextAttemptAt" TIMESTAMP(3) NOT NULL,
+    "lockedUntil" TIMESTAMP(3),
     "lastStatus" INTEGER,
     "lastError" TEXT,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" DATETIME NOT NULL
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Delivery_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
 CREATE TABLE "DeliveryAttempt" (
-    "id" TEXT NOT NULL PRIMARY KEY,
+    "id" TEXT NOT NULL,
     "deliveryId" TEXT NOT NULL,
     "attempt" INTEGER NOT NULL,
     "status" INTEGER,
     "error" TEXT,
     "responseBody" TEXT,
-    "startedAt" DATETIME NOT NULL,
-    "finishedAt" DATETIME NOT NULL
+    "startedAt" TIMESTAMP(3) NOT NULL,
+    "finishedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "DeliveryAttempt_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
@@ -254,9 +293,9 @@ CREATE TABLE "ExtractionSchema" (
     "workspaceId" TEXT NOT NULL,
     "id" TEXT NOT NULL,
     "definition" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    PRIMARY KEY ("workspaceId", "id")
+    CONSTRAINT "ExtractionSchema_pkey" PRIMARY KEY ("workspaceId","id")
 );
 
 -- CreateTable
@@ -265,7 +304,7 @@ CREATE TABLE "RateLimitWindow" (
     "windowStart" BIGINT NOT NULL,
     "count" INTEGER NOT NULL,
 
-    PRIMARY KEY ("key", "windowStart")
+    CONSTRAINT "RateLimitWindow_pkey" PRIMARY KEY ("key","windowStart")
 );
 
 -- CreateIndex
@@ -345,4 +384,7 @@ CREATE UNIQUE INDEX "Delivery_eventId_target_key" ON "Delivery"("eventId", "targ
 
 -- CreateIndex
 CREATE INDEX "DeliveryAttempt_deliveryId_attempt_idx" ON "DeliveryAttempt"("deliveryId", "attempt");
+
+-- AddForeignKey
+ALTER TABLE "AgentToken" ADD CONSTRAINT "AgentToken_workspaceId_fkey" FOREIGN KEY ("workspaceId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 

@@ -1,0 +1,58 @@
+// Pipelines: create or resume, read, diagnose, inbox.
+import type { Command } from 'commander';
+import { unwrap } from '../../../typescript/src/index.js';
+import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
+import { action, idCommand } from '../context.js';
+import { note, printJson, printTable, truncate } from '../output.js';
+
+const diagnose = action<[string]>(async (cli, id) => {
+  const report = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/diagnose', { params: { path: { id } } }));
+  if (cli.json) return printJson(report);
+  note(`Pipeline ${report.pipeline_id}: ${report.status} (checked ${report.checked_at})`);
+  if (!report.issues.length) return note('No issue found.');
+  printTable(
+    ['severity', 'code', 'message', 'suggested action', 'endpoint'],
+    report.issues.map((i) => [i.severity, i.code, truncate(i.message, 60), i.suggested_action, i.suggested_endpoint]),
+  );
+});
+
+const inbox = action<[string]>(async (cli, id) => {
+  const box = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/inbox', { params: { path: { id } } }));
+  if (cli.json) return printJson(box);
+  if (!box.data.length) return note(`The inbox of ${box.pipeline_id} is empty.`);
+  printTable(
+    ['priority', 'kind', 'title', 'artifact', 'post', 'suggested action'],
+    box.data.map((i) => [i.priority, i.kind, truncate(i.title, 50), i.artifact_id, i.post_id, i.suggested_action]),
+  );
+});
+
+export function registerPipelineCommands(program: Command) {
+  const pipelines = program.command('pipelines').description('create, resume and inspect pipelines');
+
+  idCommand(pipelines, 'get', 'show a pipeline with its counts and its most recent run (getPipeline)', { name: 'pipeline', description: 'pipeline id' }, (client, id) =>
+    unwrap(client.GET('/api/agent/v1/pipelines/{id}', { params: { path: { id } } })),
+  );
+
+  waitOptions(
+    keyOption(
+      pipelines
+        .command('create')
+        .description('create a pipeline from a handle and an intent, or resume it, and queue an ingest run (createPipelineFromIntent)')
+        .requiredOption('--handle <handle>', 'whose posts: @user@instance, user.bsky.social, an https:// feed URL, or an archive name')
+        .requiredOption('--intent <intent>', 'what the drafts are for, in plain words')
+        .option('--tone <tone>', 'how the drafts should sound'),
+    ),
+  ).action(
+    action<[], { handle: string; intent: string; tone?: string; idempotencyKey?: string } & WaitFlags>(async (cli, o) => {
+      const body = { handle: o.handle, intent: o.intent, ...(o.tone ? { tone: o.tone } : {}), idempotency_key: cli.key(o.idempotencyKey) };
+      const result = await unwrap(cli.client().POST('/api/agent/v1/pipelines/from-intent', { body }));
+      await printAccepted(cli, result, o);
+    }),
+  );
+
+  pipelines.command('diagnose').description("check a pipeline's health (diagnosePipeline)").argument('<pipeline>', 'pipeline id').action(diagnose);
+  pipelines.command('inbox').description("list what needs the agent's attention (getPipelineInbox)").argument('<pipeline>', 'pipeline id').action(inbox);
+  // The issue's short forms.
+  program.command('diagnose').description("check a pipeline's health (same as `pipelines diagnose`)").argument('<pipeline>', 'pipeline id').action(diagnose);
+  program.command('inbox').description("list what needs the agent's attention (same as `pipelines inbox`)").argument('<pipeline>', 'pipeline id').action(inbox);
+}

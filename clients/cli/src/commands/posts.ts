@@ -1,0 +1,92 @@
+// Source posts: list (one page, or every page with --all) and start a draft from one.
+import type { Command } from 'commander';
+import { pages, unwrap, type Schemas } from '../../../typescript/src/index.js';
+import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
+import { action } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { note, printJson, printTable, truncate } from '../output.js';
+
+type Post = Schemas['SourcePost'];
+
+interface ListFlags {
+  hasArtifact?: boolean;
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+}
+
+function limitOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) throw new CliError('--limit must be a whole number (1 to 100).', EXIT.usage);
+  return Number(raw);
+}
+
+function printPosts(posts: Post[]) {
+  printTable(
+    ['id', 'published', 'likes', 'reposts', 'replies', 'quotes', 'draft', 'text'],
+    posts.map((p) => [p.id, p.published_at.slice(0, 16).replace('T', ' '), p.metrics.likes, p.metrics.reposts, p.metrics.replies, p.metrics.quotes, p.has_artifact ? 'yes' : 'no', truncate(p.text, 48)]),
+  );
+}
+
+export function registerPostCommands(program: Command) {
+  const posts = program.command('posts').description("a pipeline's source posts");
+
+  posts
+    .command('list')
+    .description('list source posts with engagement metrics, newest first (listPipelinePosts)')
+    .argument('<pipeline>', 'pipeline id')
+    .option('--has-artifact', 'only posts with at least one draft')
+    .option('--no-has-artifact', 'only posts without a draft')
+    .option('--limit <n>', 'page size, 1 to 100 (default 20)')
+    .option('--cursor <cursor>', 'start at this page (the next_cursor of a previous page)')
+    .option('--all', 'follow next_cursor to the last page (progress on stderr)')
+    .action(
+      action<[string], ListFlags>(async (cli, id, o) => {
+        const client = cli.client();
+        const fetchPage = (cursor: string | undefined) =>
+          unwrap(
+            client.GET('/api/agent/v1/pipelines/{id}/posts', {
+              params: { path: { id }, query: { limit: limitOf(o.limit), cursor, has_artifact: o.hasArtifact } },
+            }),
+          );
+        if (!o.all) {
+          const page = await fetchPage(o.cursor);
+          if (cli.json) return printJson(page);
+          printPosts(page.data);
+          if (page.next_cursor) note(`More: cpa posts list ${id} --cursor ${page.next_cursor}   (or --all)`);
+          return;
+        }
+        const all: Post[] = [];
+        let n = 0;
+        for await (const page of pages((c) => fetchPage(c ?? o.cursor))) {
+          all.push(...page.data);
+          note(`page ${++n}: ${all.length} posts so far`);
+        }
+        if (cli.json) printJson({ data: all, next_cursor: null });
+        else printPosts(all);
+      }),
+    );
+
+  waitOptions(
+    keyOption(
+      posts
+        .command('draft')
+        .description('queue a drafting run that writes a new artifact from a source post: a first draft, a re-draft (--parent) or a brief (--with) (draftFromPost)')
+        .argument('<post>', 'source post id')
+        .option('--style-reference <text>', 'a sample of text whose style the draft should follow')
+        .option('--parent <artifact>', 're-draft from this artifact (its genealogy records it)')
+        .option('--with <posts...>', 'make a brief: other posts of the same pipeline to draw on (up to 9)'),
+    ),
+  ).action(
+    action<[string], { styleReference?: string; parent?: string; with?: string[]; idempotencyKey?: string } & WaitFlags>(async (cli, id, o) => {
+      const body = {
+        ...(o.styleReference ? { style_reference: o.styleReference } : {}),
+        ...(o.parent ? { parent_artifact_id: o.parent } : {}),
+        ...(o.with?.length ? { additional_post_ids: o.with } : {}),
+        idempotency_key: cli.key(o.idempotencyKey),
+      };
+      const result = await unwrap(cli.client().POST('/api/agent/v1/posts/{id}/draft', { params: { path: { id } }, body }));
+      await printAccepted(cli, result, o);
+    }),
+  );
+}

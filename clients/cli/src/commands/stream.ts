@@ -1,0 +1,51 @@
+// Tails the event stream, reconnecting with backoff and Last-Event-ID (see followEvents).
+import type { Command } from 'commander';
+import { followEvents } from '../../../typescript/src/index.js';
+import { action } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { note } from '../output.js';
+
+interface StreamFlags {
+  events?: string;
+  lastEventId?: string;
+  maxEvents?: string;
+}
+
+export function registerStreamCommand(program: Command) {
+  program
+    .command('stream')
+    .description("tail the workspace's events (streamEvents); reconnects with backoff, resuming after the last event received")
+    .option('--events <types>', 'comma-separated event types, e.g. riff.ready,ingest.completed (default: all)')
+    .option('--last-event-id <id>', 'start after this event (replays what came after it)')
+    .option('--max-events <n>', 'exit after this many events')
+    .action(
+      action<[], StreamFlags>(async (cli, o) => {
+        const max = o.maxEvents === undefined ? Infinity : Number(o.maxEvents);
+        if (!(max >= 1)) throw new CliError('--max-events must be at least 1.', EXIT.usage);
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        let n = 0;
+        try {
+          const events = followEvents(cli.client(), {
+            events: o.events?.split(',').map((e) => e.trim()).filter(Boolean),
+            lastEventId: o.lastEventId,
+            signal: controller.signal,
+            onOpen: ({ reconnect, lastEventId }) => note(reconnect ? `reconnected${lastEventId ? ` (after ${lastEventId})` : ''}` : 'connected; waiting for events (Ctrl-C to stop)'),
+            onReconnect: ({ delayMs, error, lastEventId }) =>
+              note(`stream dropped (${(error as Error)?.message ?? error}); reconnecting in ${(delayMs / 1000).toFixed(1)}s${lastEventId ? ` with Last-Event-ID ${lastEventId}` : ''}`),
+          });
+          for await (const e of events) {
+            if (cli.json) process.stdout.write(`${JSON.stringify(e)}\n`);
+            else process.stdout.write(`${e.created_at}  ${e.type.padEnd(17)} ${e.id}  ${JSON.stringify(e.data)}\n`);
+            if (++n >= max) break;
+          }
+        } finally {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          controller.abort();
+        }
+      }),
+    );
+}

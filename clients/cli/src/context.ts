@@ -1,0 +1,79 @@
+// What every command action gets: the resolved settings, the typed client, the output mode and
+// the idempotency key of a mutating command.
+import type { Command } from 'commander';
+import { show } from './output.js';
+import { createApiClient, newIdempotencyKey, type ApiClient } from '../../typescript/src/index.js';
+import { CliError, EXIT } from './errors.js';
+import { resolveSettings, type GlobalOptions, type Settings } from './settings.js';
+
+export const USER_AGENT = 'cpa/1 (content-pipeline command line)';
+
+export class Cli {
+  private cached: Settings | null = null;
+  /** Set by a mutating command so that an error report can say how to retry safely. */
+  idempotencyKey: string | undefined;
+
+  constructor(readonly options: GlobalOptions & Record<string, unknown>) {}
+
+  get json(): boolean {
+    return Boolean(this.options.json);
+  }
+
+  get settings(): Settings {
+    this.cached ??= resolveSettings(this.options);
+    return this.cached;
+  }
+
+  /** The typed client; `auth: false` for the operations that need no token. */
+  client(opts: { auth?: boolean; retries?: number } = {}): ApiClient {
+    const s = this.settings;
+    if (opts.auth !== false && !s.token) {
+      throw new CliError(
+        'No agent token: pass --token, set CPA_TOKEN, put "token" in the config file, or run beside a desktop instance (its data/agent-token is read).',
+        EXIT.authentication,
+        'On a desktop instance `npx cpa token` prints it; on a team host an operator runs `npx cpa admin workspace create --name NAME`.',
+      );
+    }
+    return createApiClient({ baseUrl: s.baseUrl, token: s.token ?? undefined, maxRetries: opts.retries ?? s.retries, userAgent: USER_AGENT });
+  }
+
+  /** The key for a mutating call: `--idempotency-key`, or a fresh UUID. */
+  key(given: unknown): string {
+    this.idempotencyKey = typeof given === 'string' && given ? given : newIdempotencyKey();
+    return this.idempotencyKey;
+  }
+}
+
+/** The context of the action being run (set by `action`, read by the error reporter). */
+export let current: Cli | null = null;
+
+/**
+ * Wraps an action: commander passes the positional arguments, the command's options and the
+ * command; the wrapped function gets the context, the positionals and the options.
+ */
+export function action<A extends unknown[], O = Record<string, unknown>>(fn: (cli: Cli, ...args: [...A, O]) => Promise<void>) {
+  return async (...all: unknown[]) => {
+    const cmd = all[all.length - 1] as Command;
+    const cli = new Cli(cmd.optsWithGlobals());
+    current = cli;
+    await fn(cli, ...(all.slice(0, -1) as [...A, O]));
+  };
+}
+
+/**
+ * A command that takes one id, makes one call with it and shows the resource it answers
+ * (`pipelines get`, `runs get`, `schemas delete`, ...).
+ */
+export function idCommand(
+  parent: Command,
+  name: string,
+  description: string,
+  arg: { name: string; description: string },
+  call: (client: ApiClient, id: string) => Promise<Record<string, unknown>>,
+): Command {
+  return parent
+    .command(name)
+    .description(description)
+    .argument(`<${arg.name}>`, arg.description)
+    .action(action<[string]>(async (cli, id) => show(cli.json, await call(cli.client(), id))));
+}

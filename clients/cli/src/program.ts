@@ -1,0 +1,81 @@
+// The command tree. Global options are read by every command through `optsWithGlobals()`.
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { registerAccountCommands } from './commands/accounts.js';
+import { registerAdminCommands } from './commands/admin.js';
+import { registerArtifactCommands } from './commands/artifacts.js';
+import { registerCompletionCommand } from './commands/completion.js';
+import { registerFetchCommand } from './commands/fetch.js';
+import { registerHealthCommands } from './commands/health.js';
+import { registerMcpCommand } from './commands/mcp.js';
+import { registerPipelineCommands } from './commands/pipelines.js';
+import { registerPostCommands } from './commands/posts.js';
+import { registerRunCommands } from './commands/runs.js';
+import { registerSchemaCommands } from './commands/schemas.js';
+import { registerSessionCommands } from './commands/sessions.js';
+import { registerStreamCommand } from './commands/stream.js';
+import { registerTokenCommand } from './commands/token.js';
+import { EXIT_CODES_HELP } from './errors.js';
+import { DEFAULT_BASE_URL } from './settings.js';
+
+const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const CONFIG_HELP = `Configuration (first found wins):
+  base URL  --base-url, CPA_BASE_URL, "base_url" in the config file, else ${DEFAULT_BASE_URL}
+  token     --token, CPA_TOKEN, "token" (or "token_file") in the config file, else — for a
+            server on this machine only — the desktop token file \${DATA_DIR}/agent-token
+            (--data-dir or DATA_DIR, default ./data)
+  config    --config, CPA_CONFIG, else \${XDG_CONFIG_HOME:-~/.config}/cpa/config.json
+            e.g. {"base_url": "https://cp.example.com", "token": "<64 hex>"}
+
+Mutating commands send an idempotency key: a new UUID, or --idempotency-key to reuse one, so
+a retried command never does the work twice. Results go to stdout (tables, or JSON with
+--json); progress and errors go to stderr. Errors show the code, message, suggested action
+and request id.`;
+
+export function buildProgram(): Command {
+  const program = new Command('cpa');
+  program
+    .description('The Content Pipeline command line: every operation of the Agent API and the session bridges, the event stream, runs, and the MCP server.')
+    .version(version)
+    .addOption(new Option('--base-url <url>', `the server's root URL (default ${DEFAULT_BASE_URL})`).env('CPA_BASE_URL'))
+    .addOption(new Option('--token <token>', 'the agent token (64 hex characters)').env('CPA_TOKEN'))
+    .addOption(new Option('--config <file>', 'the config file').env('CPA_CONFIG'))
+    .addOption(new Option('--data-dir <dir>', "a desktop instance's data directory (its agent-token file)").env('DATA_DIR'))
+    .addOption(new Option('--retries <n>', 'retries after 429 rate_limited, each waiting Retry-After (default 3)').env('CPA_RETRIES'))
+    .option('--json', 'print results as JSON on stdout, errors as JSON on stderr')
+    .exitOverride()
+    .configureHelp({ showGlobalOptions: true })
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', `\n${CONFIG_HELP}\n\n${EXIT_CODES_HELP}\n`);
+
+  registerPipelineCommands(program);
+  registerPostCommands(program);
+  registerArtifactCommands(program);
+  registerAccountCommands(program);
+  registerFetchCommand(program);
+  registerSchemaCommands(program);
+  registerSessionCommands(program);
+  registerRunCommands(program);
+  registerStreamCommand(program);
+  registerHealthCommands(program);
+  registerTokenCommand(program);
+  registerAdminCommands(program);
+  registerMcpCommand(program);
+  registerCompletionCommand(program);
+  return program;
+}
+
+/**
+ * The operator commands that open the database directly (`admin deliveries`). Their modules load
+ * Prisma, so they are added only when the command line asks for `admin` (or `completion`, which
+ * lists every command): every other command starts without that weight.
+ */
+export async function addOperatorCommands(program: Command): Promise<void> {
+  const admin = program.commands.find((c) => c.name() === 'admin');
+  if (!admin) throw new Error('the admin command is missing');
+  const { registerDeliveryCommands } = await import('./commands/admin-deliveries.js');
+  registerDeliveryCommands(admin);
+}
+
+export const needsOperatorCommands = (args: string[]) => args.some((a) => a === 'admin' || a === 'completion');

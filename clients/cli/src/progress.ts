@@ -1,0 +1,52 @@
+// Following a run with a progress display on stderr: one updating line on a terminal, one line
+// per change otherwise (logs and CI stay readable).
+import { waitForRun, type ApiClient, type Run } from '../../typescript/src/index.js';
+import { CliError, EXIT } from './errors.js';
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+function describe(run: Run, startedMs: number): string {
+  const seconds = Math.round((Date.now() - startedMs) / 1000);
+  const attempt = run.attempts ? ` · attempt ${run.attempts}` : '';
+  return `run ${run.run_id} (${run.kind}): ${run.status}${attempt} · ${seconds}s`;
+}
+
+/** Polls the run to its end (RunTimeoutError, exit 11, past the timeout). A failed run is returned. */
+export async function followRun(client: ApiClient, runId: string, opts: { timeoutSeconds?: number; intervalMs?: number; quiet?: boolean } = {}): Promise<Run> {
+  const tty = Boolean(process.stderr.isTTY);
+  const started = Date.now();
+  let last = '';
+  let frame = 0;
+  const onProgress = (run: Run) => {
+    if (opts.quiet) return;
+    const line = describe(run, started);
+    if (tty) process.stderr.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${line}`);
+    else if (run.status !== last) process.stderr.write(`${line}\n`);
+    last = run.status;
+  };
+  try {
+    const run = await waitForRun(client, runId, {
+      timeoutMs: opts.timeoutSeconds === undefined ? undefined : opts.timeoutSeconds * 1000,
+      intervalMs: opts.intervalMs,
+      onProgress,
+    });
+    if (tty && !opts.quiet) process.stderr.write(`\r\x1b[2K${describe(run, started)}\n`);
+    return run;
+  } finally {
+    if (tty && !opts.quiet) process.stderr.write('\r\x1b[2K');
+  }
+}
+
+export function timeoutOption(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new CliError('--timeout must be a number of seconds.', EXIT.usage);
+  return n;
+}
+
+/** After the result was printed: a failed run ends the command with exit code 10. */
+export function assertSucceeded(run: Run) {
+  if (run.status === 'failed') {
+    throw new CliError(`Run ${run.run_id} failed: ${run.error?.code ?? 'failed'}: ${run.error?.message ?? ''}`.trim(), EXIT.runFailed);
+  }
+}

@@ -1,0 +1,180 @@
+// The MCP tool catalog, derived from the OpenAPI description at run time so that the tools
+// cannot drift from the REST API: one tool per bearer-authenticated operation that answers JSON
+// or nothing (the Agent API, the session bridges, runs and fetch schemas; the SSE stream and the
+// internal receivers are not tools). A tool's input is one object: the path and query parameters
+// and the body's fields side by side, each with its schema and description from the description.
+
+type Json = Record<string, unknown>;
+
+export interface ToolDef {
+  /** snake_case of the operationId (`getPipeline` → `get_pipeline`). */
+  name: string;
+  operationId: string;
+  title: string;
+  description: string;
+  method: string;
+  path: string;
+  inputSchema: Json & { type: 'object' };
+  outputSchema?: Json & { type: 'object' };
+  /** Where each input field goes in the HTTP request. */
+  locations: Record<string, 'path' | 'query' | 'header' | 'body'>;
+  /** The body carries an `idempotency_key` (filled in when the caller leaves it out). */
+  idempotent: boolean;
+  hasBody: boolean;
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+export const toolName = (operationId: string) => operationId.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The object a local `#/…` JSON pointer names. */
+function pointer(spec: Json, ref: string): unknown {
+  if (!ref.startsWith('#/')) throw new Error(`Only local references are supported, got ${ref}`);
+  return ref
+    .slice(2)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, key) => (node as Json | undefined)?.[key], spec);
+}
+
+/**
+ * A self-contained copy of a schema: every `$ref` inlined (siblings such as `description` kept,
+ * as OpenAPI 3.1 allows), and OpenAPI's `example` turned into JSON Schema's `examples`.
+ */
+export function inline(spec: Json, node: unknown, depth = 0): unknown {
+  if (depth > 64) throw new Error('Schema nesting too deep (a reference cycle?)');
+  if (Array.isArray(node)) return node.map((n) => inline(spec, n, depth + 1));
+  if (!node || typeof node !== 'object') return node;
+  const { $ref, example, ...rest } = node as Json;
+  const base = typeof $ref === 'string' ? (inline(spec, pointer(spec, $ref), depth + 1) as Json) : {};
+  const out: Json = { ...base };
+  for (const [k, v] of Object.entries(rest)) out[k] = inline(spec, v, depth + 1);
+  if (example !== undefined && out.examples === undefined) out.examples = [example];
+  return out;
+}
+
+/**
+ * An output schema that accepts fields added later: within v1 the API grows additively, and an
+ * agent host validating results must not reject a newer server's extra fields.
+ */
+function openEnded(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(openEnded);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) {
+    if (k === 'additionalProperties' && v === false) continue;
+    out[k] = openEnded(v);
+  }
+  return out;
+}
+
+const IDEMPOTENCY_NOTE =
+  ' Optional in this tool: when omitted, a fresh key is generated for the call. Pass your own (a UUID) and reuse it when you retry, so that a retried call is never done twice.';
+
+/** The schema of the first 2xx JSON answer; `null` for an answer without a body; `undefined` for other media (the SSE stream). */
+function successSchema(spec: Json, op: Json): Json | null | undefined {
+  const responses = (op.responses ?? {}) as Json;
+  const code = Object.keys(responses).find((c) => /^2\d\d$/.test(c));
+  if (!code) return undefined;
+  const content = (inline(spec, responses[code]) as Json).content as Json | undefined;
+  if (!content || !Object.keys(content).length) return null;
+  const json = content['application/json'] as Json | undefined;
+  return json ? ((json.schema as Json | undefined) ?? {}) : undefined;
+}
+
+/** The path item's parameters, overridden by the operation's own of the same name and place. */
+function parametersOf(spec: Json, item: Json, op: Json): Json[] {
+  const byKey = new Map<string, Json>();
+  for (const raw of [...((item.parameters ?? []) as Json[]), ...((op.parameters ?? []) as Json[])]) {
+    const p = inline(spec, raw) as Json;
+    byKey.set(`${p.in as string}:${p.name as string}`, p);
+  }
+  return [...byKey.values()];
+}
+
+function buildTool(spec: Json, path: string, method: string, item: Json, op: Json): ToolDef | null {
+  const security = (op.security ?? spec.security ?? []) as Json[];
+  if (!security.some((s) => 'bearerAuth' in s) || op['x-internal']) return null;
+  const output = successSchema(spec, op);
+  if (output === undefined) return null; // not a JSON operation (the SSE stream)
+
+  const properties: Json = {};
+  const required: string[] = [];
+  const locations: ToolDef['locations'] = {};
+  const add = (name: string, schema: Json, where: ToolDef['locations'][string], isRequired: boolean) => {
+    if (locations[name]) throw new Error(`${op.operationId as string}: "${name}" is both a ${locations[name]} and a ${where} field`);
+    locations[name] = where;
+    properties[name] = schema;
+    if (isRequired) required.push(name);
+  };
+  for (const p of parametersOf(spec, item, op)) {
+    const schema: Json = { ...(p.schema as Json) };
+    if (p.description) schema.description = p.description;
+    // `inline` turned the parameter's `example` into a JSON Schema `examples` list.
+    if (Array.isArray(p.examples) && schema.examples === undefined) schema.examples = p.examples;
+    add(p.name as string, schema, p.in as 'path' | 'query' | 'header', Boolean(p.required));
+  }
+  const bodySchema = inline(spec, ((op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json']) as Json | undefined;
+  const body = bodySchema?.schema as Json | undefined;
+  let idempotent = false;
+  for (const [name, schema] of Object.entries((body?.properties ?? {}) as Json)) {
+    const s = schema as Json;
+    if (name === 'idempotency_key') {
+      idempotent = true;
+      add(name, { ...s, description: `${(s.description as string | undefined)?.trim() ?? 'Idempotency key.'}${IDEMPOTENCY_NOTE}` }, 'body', false);
+      continue;
+    }
+    add(name, s, 'body', ((body?.required ?? []) as string[]).includes(name));
+  }
+
+  const summary = String(op.summary ?? op.operationId);
+  const readOnly = method === 'get';
+  const description = [`${summary}.`, String(op.description ?? '').trim(), `REST: ${method.toUpperCase()} ${path} (operation ${op.operationId as string}).`]
+    .filter(Boolean)
+    .join('\n\n');
+  const outputSchema = output?.type === 'object' ? (openEnded(output) as ToolDef['outputSchema']) : undefined;
+  return {
+    name: toolName(op.operationId as string),
+    operationId: op.operationId as string,
+    title: summary,
+    description,
+    method: method.toUpperCase(),
+    path,
+    inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
+    ...(outputSchema ? { outputSchema } : {}),
+    locations,
+    idempotent,
+    hasBody: Boolean(body),
+    annotations: { title: summary, readOnlyHint: readOnly, destructiveHint: false, idempotentHint: readOnly || idempotent, openWorldHint: false },
+  };
+}
+
+/** Every tool the description yields, in the description's order. */
+export function buildToolCatalog(spec: Json): ToolDef[] {
+  const tools: ToolDef[] = [];
+  for (const [path, item] of Object.entries((spec.paths ?? {}) as Record<string, Json>)) {
+    for (const method of METHODS) {
+      const op = item[method] as Json | undefined;
+      if (!op) continue;
+      const tool = buildTool(spec, path, method, item, op);
+      if (tool) tools.push(tool);
+    }
+  }
+  return tools;
+}
+
+/** Splits a tool's arguments into the parts of the HTTP request. */
+export function toRequest(tool: ToolDef, args: Record<string, unknown>, newKey: () => string) {
+  const params = { path: {} as Json, query: {} as Json, header: {} as Record<string, string> };
+  const body: Json = {};
+  for (const [name, value] of Object.entries(args)) {
+    const where = tool.locations[name];
+    // Unknown fields go in the body, where the REST validation names them.
+    if (!where || where === 'body') body[name] = value;
+    else if (where === 'header') params.header[name] = String(value);
+    else params[where][name] = value;
+  }
+  if (tool.idempotent && body.idempotency_key === undefined) body.idempotency_key = newKey();
+  return { method: tool.method, path: tool.path, params, body: tool.hasBody || Object.keys(body).length ? body : undefined };
+}

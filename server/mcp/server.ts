@@ -1,0 +1,171 @@
+// The MCP server: the catalog's tools, a few resources and a prompt, over any transport (the
+// Streamable HTTP route at /api/mcp, or stdio through `cpa mcp`). Every tool call and resource
+// read is a REST call through the typed client with the caller's token, so that authentication,
+// workspace scoping, rate limiting, idempotency and validation are the REST API's own.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { callOperation, ContentPipelineError, errorReport, newIdempotencyKey, type ApiClient } from '../../clients/typescript/src/index.js';
+import { toRequest, type ToolDef } from './catalog.js';
+
+export interface McpServerOptions {
+  catalog: ToolDef[];
+  /** The typed client, already carrying the caller's token. */
+  client: ApiClient;
+  newKey?: () => string;
+  version?: string;
+}
+
+const INSTRUCTIONS = `Content Pipeline turns a social handle's posts into publishable drafts.
+Typical flow: create_pipeline_from_intent (handle + intent) → get_run / get_pipeline until the ingest run succeeded → list_pipeline_posts → draft_from_post → get_run → get_artifact → publish_artifact.
+get_pipeline_inbox lists what needs attention; diagnose_pipeline explains problems. Every error result carries error.code, error.message and, when there is an obvious next step, error.suggested_action and error.suggested_endpoint: follow them.
+Mutating tools take an optional idempotency_key: pass a UUID and reuse it when you retry the same call.`;
+
+/** What a failed call reports: the error envelope, the HTTP status and the request id. */
+export function errorBody(err: unknown) {
+  if (err instanceof ContentPipelineError) return errorReport(err);
+  const message = `The REST API could not be reached: ${(err as Error)?.message ?? String(err)}`;
+  return { error: { code: 'backend_unavailable', message, suggested_action: 'retry_later' }, status: null, request_id: null };
+}
+
+/** A failed call as a tool result (no structuredContent: hosts would check it against the output schema). */
+export function toolError(err: unknown): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(errorBody(err), null, 2) }] };
+}
+
+/** A URI template of a resource, read through one tool. */
+interface ResourceDef {
+  name: string;
+  title: string;
+  description: string;
+  uriTemplate: string;
+  tool: string;
+  /** The tool argument the template's variable fills. */
+  arg: string;
+}
+
+const RESOURCES: ResourceDef[] = [
+  {
+    name: 'pipeline-inbox',
+    title: "A pipeline's inbox",
+    description: 'What needs the agent’s attention in a pipeline: anomalies, drafts in review, posts without a draft. Most urgent first.',
+    uriTemplate: 'cpa://pipelines/{pipeline_id}/inbox',
+    tool: 'get_pipeline_inbox',
+    arg: 'id',
+  },
+  { name: 'pipeline', title: 'A pipeline', description: 'A pipeline with its counts and its most recent run.', uriTemplate: 'cpa://pipelines/{pipeline_id}', tool: 'get_pipeline', arg: 'id' },
+  { name: 'artifact', title: 'An artifact', description: 'A draft: its text, state and genealogy.', uriTemplate: 'cpa://artifacts/{artifact_id}', tool: 'get_artifact', arg: 'id' },
+  { name: 'run', title: 'A run', description: 'One run of long-running work and its status.', uriTemplate: 'cpa://runs/{run_id}', tool: 'get_run', arg: 'id' },
+];
+
+const templateRegex = (t: string) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([A-Za-z0-9_-]+)')}$`);
+
+/** Builds a server for one caller (its client carries the caller's token). */
+export function createMcpServer(opts: McpServerOptions): Server {
+  const tools = new Map(opts.catalog.map((t) => [t.name, t]));
+  const newKey = opts.newKey ?? newIdempotencyKey;
+  const resources = RESOURCES.filter((r) => tools.has(r.tool));
+  const server = new Server(
+    { name: 'content-pipeline', title: 'Content Pipeline', version: opts.version ?? '1.0.0' },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
+  );
+
+  const call = (tool: ToolDef, args: Record<string, unknown>) => callOperation(opts.client, toRequest(tool, args, newKey));
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: opts.catalog.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+      annotations: t.annotations,
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+    const tool = tools.get(req.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
+    try {
+      const data = await call(tool, (req.params.arguments ?? {}) as Record<string, unknown>);
+      const text = data === undefined ? 'Done (the operation answered without a body).' : JSON.stringify(data, null, 2);
+      const structured = tool.outputSchema && data && typeof data === 'object' && !Array.isArray(data) ? { structuredContent: data as Record<string, unknown> } : {};
+      return { content: [{ type: 'text', text }], ...structured };
+    } catch (err) {
+      return toolError(err);
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: resources.map((r) => ({ name: r.name, title: r.title, description: r.description, uriTemplate: r.uriTemplate, mimeType: 'application/json' })),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const uri = req.params.uri;
+    for (const r of resources) {
+      const m = templateRegex(r.uriTemplate).exec(uri);
+      if (!m) continue;
+      try {
+        const data = await call(tools.get(r.tool)!, { [r.arg]: m[1] });
+        return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(data, null, 2) }] };
+      } catch (err) {
+        const e = errorBody(err);
+        // -32002 is MCP's "resource not found".
+        throw new McpError(e.error.code === 'not_found' ? -32002 : ErrorCode.InternalError, `${e.error.code}: ${e.error.message}`, e);
+      }
+    }
+    throw new McpError(-32002, `Unknown resource: ${uri}`);
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: [
+      {
+        name: 'triage_inbox',
+        title: "Work through a pipeline's inbox",
+        description: 'Reads the inbox of a pipeline and asks the model to handle each item with the tools, most urgent first.',
+        arguments: [{ name: 'pipeline_id', description: 'The pipeline whose inbox to work through.', required: true }],
+      },
+    ],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (req) => {
+    if (req.params.name !== 'triage_inbox') throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name}`);
+    const pipelineId = req.params.arguments?.pipeline_id;
+    if (!pipelineId) throw new McpError(ErrorCode.InvalidParams, 'pipeline_id is required');
+    const uri = `cpa://pipelines/${pipelineId}/inbox`;
+    let inbox: string;
+    try {
+      inbox = JSON.stringify(await call(tools.get('get_pipeline_inbox')!, { id: pipelineId }), null, 2);
+    } catch (err) {
+      inbox = JSON.stringify(errorBody(err), null, 2);
+    }
+    return {
+      description: `Triage of pipeline ${pipelineId}`,
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text:
+              `Work through the inbox of pipeline ${pipelineId} (attached), most urgent first. ` +
+              'For a flagged_anomaly, call diagnose_pipeline and follow each issue’s suggested_action. ' +
+              'For a draft_in_review, read it with get_artifact and publish it with publish_artifact only if it is ready to go. ' +
+              'For a source_without_artifact, start a draft with draft_from_post and follow its run with get_run. ' +
+              'Report what you did and what still needs a human.',
+          },
+        },
+        { role: 'user', content: { type: 'resource', resource: { uri, mimeType: 'application/json', text: inbox } } },
+      ],
+    };
+  });
+  return server;
+}

@@ -1,0 +1,117 @@
+// `cpa` commands for pipelines, posts, artifacts and runs, end to end: output as tables and JSON,
+// generated and given idempotency keys, `--all` pagination, and following runs with `wait`.
+import { describe, expect, it, vi } from 'vitest';
+import { seedArtifact } from '../support/seed.js';
+import { cliServer, expectExit, json } from './support.js';
+
+// Subprocesses: generous limits for a loaded machine (each call takes well under a second when idle).
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const t = cliServer();
+const run = t.run;
+
+describe('pipelines', () => {
+  it('creates with a generated idempotency key per command, and replays with a given one', async () => {
+    const intent = `replay ${Math.random()}`;
+    const a = await t.newPipeline(undefined, intent);
+    const key = `cli-test-key-${Math.random().toString(36).slice(2)}`;
+    const args = ['pipelines', 'create', '--handle', 'cli-test-archive', '--intent', intent, '--idempotency-key', key, '--json'];
+    const [b, c] = [await t.newPipeline(undefined, intent), json(await run(args))];
+    // a new key per command: the second is a real resume with a new run
+    expect(b).toMatchObject({ pipeline_id: a.pipeline_id, resumed: true });
+    expect(b.run_id).not.toBe(a.run_id);
+    // the same key again: the first answer, no new run
+    expect(json(await run(args))).toEqual(c);
+  });
+
+  it('shows a pipeline as a table by default and as JSON with --json', async () => {
+    const { pipeline_id } = await t.newPipeline();
+    const [table, j] = await Promise.all([run(['pipelines', 'get', pipeline_id]), run(['pipelines', 'get', pipeline_id, '--json'])]);
+    expectExit(table, 0);
+    expect(table.stdout).toMatch(new RegExp(`│ id +│ ${pipeline_id}`));
+    expect(table.stdout).toMatch(/│ handle +│ cli-test-archive/);
+    expect(table.stdout).toMatch(/│ last_run\.run_id +│ run_/);
+    expect(json(j)).toMatchObject({ id: pipeline_id, handle: 'cli-test-archive', last_run: { run_id: expect.stringMatching(/^run_/) } });
+  });
+});
+
+describe('posts', () => {
+  it('lists a page, follows every cursor with --all (progress on stderr), and filters by draft', async () => {
+    const { pipelineId, postIds: ids } = await t.pipelineWithPosts(7);
+    await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId, postId: ids[2]!, state: 'review' });
+    const [page, all, withDraft, without] = await Promise.all([
+      run(['posts', 'list', pipelineId, '--limit', '3']),
+      run(['posts', 'list', pipelineId, '--limit', '3', '--all', '--json']),
+      run(['posts', 'list', pipelineId, '--has-artifact', '--json']),
+      run(['posts', 'list', pipelineId, '--no-has-artifact', '--json']),
+    ]);
+    expectExit(page, 0);
+    expect(page.stdout.match(/post_[0-9a-f]{16}/g)).toHaveLength(3);
+    expect(page.stderr).toMatch(/--cursor \S+/);
+
+    expectExit(all, 0);
+    const body = json<{ data: Array<{ id: string }>; next_cursor: null }>(all);
+    expect(body.data.map((p) => p.id).sort()).toEqual([...ids].sort());
+    expect(body.next_cursor).toBeNull();
+    expect(all.stderr).toMatch(/page 3: 7 posts so far/);
+
+    expect(json<{ data: Array<{ id: string }> }>(withDraft).data.map((p) => p.id)).toEqual([ids[2]]);
+    const rest = json<{ data: Array<{ id: string }> }>(without).data.map((p) => p.id);
+    expect(rest).toHaveLength(6);
+    expect(rest).not.toContain(ids[2]);
+  });
+});
+
+describe('artifacts', () => {
+  it('shows the text, approves, and publishes once for a given key', async () => {
+    const { artifactId: id } = await t.artifact('review', { text: 'Line one.\nLine two of the draft.' });
+    const shown = await run(['artifacts', 'get', id]);
+    expectExit(shown, 0);
+    expect(shown.stdout).toMatch(/│ state +│ review/);
+    expect(shown.stdout).toContain('\nLine one.\nLine two of the draft.\n');
+
+    expect(json(await run(['artifacts', 'transition', id, '--to', 'ready', '--json']))).toMatchObject({ id, state: 'ready' });
+
+    const key = `publish-key-${Math.random().toString(36).slice(2)}`;
+    const published = json(await run(['artifacts', 'publish', id, '--idempotency-key', key, '--json']));
+    expect(published).toMatchObject({ id, state: 'published' });
+    const [replay, fresh] = await Promise.all([run(['artifacts', 'publish', id, '--idempotency-key', key, '--json']), run(['artifacts', 'publish', id])]);
+    expect(json(replay)).toEqual(published);
+    // a new key is a new attempt, refused: it is published already
+    expectExit(fresh, 8);
+  });
+});
+
+describe('runs', () => {
+  it('drafts with --wait: progress on stderr, the finished run and the artifact on stdout', async () => {
+    const { postIds } = await t.pipelineWithPosts(1);
+    const r = await run(['posts', 'draft', postIds[0]!, '--wait', '--json']);
+    expectExit(r, 0);
+    const out = json<{ run_id: string; artifact_id: string; run: { status: string; kind: string } }>(r);
+    expect(out.run).toMatchObject({ status: 'succeeded', kind: 'draft' });
+    const [artifact, again] = await Promise.all([run(['artifacts', 'get', out.artifact_id, '--json']), run(['wait', out.run_id])]);
+    expect(json(artifact)).toMatchObject({ state: 'review', text: expect.stringMatching(/\S/) });
+    expectExit(again, 0);
+    expect(again.stdout).toMatch(/│ status +│ succeeded/);
+    expect(again.stderr).toMatch(new RegExp(`run ${out.run_id} \\(draft\\): succeeded`));
+  });
+
+  it('wait: exit 10 for a failed run, showing why; 11 past --timeout; 7 for an unknown run', async () => {
+    // no account is connected for this handle: its ingest run fails (credential_missing)
+    const failing = await t.newPipeline('@ada@mastodon.example');
+    // a run queued for later stays queued
+    const queued = await t.newPipeline();
+    await t.s.running.deps.db.run.update({ where: { id: queued.run_id }, data: { status: 'queued', runAfter: new Date(Date.now() + 3_600_000) } });
+    const [failed, timedOut, unknown] = await Promise.all([
+      run(['wait', failing.run_id, '--interval', '100', '--timeout', '20']),
+      run(['wait', queued.run_id, '--timeout', '1', '--interval', '100', '--json']),
+      run(['wait', 'run_none']),
+    ]);
+    expectExit(failed, 10);
+    expect(failed.stdout).toMatch(/│ status +│ failed/);
+    expect(failed.stderr).toMatch(new RegExp(`Run ${failing.run_id} failed: credential_missing`));
+    expectExit(timedOut, 11);
+    expect(JSON.parse(timedOut.stderr)).toMatchObject({ error: { code: 'timed_out' }, run: { run_id: queued.run_id, status: 'queued' } });
+    expectExit(unknown, 7);
+  });
+});

@@ -1,0 +1,90 @@
+// `cpa stream` against a real server: filtered events as JSON lines, replay after --last-event-id,
+// and a reconnect with backoff and Last-Event-ID across a server restart (same port, same
+// database) that loses no event.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { seedPosts, workspaceOf } from '../support/seed.js';
+import { expectRunSucceeded } from '../support/runs.js';
+import { alongside, cpa, expectExit, spawnCpa } from './support.js';
+
+// Subprocesses and a restart: generous limits for a loaded machine.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+let db: TestDatabase;
+let s: TestServer;
+let pipelineId: string;
+let posts: string[];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  s = await startTestServer({ db });
+  const created = await unwrap(s.client().POST('/api/agent/v1/pipelines/from-intent', { body: { handle: 'stream-archive', intent: 'stream', idempotency_key: newIdempotencyKey() } }));
+  pipelineId = created.pipeline_id;
+  posts = await seedPosts(s.running.deps, { workspaceId: await workspaceOf(s.running.deps, s.token), pipelineId, count: 4 });
+});
+afterAll(async () => {
+  await s?.running.stop();
+  await db?.drop();
+});
+
+/** Drafts a post and waits for its run: the run emits riff.ready. */
+async function draft(postId: string) {
+  const accepted = await unwrap(s.client().POST('/api/agent/v1/posts/{id}/draft', { params: { path: { id: postId } }, body: { idempotency_key: newIdempotencyKey() } }));
+  await expectRunSucceeded(s.running.deps, accepted.run_id);
+  return accepted.artifact_id;
+}
+
+type Envelope = { id: string; type: string; data: { riff_id?: string } };
+const lines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Envelope);
+
+describe('cpa stream', () => {
+  it('prints the filtered events as JSON lines, and replays what came after --last-event-id', async () => {
+    const tail = spawnCpa(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'riff.ready', '--max-events', '2', '--json']);
+    const [first, second] = await alongside(tail, async () => {
+      await tail.waitFor('stderr', /connected/);
+      return [await draft(posts[0]!), await draft(posts[1]!)];
+    });
+    const r = await tail.done;
+    expectExit(r, 0);
+    const events = lines(r.stdout);
+    expect(events.map((e) => e.type)).toEqual(['riff.ready', 'riff.ready']);
+    expect(events.map((e) => e.data.riff_id)).toEqual([first, second]);
+
+    const replay = await cpa(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'riff.ready', '--last-event-id', events[0]!.id, '--max-events', '1', '--json']);
+    expectExit(replay, 0);
+    expect(lines(replay.stdout)).toEqual([events[1]]);
+  });
+
+  it('reconnects with backoff after the server goes away, and resumes after the last event received', async () => {
+    const port = new URL(s.url).port;
+    const tail = spawnCpa(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'riff.ready', '--max-events', '2', '--json']);
+    const [before, after] = await alongside(tail, async () => {
+      await tail.waitFor('stderr', /connected/);
+      const first = await draft(posts[2]!);
+      await tail.waitFor('stdout', /riff\.ready/);
+
+      await s.running.stop();
+      await tail.waitFor('stderr', /reconnecting in \d+\.\ds with Last-Event-ID evt_/);
+      s = await startTestServer({ db, env: { PORT: port } });
+      // this event is written while the client may still be waiting to reconnect: it must not be lost
+      return [first, await draft(posts[3]!)];
+    });
+    const r = await tail.done;
+    expectExit(r, 0);
+    expect(lines(r.stdout).map((e) => e.data.riff_id)).toEqual([before, after]);
+    expect(r.stderr).toMatch(/reconnected \(after evt_/);
+  });
+
+  it('ends with the error code on a refused token (no retry loop)', async () => {
+    const r = await cpa(['--base-url', s.url, '--token', 'c'.repeat(64), 'stream']);
+    expectExit(r, 3);
+    const bad = await cpa(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'no.such']);
+    expectExit(bad, 4);
+  });
+});

@@ -1,0 +1,160 @@
+// Runs the real `cpa` binary (clients/cli/bin/cpa.js) as a subprocess, in an environment of its
+// own: an empty config directory and none of the caller's CPA_* / DATA_DIR settings, so that a
+// test sees only what it passes.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const cpaBin = path.join(projectRoot, 'clients/cli/bin/cpa.js');
+
+export interface CpaResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const home = mkdtempSync(path.join(os.tmpdir(), 'cpa-home-'));
+
+/** The environment of a `cpa` subprocess: the inherited one without our settings, plus `env`. */
+export function cpaEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(CPA_|DATA_DIR$|DATABASE_URL$|NODE_OPTIONS$|INSTANCE_MODE$)/.test(k)) continue;
+    base[k] = v;
+  }
+  return { ...base, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), NO_COLOR: '1', ...env };
+}
+
+export interface CpaOptions {
+  env?: Record<string, string>;
+  input?: string;
+  cwd?: string;
+  /** Run this instead of `node clients/cli/bin/cpa.js` (e.g. `npx cpa`, or `bash -c …`). */
+  command?: string[];
+}
+
+/** A `cpa` that keeps running (`stream`, `mcp`): its output so far, and a way to wait for some. */
+export interface RunningCpa {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves when stdout or stderr (so far or later) matches. */
+  waitFor(stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void>;
+  done: Promise<CpaResult>;
+  kill(): void;
+}
+
+export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
+  const [cmd, ...pre] = opts.command ?? [process.execPath, cpaBin];
+  const child = spawn(cmd!, [...pre, ...args], { cwd: opts.cwd ?? projectRoot, env: cpaEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  const waiters: Array<() => void> = [];
+  const check = () => waiters.splice(0).forEach((w) => w());
+  child.stdout.on('data', (d: Buffer) => ((out.stdout += d.toString()), check()));
+  child.stderr.on('data', (d: Buffer) => ((out.stderr += d.toString()), check()));
+  const done = new Promise<CpaResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      resolve({ code: code ?? -1, ...out });
+      check();
+    });
+  });
+  if (opts.input !== undefined) child.stdin.end(opts.input);
+  return {
+    get stdout() {
+      return out.stdout;
+    },
+    get stderr() {
+      return out.stderr;
+    },
+    waitFor(stream, pattern) {
+      return new Promise((resolve, reject) => {
+        const test = () => {
+          if (pattern.test(out[stream])) return resolve();
+          if (child.exitCode !== null) return reject(new Error(`cpa exited (${child.exitCode}) before ${stream} matched ${pattern}\n--- stdout:\n${out.stdout}\n--- stderr:\n${out.stderr}`));
+          waiters.push(test);
+        };
+        test();
+      });
+    },
+    done,
+    kill: () => child.kill('SIGTERM'),
+  };
+}
+
+export async function cpa(args: string[], opts: CpaOptions = {}): Promise<CpaResult> {
+  return spawnCpa(args, { ...opts, input: opts.input ?? '' }).done;
+}
+
+/** Parses stdout as JSON, failing with the whole output when it is not. */
+export function json<T = Record<string, unknown>>(r: CpaResult): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${r.code}):\n${r.stdout}\n--- stderr:\n${r.stderr}`);
+  }
+}
+
+/** Asserts the exit code, showing both streams when it is not the expected one. */
+export function expectExit(r: CpaResult, code: number) {
+  if (r.code !== code) throw new Error(`expected exit ${code}, got ${r.code}\n--- stdout:\n${r.stdout}\n--- stderr:\n${r.stderr}`);
+}
+
+/**
+ * A test server for a file of `cpa` tests (started in beforeAll, stopped in afterAll), with `run`
+ * (cpa with its address and token) and seeds made through the CLI and the store.
+ */
+export function cliServer() {
+  let server: TestServer | undefined;
+  let workspaceId = '';
+  beforeAll(async () => {
+    server = await startTestServer();
+    workspaceId = await workspaceOf(server.running.deps, server.token);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const self = {
+    get s(): TestServer {
+      if (!server) throw new Error('the server is not started yet');
+      return server;
+    },
+    get ws() {
+      return workspaceId;
+    },
+    run: (args: string[], input?: string) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], { input }),
+    /** `cpa pipelines create`; an archive's handle by default (publishing needs no upstream). */
+    async newPipeline(handle = 'cli-test-archive', intent = `intent ${Math.random()}`) {
+      const r = await self.run(['pipelines', 'create', '--handle', handle, '--intent', intent, '--json']);
+      expectExit(r, 0);
+      return json<{ pipeline_id: string; run_id: string; resumed: boolean }>(r);
+    },
+    /** A new pipeline with `count` seeded posts. */
+    async pipelineWithPosts(count: number, handle?: string) {
+      const { pipeline_id } = await self.newPipeline(handle);
+      return { pipelineId: pipeline_id, postIds: await seedPosts(self.s.running.deps, { workspaceId, pipelineId: pipeline_id, count }) };
+    },
+    /** A new pipeline with one post and one artifact of it in `state`. */
+    async artifact(state: string, opts: { handle?: string; text?: string } = {}) {
+      const { pipelineId, postIds } = await self.pipelineWithPosts(1, opts.handle);
+      const art = await seedArtifact(self.s.running.deps, { workspaceId, pipelineId, postId: postIds[0]!, state, text: opts.text });
+      return { pipelineId, postId: postIds[0]!, artifactId: art.id };
+    },
+  };
+  return self;
+}
+
+/** Runs `steps` while `proc` keeps running, ending it if a step fails (so the test does not wait on it). */
+export async function alongside<T>(proc: RunningCpa, steps: () => Promise<T>): Promise<T> {
+  try {
+    return await steps();
+  } catch (err) {
+    proc.kill();
+    throw err;
+  }
+}

@@ -1,0 +1,259 @@
+// The MCP server at /api/mcp, through the SDK's own client against a real server: the tools are
+// derived from the description, calls run through the REST API's auth, scoping, validation and
+// idempotency, and failures come back as tool errors with the error envelope and request id.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
+
+let s: TestServer;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await s?.stop();
+});
+
+async function connect(token: string | null, server: TestServer = s): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  const headers: Record<string, string> = token === null ? {} : { Authorization: `Bearer ${token}` };
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/api/mcp`), { requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+
+type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
+const textOf = (r: ToolResult) => JSON.parse(r.content[0]!.text!) as Record<string, unknown> & { error?: { code: string; message: string; suggested_action?: string }; request_id?: string; status?: number };
+
+async function call(c: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await c.callTool({ name, arguments: args })) as ToolResult;
+}
+
+/** An archive's pipeline: publishing marks an artifact published without an upstream. */
+const HANDLE = 'mcp-test-archive';
+
+async function newPipeline(c: Client, intent = `intent ${Math.random()}`) {
+  const r = await call(c, 'create_pipeline_from_intent', { handle: HANDLE, intent });
+  expect(r.isError).toBeFalsy();
+  return r.structuredContent as { pipeline_id: string; run_id: string; resumed: boolean };
+}
+
+describe('authentication', () => {
+  it('refuses a client without a token, or with a wrong one, before any MCP message is handled', async () => {
+    await expect(connect(null)).rejects.toThrow(/401|unauthorized|bearer/i);
+    await expect(connect('f'.repeat(64))).rejects.toThrow(/401|unauthorized|not valid/i);
+  });
+
+  it('answers GET with 405 (stateless endpoint), still behind the token', async () => {
+    const anon = await fetch(`${s.url}/api/mcp`);
+    expect(anon.status).toBe(401);
+    const res = await fetch(`${s.url}/api/mcp`, { headers: { Authorization: `Bearer ${s.token}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('tools', () => {
+  it('lists one tool per bearer-authenticated JSON operation of the public description, with derived input schemas', async () => {
+    const spec = (await (await fetch(`${s.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+    };
+    const expected: string[] = [];
+    for (const item of Object.values(spec.paths)) {
+      for (const op of Object.values(item)) {
+        if (!op.operationId || !op.responses) continue; // path-level parameters
+        const ok = Object.entries(op.responses).find(([code]) => code.startsWith('2'))?.[1];
+        const bearer = op.security === undefined || op.security.length > 0;
+        if (bearer && !ok?.content?.['text/event-stream']) expected.push(op.operationId.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+      }
+    }
+    const c = await connect(s.token);
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(expected.sort());
+    // the stream, the internal receivers and the public health check are not tools
+    expect(tools.map((t) => t.name)).not.toContain('stream_events');
+    expect(tools.map((t) => t.name)).not.toContain('get_health');
+    expect(expected).toContain('get_run');
+
+    const create = tools.find((t) => t.name === 'create_pipeline_from_intent')!;
+    expect(Object.keys(create.inputSchema.properties ?? {}).sort()).toEqual(['handle', 'idempotency_key', 'intent', 'tone']);
+    // the key is optional for a tool (generated when absent); the others keep the body's rule
+    expect(create.inputSchema.required).toEqual(['handle', 'intent']);
+    expect(create.description).toContain('POST /api/agent/v1/pipelines/from-intent');
+
+    const posts = tools.find((t) => t.name === 'list_pipeline_posts')!;
+    const props = posts.inputSchema.properties as Record<string, { minimum?: number; maximum?: number; type?: string; description?: string }>;
+    expect(Object.keys(props).sort()).toEqual(['cursor', 'has_artifact', 'id', 'limit']);
+    expect(props.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(props.id!.description).toMatch(/pipeline/i);
+    expect(posts.annotations?.readOnlyHint).toBe(true);
+    expect(posts.outputSchema?.properties).toHaveProperty('next_cursor');
+    // output schemas accept fields a newer server adds (v1 grows additively)
+    expect(JSON.stringify(tools.map((t) => t.outputSchema))).not.toContain('"additionalProperties":false');
+    expect(create.inputSchema.additionalProperties).toBe(false);
+
+    // parameters declared on the path item (not the operation) are part of the input too
+    const put = tools.find((t) => t.name === 'put_fetch_schema')!;
+    expect(Object.keys(put.inputSchema.properties ?? {}).sort()).toEqual(['description', 'fields', 'id']);
+    expect([...(put.inputSchema.required ?? [])].sort()).toEqual(['fields', 'id']);
+  });
+
+  it('creates, reads and lists through the REST API, scoped to the caller’s workspace', async () => {
+    const c = await connect(s.token);
+    const created = await newPipeline(c);
+    const got = await call(c, 'get_pipeline', { id: created.pipeline_id });
+    expect(got.isError).toBeFalsy();
+    expect(got.structuredContent).toMatchObject({ id: created.pipeline_id, handle: HANDLE });
+    expect(JSON.parse(got.content[0]!.text!)).toEqual(got.structuredContent);
+
+    const run = await call(c, 'get_run', { id: created.run_id });
+    expect(run.structuredContent).toMatchObject({ run_id: created.run_id, kind: 'ingest' });
+
+    const ws = await workspaceOf(s.running.deps, s.token);
+    const postIds = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: created.pipeline_id, count: 3 });
+    await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: created.pipeline_id, postId: postIds[0]!, state: 'review' });
+    const page = await call(c, 'list_pipeline_posts', { id: created.pipeline_id, limit: 2 });
+    const body = page.structuredContent as { data: Array<{ id: string }>; next_cursor: string | null };
+    expect(body.data).toHaveLength(2);
+    expect(body.next_cursor).toEqual(expect.any(String));
+    const withArtifact = await call(c, 'list_pipeline_posts', { id: created.pipeline_id, has_artifact: true });
+    expect((withArtifact.structuredContent as { data: Array<{ id: string }> }).data.map((p) => p.id)).toEqual([postIds[0]]);
+
+    // another workspace's token sees nothing of it
+    const other = await connect(await s.newWorkspace('Other MCP'));
+    const hidden = await call(other, 'get_pipeline', { id: created.pipeline_id });
+    expect(hidden.isError).toBe(true);
+    expect(textOf(hidden).error!.code).toBe('not_found');
+  });
+
+  it('publishes with the REST idempotency: the same key replays, over MCP and over REST alike', async () => {
+    const c = await connect(s.token);
+    const { pipeline_id } = await newPipeline(c);
+    const ws = await workspaceOf(s.running.deps, s.token);
+    const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
+    const art = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'review' });
+    const key = newIdempotencyKey();
+    const first = await call(c, 'publish_artifact', { id: art.id, idempotency_key: key });
+    expect(first.isError).toBeFalsy();
+    expect(first.structuredContent).toMatchObject({ id: art.id, state: 'published' });
+    const again = await call(c, 'publish_artifact', { id: art.id, idempotency_key: key });
+    expect(again.structuredContent).toEqual(first.structuredContent);
+    const viaRest = await s.client().POST('/api/agent/v1/artifacts/{id}/publish', { params: { path: { id: art.id } }, body: { idempotency_key: key } });
+    expect(viaRest.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(viaRest.data).toEqual(first.structuredContent);
+    // without a key a fresh one is generated, so a second publish is a real (refused) attempt
+    const fresh = await call(c, 'publish_artifact', { id: art.id });
+    expect(textOf(fresh).error!.code).toBe('state_conflict');
+  });
+});
+
+describe('tool errors', () => {
+  it('carry the error code, message, suggested action, HTTP status and request id', async () => {
+    const c = await connect(s.token);
+    const missing = await call(c, 'get_pipeline', { id: 'pl_does_not_exist' });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toBeUndefined();
+    const e = textOf(missing);
+    expect(e.error).toMatchObject({ code: 'not_found', message: expect.stringMatching(/pipeline/) });
+    expect(e.status).toBe(404);
+    expect(e.request_id).toMatch(/^req_[0-9a-f]{32}$/);
+
+    const { pipeline_id } = await newPipeline(c);
+    const ws = await workspaceOf(s.running.deps, s.token);
+    const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
+    const draft = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'draft' });
+    const forbidden = textOf(await call(c, 'publish_artifact', { id: draft.id }));
+    expect(forbidden.error!.code).toBe('forbidden');
+    expect(forbidden.error!.suggested_action).toEqual(expect.any(String));
+  });
+
+  it('are the REST validation: a bad argument is validation_failed naming the field', async () => {
+    const c = await connect(s.token);
+    const { pipeline_id } = await newPipeline(c);
+    const bad = textOf(await call(c, 'list_pipeline_posts', { id: pipeline_id, limit: 0 }));
+    expect(bad.error!.code).toBe('validation_failed');
+    expect(bad.error!.message).toMatch(/limit/);
+    const extra = textOf(await call(c, 'create_pipeline_from_intent', { handle: '@ada@mastodon.example', intent: 'x', colour: 'blue' }));
+    expect(extra.error!.code).toBe('validation_failed');
+    expect(extra.error!.message).toMatch(/colour/);
+    const shortKey = textOf(await call(c, 'create_pipeline_from_intent', { handle: '@ada@mastodon.example', intent: 'x', idempotency_key: 'short' }));
+    expect(shortKey.error!.message).toMatch(/idempotency_key/);
+  });
+
+  it('an unknown tool is a protocol error', async () => {
+    const c = await connect(s.token);
+    await expect(c.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+});
+
+describe('resources and prompts', () => {
+  it('reads a pipeline as a resource through its template, and refuses what the token cannot see', async () => {
+    const c = await connect(s.token);
+    const { resourceTemplates } = await c.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['cpa://pipelines/{pipeline_id}/inbox', 'cpa://pipelines/{pipeline_id}', 'cpa://runs/{run_id}']));
+    const { pipeline_id } = await newPipeline(c);
+    const read = await c.readResource({ uri: `cpa://pipelines/${pipeline_id}` });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ id: pipeline_id });
+    const ws = await workspaceOf(s.running.deps, s.token);
+    const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
+    const art = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'review' });
+    const inbox = await c.readResource({ uri: `cpa://pipelines/${pipeline_id}/inbox` });
+    expect(inbox.contents[0]).toMatchObject({ mimeType: 'application/json' });
+    const items = (JSON.parse((inbox.contents[0] as { text: string }).text) as { data: Array<{ kind: string; artifact_id: string | null }> }).data;
+    expect(items).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'draft_in_review', artifact_id: art.id })]));
+    await expect(c.readResource({ uri: 'cpa://pipelines/pl_nope' })).rejects.toThrow(/not_found/);
+    await expect(c.readResource({ uri: 'https://example.com/' })).rejects.toThrow(/Unknown resource/);
+  });
+
+  it('offers a triage prompt that embeds the inbox resource', async () => {
+    const c = await connect(s.token);
+    const { prompts } = await c.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain('triage_inbox');
+    const { pipeline_id } = await newPipeline(c);
+    const prompt = await c.getPrompt({ name: 'triage_inbox', arguments: { pipeline_id } });
+    expect(prompt.messages[0]!.content).toMatchObject({ type: 'text', text: expect.stringContaining(pipeline_id) });
+    expect(prompt.messages[1]!.content).toMatchObject({ type: 'resource', resource: { uri: `cpa://pipelines/${pipeline_id}/inbox` } });
+    const embedded = JSON.parse((prompt.messages[1]!.content as { resource: { text: string } }).resource.text) as { pipeline_id: string; data: unknown[] };
+    expect(embedded).toMatchObject({ pipeline_id, data: expect.any(Array) });
+    await expect(c.getPrompt({ name: 'triage_inbox', arguments: {} })).rejects.toThrow(/pipeline_id/);
+  });
+});
+
+describe('rate limit', () => {
+  it('counts MCP traffic against the token and reports a rate-limited tool call as a tool error with Retry-After', async () => {
+    const limited = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '10' } });
+    try {
+      const c = await connect(limited.token, limited);
+      // Spend the budget over REST until one request is left: the MCP POST takes it, so the
+      // tool's own REST call is the one refused.
+      const rest = limited.client(limited.token, { maxRetries: 0 });
+      for (let remaining = Infinity; remaining > 1; ) {
+        const r = await rest.GET('/api/agent/v1/runs/{id}', { params: { path: { id: 'run_none' } } });
+        remaining = Number(r.response.headers.get('ratelimit-remaining'));
+      }
+      const body = textOf(await call(c, 'get_run', { id: 'run_none' }));
+      expect(body.error!.code).toBe('rate_limited');
+      expect(body.status).toBe(429);
+      expect(body.retry_after_seconds).toEqual(expect.any(Number));
+      // and the MCP endpoint itself is now refused too
+      await expect(call(c, 'get_run', { id: 'run_none' })).rejects.toThrow(/429|rate/i);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe('runs', () => {
+  it('getRun answers the run of a created pipeline and 404 for another workspace', async () => {
+    const created = await unwrap(s.client().POST('/api/agent/v1/pipelines/from-intent', { body: { handle: 'ada.bsky.social', intent: 'runs', idempotency_key: newIdempotencyKey() } }));
+    const run = await unwrap(s.client().GET('/api/agent/v1/runs/{id}', { params: { path: { id: created.run_id } } }));
+    expect(run).toMatchObject({ run_id: created.run_id, kind: 'ingest', status: expect.any(String) });
+    const other = await s.client(await s.newWorkspace('Runs other')).GET('/api/agent/v1/runs/{id}', { params: { path: { id: created.run_id } } });
+    expect(other.response.status).toBe(404);
+  });
+});
