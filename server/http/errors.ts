@@ -75,7 +75,10 @@ export function fallthrough(routes: RouteTable): RequestHandler {
 export function errorHandler(routes: RouteTable): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appError = toAppError(err, req, routes);
-    if (appError.status >= 500) req.log?.error({ err }, 'request failed');
+    // An unhandled failure is an error with its stack; a documented 5xx the domain raised on
+    // purpose (an upstream down, no provider configured) is a warning without one.
+    if (!(err instanceof AppError) && appError.status >= 500) req.log?.error({ err }, 'request failed');
+    else if (appError.status >= 500) req.log?.warn({ code: appError.code, message: appError.message }, 'request failed');
     else req.log?.debug({ code: appError.code, message: appError.message }, 'request refused');
     if (res.headersSent) {
       res.destroy();
