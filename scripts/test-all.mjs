@@ -1,5 +1,5 @@
 // `npm test`: everything CI checks, in order, with a closing line "N passed, N failed".
-//   1. lint: redocly (strict), tsc --noEmit, generated files up to date
+//   1. lint: redocly (strict), tsc --noEmit, generated files up to date; the Redoc page builds
 //   2. vitest on SQLite
 //   3. vitest on PostgreSQL (Debian's PostgreSQL 15, started by scripts/pg-start.sh)
 //   4. contract fuzzing with schemathesis against the running server
@@ -36,7 +36,7 @@ const count = (c, ok) => {
   if (!ok && (!c || c.failed === 0)) failed += 1; // a stage that failed without a failing test (crash, lint)
 };
 
-for (const [name, script] of [['lint: openapi', 'lint:openapi'], ['lint: typescript', 'lint:ts'], ['lint: generated files', 'check:generated']]) {
+for (const [name, script] of [['lint: openapi', 'lint:openapi'], ['lint: typescript', 'lint:ts'], ['lint: generated files', 'check:generated'], ['docs: build the Redoc page', 'docs']]) {
   const ok = stage(name, 'npm', ['run', '--silent', script]);
   if (ok) passed += 1;
   else failed += 1;

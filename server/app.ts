@@ -65,12 +65,15 @@ export function createApp(parts: AppParts): express.Express {
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(publicSpecJson);
   });
+  // Read once, when first asked for and present (`npm start` builds it before the server starts).
+  let docsHtml: string | null = null;
   app.get('/docs', (_req, res) => {
-    if (!existsSync(docsFile)) {
+    docsHtml ??= existsSync(docsFile) ? readFileSync(docsFile, 'utf8') : null;
+    if (docsHtml === null) {
       res.status(503).type('application/json').send(JSON.stringify(new AppError(503, 'backend_unavailable', 'The documentation has not been built: run `npm run docs`.').envelope()));
       return;
     }
-    res.type('text/html').send(readFileSync(docsFile, 'utf8'));
+    res.type('text/html').send(docsHtml);
   });
 
   app.use(bearerAuth(deps, routes));

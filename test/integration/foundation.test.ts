@@ -61,8 +61,20 @@ describe('authentication', () => {
     expect(Object.keys((spec.body as { paths: object }).paths)).not.toContain('/api/webhooks/backend');
     const health = await raw('/api/health', { token: null });
     expect(health.body).toEqual({ status: 'ok' });
+    // npm test builds the page before the tests; without it /docs says how to build it.
     const docs = await fetch(`${s.url}/docs`);
     expect(docs.headers.get('x-request-id')).toMatch(/^req_/);
+    const { existsSync } = await import('node:fs');
+    if (existsSync('build/docs.html')) {
+      expect(docs.status).toBe(200);
+      expect(docs.headers.get('content-type')).toContain('text/html');
+      const html = await docs.text();
+      expect(html).toContain('Content Pipeline Agent API');
+      expect(html).not.toContain('/api/webhooks/backend'); // internal receivers stay out of the partner docs
+    } else {
+      expect(docs.status).toBe(503);
+      expect(((await docs.json()) as { error: { message: string } }).error.message).toContain('npm run docs');
+    }
   });
 
   it('scopes every resource to the token workspace: another workspace gets 404', async () => {
