@@ -12,10 +12,6 @@ export function findAccountsByHandle(db: Db, workspaceId: string, handle: string
   return db.account.findMany({ where: { workspaceId, handle }, orderBy: { createdAt: 'asc' } });
 }
 
-export function listAccounts(db: Db, workspaceId: string) {
-  return db.account.findMany({ where: { workspaceId }, orderBy: [{ platform: 'asc' }, { handle: 'asc' }] });
-}
-
 export interface AccountWrite {
   id: string;
   workspaceId: string;

@@ -24,10 +24,6 @@ export interface SavedPost {
   decodeChanged: boolean;
 }
 
-export function findDecodeByPost(db: Db, workspaceId: string, postId: string) {
-  return db.decode.findFirst({ where: { postId, workspaceId } });
-}
-
 export function listDecodes(db: Db, postIds: string[]) {
   return db.decode.findMany({ where: { postId: { in: postIds } } });
 }

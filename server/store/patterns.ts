@@ -13,11 +13,6 @@ export interface PatternData {
   description: string;
 }
 
-/** Patterns seen in the latest detection (occurrences > 0), most frequent first. */
-export function listPatterns(db: Db, pipelineId: string) {
-  return db.pattern.findMany({ where: { pipelineId, occurrences: { gt: 0 } }, orderBy: [{ occurrences: 'desc' }, { kind: 'asc' }, { key: 'asc' }] });
-}
-
 /**
  * Stores the result of one detection: each pattern is created or updated; patterns no longer
  * seen keep their row with `occurrences = 0`. `onChange` runs (in the transaction) for every

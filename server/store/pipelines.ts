@@ -8,10 +8,6 @@ export function findPipeline(db: Db, workspaceId: string, id: string) {
   return db.pipeline.findFirst({ where: { id, workspaceId } });
 }
 
-export function findPipelineByKey(db: Db, workspaceId: string, handle: string, intent: string) {
-  return db.pipeline.findUnique({ where: { workspaceId_handle_intent: { workspaceId, handle, intent } } });
-}
-
 /**
  * Creates the pipeline for (handle, intent), or updates the tone of the existing one, and queues
  * an ingest run for it (through `enqueue`, in the same transaction).

@@ -170,9 +170,3 @@ export async function releaseRuns(db: Db, q: { workerId: string; ids: string[]; 
     data: { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.now, attempts: { decrement: 1 } },
   });
 }
-
-/** The earliest start of a queued run, so that the worker can sleep exactly until then. */
-export async function nextDueAt(db: Db): Promise<Date | null> {
-  const r = await db.run.findFirst({ where: { status: 'queued' }, orderBy: { runAfter: 'asc' }, select: { runAfter: true } });
-  return r?.runAfter ?? null;
-}
