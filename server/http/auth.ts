@@ -43,7 +43,7 @@ function cachedAuthenticate(deps: ServiceDeps): (token: string | null) => Promis
 export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandler {
   const check = cachedAuthenticate(deps);
   return async (req, _res, next) => {
-    const { route, allowed } = routes.match(req.method, req.path);
+    const { route, allowed } = routes.matchRequest(req);
     const needsToken = route ? route.bearer : allowed.length > 0 ? routes.routes.some((r) => r.regex.test(req.path) && r.bearer) : req.path.startsWith('/api/');
     if (!needsToken) return next();
     try {
@@ -69,5 +69,6 @@ declare module 'express-serve-static-core' {
   interface Request {
     caller?: import('../services/context.js').Caller;
     rawBody?: Buffer;
+    routeMatch?: import('./route-table.js').RouteMatch;
   }
 }

@@ -58,7 +58,7 @@ export function notFoundRoute(req: Request): AppError {
 
 export function methodNotAllowed(req: Request, routes: RouteTable): AppError {
   // The methods the description documents for the path (HEAD is served for GET but not listed).
-  const allow = routes.match(req.method, req.path).allowed;
+  const allow = routes.matchRequest(req).allowed;
   return new AppError(405, 'bad_request', `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}.`, {
     headers: { Allow: allow.join(', ') },
   });
@@ -67,7 +67,7 @@ export function methodNotAllowed(req: Request, routes: RouteTable): AppError {
 /** After every route: 405 when the path exists with other methods, else 404. */
 export function fallthrough(routes: RouteTable): RequestHandler {
   return (req, _res, next) => {
-    const { allowed } = routes.match(req.method, req.path);
+    const { allowed } = routes.matchRequest(req);
     next(allowed.length ? methodNotAllowed(req, routes) : notFoundRoute(req));
   };
 }

@@ -1,5 +1,12 @@
 // The routes of the runtime description, for the parts of the pipeline that run before the
 // OpenAPI validator (authentication) and after it (404, 405 with Allow).
+export interface RouteMatch {
+  route: Route | undefined;
+  /** the methods the path takes */
+  allowed: string[];
+  params: Record<string, string>;
+}
+
 export interface Route {
   method: string;
   template: string;
@@ -59,7 +66,7 @@ export class RouteTable {
    * The route for a path and method; `allowed` lists the methods the path takes. As in OpenAPI,
    * a concrete path wins over a templated one (`/pipelines/from-intent` is not `/pipelines/{id}`).
    */
-  match(method: string, path: string): { route: Route | undefined; allowed: string[]; params: Record<string, string> } {
+  match(method: string, path: string): RouteMatch {
     const candidates = this.routes.filter((r) => r.regex.test(path));
     const fewest = Math.min(...candidates.map((r) => r.params.length));
     const onPath = candidates.filter((r) => r.params.length === fewest);
@@ -73,6 +80,12 @@ export class RouteTable {
       });
     }
     return { route, allowed: [...new Set(onPath.map((r) => r.method))], params };
+  }
+
+  /** `match` for a request, computed once and kept on it (auth, dispatch and 405 all ask). */
+  matchRequest(req: { method: string; path: string; routeMatch?: RouteMatch }): RouteMatch {
+    req.routeMatch ??= this.match(req.method, req.path);
+    return req.routeMatch;
   }
 }
 

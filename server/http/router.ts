@@ -29,7 +29,7 @@ export function buildRouter(routes: RouteTable, handlers: Handlers, deps: { db: 
   // One middleware matches with the route table (the same matching that auth and 405 use), so
   // that Express's own path matching cannot disagree with the description.
   return (req, res, next) => {
-    const { route, params } = routes.match(req.method, req.path);
+    const { route, params } = routes.matchRequest(req);
     if (!route) return next();
     const handler = handlers[route.operationId as OpId] as Handler<OpId>;
     dispatch(route, handler, deps, req, res, params).catch(next as NextFunction);
