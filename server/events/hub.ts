@@ -18,6 +18,13 @@ import { DEFAULT_LIMITS, Subscriber, type EndReason, type HubEvent, type QueueLi
 export const RETRY_HINT_MS = 3000;
 const BATCH = 500;
 /**
+ * Subscribers written to per turn of the event loop when one event goes to many. Node corks a
+ * response's socket on write and uncorks it on the next tick, so nothing leaves the process until
+ * the writing code yields: yielding every slice puts the first subscribers' frames on the wire
+ * while the rest are still being written (and lets other requests in between).
+ */
+const FAN_OUT_SLICE = 200;
+/**
  * A look at the outbox now and then even when nothing woke the hub: it covers a LISTEN connection
  * being re-established and a producer that forgot wake(). Slow on purpose: wake-ups do the work.
  */
@@ -46,8 +53,10 @@ export interface StreamRequest {
 
 export function frameOf(row: EventRow): HubEvent {
   const json = JSON.stringify(envelopeOf(row));
-  return { seq: row.seq, id: row.id, workspaceId: row.workspaceId, type: row.type, frame: `id: ${row.id}\nevent: ${row.type}\ndata: ${json}\n\n` };
+  return { seq: row.seq, id: row.id, workspaceId: row.workspaceId, type: row.type, frame: Buffer.from(`id: ${row.id}\nevent: ${row.type}\ndata: ${json}\n\n`) };
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class EventHub implements EventWaker {
   /** Every event up to this seq has been handed to the subscribers. */
@@ -155,18 +164,33 @@ export class EventHub implements EventWaker {
   private async readNew(): Promise<void> {
     for (;;) {
       const rows = await eventsAfter(this.opts.db, this.cursor, BATCH);
-      for (const row of rows) this.dispatch(row);
+      for (const row of rows) await this.dispatch(row);
       if (rows.length) for (const l of this.committedListeners) l();
       if (rows.length < BATCH || this.closed) return;
     }
   }
 
-  private dispatch(row: EventRow): void {
+  /**
+   * Hands one event to the streams of its workspace, in slices of FAN_OUT_SLICE subscribers with
+   * a turn of the event loop between them. Order holds: readNew is single-flight, so the next
+   * event starts only when every subscriber has been offered this one; a stream that connects
+   * meanwhile starts after this event's seq (or reads it from its backlog).
+   */
+  private async dispatch(row: EventRow): Promise<void> {
     this.cursor = row.seq;
     const set = this.byWorkspace.get(row.workspaceId);
     if (!set?.size) return;
     const ev = frameOf(row);
-    for (const sub of set) sub.offer(ev);
+    if (set.size <= FAN_OUT_SLICE) {
+      for (const sub of set) sub.offer(ev);
+      return;
+    }
+    const subs = [...set];
+    for (let i = 0; i < subs.length; i += FAN_OUT_SLICE) {
+      if (i > 0) await nextTurn();
+      const end = Math.min(i + FAN_OUT_SLICE, subs.length);
+      for (let j = i; j < end; j++) subs[j]!.offer(ev);
+    }
   }
 
   private remove(sub: Subscriber, reason: EndReason): void {

@@ -2,15 +2,31 @@
 // false) the subscriber stops writing and queues, and a queue past its bounds drops the
 // subscriber: the connection is destroyed and the client resumes with Last-Event-ID, catching up
 // from the database instead of from this process's memory.
+//
+// On an HTTP/1.1 stream (chunked transfer coding, headers already sent) each frame is written to
+// the socket as one ready-made chunk, built once per event for every subscriber, instead of
+// through `res.write`: that cost ~25 µs per subscriber (four buffers, a cork until the next tick,
+// a writev), the direct write ~15 µs, which is what takes one event to 5,000 streams under 100 ms
+// (BENCHMARKS.md). `res.end()` still writes the last chunk, so the framing stays Node's to finish.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface HubEvent {
   seq: number;
   id: string;
   workspaceId: string;
   type: string;
-  /** The whole SSE frame (`id:`, `event:`, `data:`, blank line), built once for every subscriber. */
-  frame: string;
+  /** The whole SSE frame (`id:`, `event:`, `data:`, blank line), encoded once for every subscriber. */
+  frame: Buffer;
+  /** `frame` as one chunk of HTTP/1.1 chunked transfer coding, made on first use. */
+  chunk?: Buffer;
+}
+
+const CRLF = Buffer.from('\r\n');
+
+/** `data` as one chunk of the chunked transfer coding (RFC 9112 §7.1): size in hex, CRLF, data, CRLF. */
+export function chunkOf(data: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`, 'latin1'), data, CRLF]);
 }
 
 export interface QueueLimits {
@@ -34,6 +50,13 @@ export class Subscriber {
   private live = false;
   private closed = false;
   private drainWaiters: Array<() => void> = [];
+  /** The socket to write chunks to directly, or null to write through `res` (HTTP/1.0: no chunking). */
+  private readonly socket: Socket | null;
+  private readonly onDrain = () => {
+    this.blocked = false;
+    for (const w of this.drainWaiters.splice(0)) w();
+    if (this.live) this.flush();
+  };
 
   constructor(
     private readonly res: ServerResponse,
@@ -44,11 +67,10 @@ export class Subscriber {
     private readonly onEnd: (s: Subscriber, reason: EndReason) => void,
   ) {
     this.lastSeq = startSeq;
-    res.on('drain', () => {
-      this.blocked = false;
-      for (const w of this.drainWaiters.splice(0)) w();
-      if (this.live) this.flush();
-    });
+    this.socket = res.headersSent && res.chunkedEncoding && res.socket ? res.socket : null;
+    // Writes straight to the socket make the socket, not the response, emit 'drain'.
+    if (this.socket) this.socket.on('drain', this.onDrain);
+    else res.on('drain', this.onDrain);
     res.on('close', () => this.finish('client'));
   }
 
@@ -63,8 +85,10 @@ export class Subscriber {
   /** A live event from the hub (already filtered by workspace). */
   offer(ev: HubEvent): void {
     if (this.closed || ev.seq <= this.lastSeq || !this.accepts(ev.type)) return;
+    // The common case: nothing waiting, the socket takes it.
+    if (this.live && !this.blocked && !this.queue.length) return this.write(ev);
     this.queue.push(ev);
-    this.queuedBytes += Buffer.byteLength(ev.frame);
+    this.queuedBytes += ev.frame.length;
     if (this.queue.length > this.limits.maxEvents || this.queuedBytes > this.limits.maxBytes) {
       this.drop('slow');
       return;
@@ -89,7 +113,7 @@ export class Subscriber {
 
   /** A comment line; skipped while the socket pushes back (it is only there to keep the line open). */
   comment(text: string): void {
-    if (!this.closed && !this.blocked) this.blocked = !this.res.write(`: ${text}\n\n`);
+    if (!this.closed && !this.blocked) this.send(Buffer.from(`: ${text}\n\n`));
   }
 
   /** Ends the stream cleanly (the client sees a normal end and reconnects). */
@@ -115,7 +139,7 @@ export class Subscriber {
   private flush(): void {
     while (!this.blocked && !this.closed && this.queue.length) {
       const ev = this.queue.shift()!;
-      this.queuedBytes -= Buffer.byteLength(ev.frame);
+      this.queuedBytes -= ev.frame.length;
       this.write(ev);
     }
   }
@@ -123,12 +147,20 @@ export class Subscriber {
   private write(ev: HubEvent): void {
     if (ev.seq <= this.lastSeq) return;
     this.lastSeq = ev.seq;
-    if (!this.res.write(ev.frame)) this.blocked = true;
+    this.send(ev.frame, ev);
+  }
+
+  /** Writes bytes of the stream; `ev` keeps the chunk made for the first subscriber for all the others. */
+  private send(data: Buffer, ev?: HubEvent): void {
+    const ok = this.socket ? this.socket.write(ev ? (ev.chunk ??= chunkOf(data)) : chunkOf(data)) : this.res.write(data);
+    if (!ok) this.blocked = true;
   }
 
   private finish(reason: EndReason): void {
     if (this.closed) return;
     this.closed = true;
+    // A kept-alive socket outlives the stream.
+    this.socket?.off('drain', this.onDrain);
     this.queue = [];
     this.queuedBytes = 0;
     for (const w of this.drainWaiters.splice(0)) w();
