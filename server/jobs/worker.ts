@@ -195,8 +195,9 @@ export class JobWorker {
       { id: run.id, workerId: this.id, now: this.deps.clock.now(), status: 'succeeded', output },
       job.onSucceeded ? (tx) => job.onSucceeded!(tx, ctx, output) : undefined,
     );
-    if (finished) this.deps.events.wake();
-    else ctx.log.warn('the run was taken back before it finished; its result is dropped');
+    // Only the run's own hook records events when it finishes well.
+    if (finished && job.onSucceeded) this.deps.events.wake();
+    else if (!finished) ctx.log.warn('the run was taken back before it finished; its result is dropped');
   }
 
   /** Decides what a thrown error means for the run: retry later, or fail it. */

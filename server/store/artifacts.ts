@@ -69,7 +69,6 @@ export async function transitionArtifact(
     data.publishedAt = q.now;
     data.publishedUrl = q.publishedUrl ?? null;
   }
-  const { count } = await db.artifact.updateMany({ where: { id: q.id, workspaceId: q.workspaceId, state: { in: q.from } }, data });
-  if (count === 0) return null;
-  return db.artifact.findFirst({ where: { id: q.id } });
+  const [row] = await db.artifact.updateManyAndReturn({ where: { id: q.id, workspaceId: q.workspaceId, state: { in: q.from } }, data });
+  return row ?? null;
 }

@@ -28,9 +28,8 @@ export async function writeDraft(
   also: (tx: DraftTx, row: ArtifactRow) => Promise<void>,
 ): Promise<ArtifactRow | null> {
   return db.$transaction(async (tx) => {
-    const { count } = await tx.artifact.updateMany({ where: { id: q.id, state: 'draft' }, data: { text: q.text, state: 'review', updatedAt: q.now } });
-    if (count === 0) return null;
-    const row = await tx.artifact.findUniqueOrThrow({ where: { id: q.id } });
+    const [row] = await tx.artifact.updateManyAndReturn({ where: { id: q.id, state: 'draft' }, data: { text: q.text, state: 'review', updatedAt: q.now } });
+    if (!row) return null;
     await also(tx, row);
     return row;
   });

@@ -9,21 +9,12 @@ export interface RecordKey {
   key: string;
 }
 
-/** Claims the key. Returns null when this call claimed it, or the existing row when it did not. */
+/**
+ * Claims the key. Returns null when this call claimed it, or the existing row when it did not.
+ * A fresh key (the common case) is one INSERT; the unique key decides between concurrent claims.
+ */
 export async function claimKey(db: Db, k: RecordKey & { requestHash: string; now: Date; lockedUntil: Date; expiresAt: Date }): Promise<IdempotencyRow | null> {
   const id = { workspaceId: k.workspaceId, operation: k.operation, key: k.key };
-  const existing = await db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
-  if (existing) {
-    // An abandoned claim (its holder died before finishing) or an expired record may be taken over.
-    const abandoned = existing.state === 'in_progress' && existing.lockedUntil < k.now;
-    const expired = existing.expiresAt < k.now;
-    if (!abandoned && !expired) return existing;
-    const { count } = await db.idempotencyRecord.updateMany({
-      where: { ...id, lockedUntil: existing.lockedUntil, state: existing.state },
-      data: { requestHash: k.requestHash, state: 'in_progress', responseStatus: null, responseBody: null, lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt },
-    });
-    return count === 1 ? null : db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
-  }
   try {
     await db.idempotencyRecord.create({
       data: { ...id, requestHash: k.requestHash, state: 'in_progress', lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt },
@@ -31,8 +22,19 @@ export async function claimKey(db: Db, k: RecordKey & { requestHash: string; now
     return null;
   } catch (err) {
     if ((err as { code?: string }).code !== 'P2002') throw err;
-    return db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
   }
+  const existing = await db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
+  // Deleted between the two statements (released, or swept as expired): claim it again.
+  if (!existing) return claimKey(db, k);
+  // An abandoned claim (its holder died before finishing) or an expired record may be taken over.
+  const abandoned = existing.state === 'in_progress' && existing.lockedUntil < k.now;
+  const expired = existing.expiresAt < k.now;
+  if (!abandoned && !expired) return existing;
+  const { count } = await db.idempotencyRecord.updateMany({
+    where: { ...id, lockedUntil: existing.lockedUntil, state: existing.state },
+    data: { requestHash: k.requestHash, state: 'in_progress', responseStatus: null, responseBody: null, lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt },
+  });
+  return count === 1 ? null : db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
 }
 
 export async function completeKey(db: Db, k: RecordKey & { status: number; body: string }): Promise<void> {

@@ -69,28 +69,21 @@ async function dueIds(db: Db, provider: Provider, now: Date, limit: number): Pro
  */
 export async function claimRuns(db: Db, provider: Provider, q: { workerId: string; now: Date; lockedUntil: Date; limit: number }): Promise<RunRow[]> {
   if (q.limit <= 0) return [];
-  const claimOne = async (tx: Pick<Db, 'run'>, id: string) => {
-    const { count } = await tx.run.updateMany({
-      where: { id, status: 'queued' },
+  // One compare-and-set for all the candidates (UPDATE … RETURNING): a run another worker took
+  // meanwhile is no longer `queued` and is simply not returned.
+  const claim = async (tx: Pick<Db, 'run'>, ids: string[]) => {
+    if (!ids.length) return [];
+    const rows = await tx.run.updateManyAndReturn({
+      where: { id: { in: ids }, status: 'queued' },
       data: { status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: { increment: 1 }, startedAt: q.now },
     });
-    return count === 1;
+    return rows.sort((a, b) => a.runAfter.getTime() - b.runAfter.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   };
-  let claimed: string[];
   if (provider === 'postgresql') {
     // The row locks of FOR UPDATE hold until the transaction ends, so select and claim in one.
-    claimed = await db.$transaction(async (tx) => {
-      const ids = await dueIds(tx as unknown as Db, provider, q.now, q.limit);
-      const won: string[] = [];
-      for (const id of ids) if (await claimOne(tx, id)) won.push(id);
-      return won;
-    });
-  } else {
-    claimed = [];
-    for (const id of await dueIds(db, provider, q.now, q.limit)) if (await claimOne(db, id)) claimed.push(id);
+    return db.$transaction(async (tx) => claim(tx, await dueIds(tx as unknown as Db, provider, q.now, q.limit)));
   }
-  if (!claimed.length) return [];
-  return db.run.findMany({ where: { id: { in: claimed } }, orderBy: [{ runAfter: 'asc' }, { id: 'asc' }] });
+  return claim(db, await dueIds(db, provider, q.now, q.limit));
 }
 
 /** Extends the leases of the runs this worker holds. Returns the ids it still holds. */
