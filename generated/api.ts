@@ -332,8 +332,8 @@ export interface paths {
          *     (JSON, XML feeds, PDF, images, …) is `422` naming `url`.
          *
          *     **Upstream failures.** A non-2xx answer, a timeout, an oversize body, too many redirects or
-         *     a connection failure is `502 backend_unavailable`; the message gives the upstream's HTTP
-         *     status when there was one. `llm` without a configured provider is `503 backend_unavailable`
+         *     a connection failure is `502 backend_unavailable`; when the upstream answered, its HTTP
+         *     status is in `error.upstream_status` (and in the message). `llm` without a configured provider is `503 backend_unavailable`
          *     with `suggested_action: configure_writer`; a provider failure is `502`.
          */
         post: operations["fetchUrl"];
@@ -872,6 +872,13 @@ export interface components {
                  */
                 suggested_endpoint?: string;
                 platform?: components["schemas"]["Platform"];
+                /**
+                 * @description On a `502 backend_unavailable`, the HTTP status the upstream (the fetched page, the
+                 *     model provider) answered, when it answered at all. A 4xx other than 408, 425 and 429
+                 *     will not change by retrying the same request; a 5xx, a 408, a 425 or a 429 may.
+                 * @example 404
+                 */
+                upstream_status?: number;
             };
         };
         /**
@@ -2344,7 +2351,7 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            /** @description The page (or the model provider) failed, timed out, answered too much or redirected too often; the message gives the upstream status when there was one. */
+            /** @description The page (or the model provider) failed, timed out, answered too much or redirected too often; `error.upstream_status` is the status it answered, when it answered. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

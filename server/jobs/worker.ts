@@ -4,7 +4,7 @@
 // every sweep, so a restart loses nothing; several instances on one PostgreSQL database share the
 // queue safely (claims are compare-and-set; PostgreSQL adds FOR UPDATE SKIP LOCKED).
 import type { Logger } from 'pino';
-import { AppError } from '../errors.js';
+import { AppError, upstreamMayRecover } from '../errors.js';
 import type { ServiceDeps } from '../services/context.js';
 import * as store from '../store/runs.js';
 import type { RunRow } from '../store/runs.js';
@@ -208,7 +208,9 @@ export class JobWorker {
       await store.releaseRuns(this.deps.db, { workerId: this.id, ids: [ctx.run.id], now: this.deps.clock.now() });
       return;
     }
-    const transient = err instanceof TransientError || (err instanceof AppError && err.status >= 502);
+    // A 502/503 is upstream trouble, retried unless the upstream's own answer was final (a 404 page).
+    const upstream = err instanceof AppError ? err.extras.upstreamStatus : undefined;
+    const transient = err instanceof TransientError || (err instanceof AppError && err.status >= 502 && (upstream === undefined || upstreamMayRecover(upstream)));
     if (transient) {
       const failure = { code: err instanceof TransientError ? err.code : (err as AppError).code, message: (err as Error).message };
       if (ctx.run.attempts < MAX_ATTEMPTS) return this.retry(ctx, failure);

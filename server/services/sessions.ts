@@ -122,7 +122,7 @@ export async function refreshSource(deps: ServiceDeps, caller: Caller, sourceId:
 /**
  * The `refresh_source` job: fetch the page as /fetch does in markdown mode, and store a snapshot
  * when its content changed. Upstream trouble comes back from fetchUrl as a 502, which the worker
- * retries; a refused URL (422) fails the run.
+ * retries unless the page's own answer was final (a 404, a 410, …); a refused URL (422) fails the run.
  */
 export const refreshJob: JobHandler = async (ctx) => {
   const { deps, run } = ctx;

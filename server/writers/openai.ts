@@ -4,6 +4,7 @@
 // server therefore needs its host on `OUTBOUND_ALLOW_HOSTS` (see docs/drafting.md).
 // Failures that may pass (timeout, network, 429, 5xx) are `TransientError`s, so the run retries
 // with backoff; others (bad key, unknown model, an empty answer) fail the run with `writer_failed`.
+import { upstreamMayRecover } from '../errors.js';
 import { JobError, TransientError } from '../jobs/registry.js';
 import { OutboundError, type OutboundResponse } from '../outbound/types.js';
 import { fitToLimit, stripMarkup } from './text.js';
@@ -91,7 +92,7 @@ export function openAiWriter(llm: LlmSettings): Writer {
         if (err instanceof OutboundError) throw new JobError('writer_failed', `The model provider's address is refused: ${err.message}`);
         throw err;
       }
-      if (res.status === 429 || res.status >= 500) throw new TransientError(providerMessage(res));
+      if (upstreamMayRecover(res.status)) throw new TransientError(providerMessage(res));
       if (res.status !== 200) throw new JobError('writer_failed', providerMessage(res));
       let parsed: unknown;
       try {

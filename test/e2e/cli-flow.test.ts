@@ -21,7 +21,11 @@ const PAGE = readFileSync(path.join(projectRoot, 'test/fixtures/pages/changelog.
 beforeAll(async () => {
   fake = await startFake({
     tls: true,
-    handler: (_req, res) => {
+    handler: (req, res) => {
+      if (req.url === '/gone') {
+        res.statusCode = 410;
+        return res.end('gone');
+      }
       res.setHeader('Content-Type', 'text/html; charset=utf-8');
       res.end(PAGE);
     },
@@ -92,5 +96,16 @@ describe('fetch and extraction schemas', () => {
     expectExit(gone, 7);
     const builtin = await run(['schemas', 'delete', 'article']);
     expectExit(builtin, 8);
+  });
+
+  it("shows the page's own status when the page cannot be fetched", async () => {
+    const gone = await run(['fetch', `${fake.url}/gone`]);
+    expectExit(gone, 9);
+    expect(gone.stderr).toContain('Error: backend_unavailable (HTTP 502): The page answered HTTP 410.');
+    expect(gone.stderr).toContain('Upstream answered: HTTP 410');
+    // With --json the error report goes to stderr too, as JSON.
+    const asJson = await run(['fetch', `${fake.url}/gone`, '--json']);
+    expectExit(asJson, 9);
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { code: 'backend_unavailable', upstream_status: 410 }, status: 502 });
   });
 });

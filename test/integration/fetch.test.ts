@@ -307,7 +307,7 @@ describe('refusals and upstream failures', () => {
       ['/broken', 500],
     ] as const) {
       const err = await caught(fetchPage({ url: `${site.url}${p}` }), ContentPipelineError);
-      expect([err.status, err.code, err.message]).toEqual([502, 'backend_unavailable', `The page answered HTTP ${status}.`]);
+      expect([err.status, err.code, err.message, err.upstreamStatus]).toEqual([502, 'backend_unavailable', `The page answered HTTP ${status}.`, status]);
     }
   });
 

@@ -176,9 +176,11 @@ describe('source refresh', () => {
     expect(run.attempts).toBe(3);
 
     const gone = await add('ses_src2', { kind: 'source', url: `${fake.url}/missing` });
-    const failed = await waitForRun(t.s.running.deps, (await refresh(gone.source_id!)).run_id, { timeoutMs: 20_000 });
+    const failed = await waitForRun(t.s.running.deps, (await refresh(gone.source_id!)).run_id);
     expect(failed.status).toBe('failed');
-    expect(failed.errorMessage).toContain('404');
+    expect(failed.errorMessage).toBe('The page answered HTTP 404.');
+    // A 404 is the page's final answer: failed at the first attempt, not retried.
+    expect(failed.attempts).toBe(1);
   });
 
   it('is 404 for an unknown source and for another workspace', async () => {

@@ -74,6 +74,7 @@ export function reportFor(err: unknown, ctx: { baseUrl?: string; idempotencyKey?
   if (err instanceof ContentPipelineError) {
     const lines = [`Error: ${err.code} (HTTP ${err.status}): ${err.message}`];
     if (err.suggestedAction) lines.push(`  Suggested action: ${err.suggestedAction}${err.suggestedEndpoint ? ` → ${err.suggestedEndpoint}` : ''}`);
+    if (err.upstreamStatus !== null) lines.push(`  Upstream answered: HTTP ${err.upstreamStatus}`);
     if (err.retryAfterSeconds !== null) lines.push(`  Retry after: ${err.retryAfterSeconds} s`);
     lines.push(`  Request id: ${err.requestId ?? '(none)'}`);
     if (retry && err.status >= 500) lines.push(`  ${retry}`);

@@ -50,6 +50,8 @@ export class ContentPipelineError extends Error {
     readonly suggestedAction: string | null,
     readonly suggestedEndpoint: string | null,
     readonly retryAfterSeconds: number | null = null,
+    /** On 502 backend_unavailable: the HTTP status the upstream answered, when it answered. */
+    readonly upstreamStatus: number | null = null,
   ) {
     super(message);
     this.name = 'ContentPipelineError';
@@ -93,6 +95,7 @@ export function errorFromResponse(response: Response, body: unknown): ContentPip
     err?.suggested_action ?? null,
     err?.suggested_endpoint ?? null,
     retry !== null && /^\d+$/.test(retry) ? Number(retry) : null,
+    err?.upstream_status ?? null,
   );
 }
 

@@ -54,6 +54,7 @@ export function errorReport(err: ContentPipelineError) {
       message: err.message,
       ...(err.suggestedAction ? { suggested_action: err.suggestedAction } : {}),
       ...(err.suggestedEndpoint ? { suggested_endpoint: err.suggestedEndpoint } : {}),
+      ...(err.upstreamStatus !== null ? { upstream_status: err.upstreamStatus } : {}),
     },
     status: err.status as number | null,
     request_id: err.requestId,

@@ -46,7 +46,7 @@ async function download(deps: ServiceDeps, url: string): Promise<OutboundRespons
     if (err instanceof OutboundError) throw fromOutbound(err);
     throw err;
   }
-  if (res.status < 200 || res.status > 299) throw new AppError(502, 'backend_unavailable', `The page answered HTTP ${res.status}.`);
+  if (res.status < 200 || res.status > 299) throw new AppError(502, 'backend_unavailable', `The page answered HTTP ${res.status}.`, { upstreamStatus: res.status });
   return res;
 }
 

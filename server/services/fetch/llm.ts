@@ -96,7 +96,7 @@ export async function extractWithModel(deps: ServiceDeps, q: { text: string; int
     if (err instanceof OutboundError) throw providerFailure(err.message);
     throw err;
   }
-  if (res.status < 200 || res.status > 299) throw new AppError(502, 'backend_unavailable', `The model provider answered HTTP ${res.status}.`);
+  if (res.status < 200 || res.status > 299) throw new AppError(502, 'backend_unavailable', `The model provider answered HTTP ${res.status}.`, { upstreamStatus: res.status });
   let content: unknown;
   try {
     content = res.json<{ choices?: { message?: { content?: unknown } }[] }>().choices?.[0]?.message?.content;
