@@ -777,7 +777,7 @@ export interface components {
         Run: {
             run_id: components["schemas"]["ResourceId"];
             /** @enum {string} */
-            kind: "ingest" | "draft" | "regenerate_variant" | "refresh_source" | "probe_account";
+            kind: "ingest" | "draft" | "regenerate_variant" | "refresh_source";
             /**
              * @description `queued` → `running` → `succeeded` or `failed`. A transient upstream failure puts a run back to `queued` with a later start, up to 5 attempts.
              * @enum {string}
