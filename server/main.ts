@@ -27,7 +27,7 @@ export interface Running {
 }
 
 export async function start(config: Config): Promise<Running> {
-  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.auth_material', '*.token'] });
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-content-pipeline-loopback"]', '*.auth_material', '*.token'] });
   const lifecycle = new Lifecycle();
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const hub = createEventHub(database, config, logger);

@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import { SharedWindowLimiter } from '../lib/rate-limit-shared.js';
 import { SlidingWindowLimiter, type RateDecision, type RateLimiter } from '../lib/sliding-window.js';
 import type { ServiceDeps } from '../services/context.js';
+import { isLoopbackCall } from './loopback.js';
 
 /**
  * The limiter for this instance (RATE_LIMIT_STORE): by default, on PostgreSQL (a team host,
@@ -42,7 +43,8 @@ function apply(res: Response, next: NextFunction, d: RateDecision) {
 export function rateLimit(limiter: RateLimiter, clock: Clock): RequestHandler {
   return (req, res, next) => {
     if (!req.caller) return next();
-    const d = limiter.hit(req.caller.tokenId, clock.now().getTime());
+    // A tool call of the MCP server reaching the REST API: its MCP request was counted already.
+    const d = isLoopbackCall(req) ? limiter.peek(req.caller.tokenId, clock.now().getTime()) : limiter.hit(req.caller.tokenId, clock.now().getTime());
     // The in-memory limiter answers synchronously: no promise (and no extra tick) on that path.
     if (d instanceof Promise) d.then((v) => apply(res, next, v), next);
     else apply(res, next, d);

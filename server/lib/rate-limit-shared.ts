@@ -3,7 +3,7 @@
 // holds whichever instance a load balancer sends its requests to. The rule is the same
 // `SlidingWindow` as the in-memory limiter; only where the counts live differs.
 import type { Db } from '../store/database.js';
-import { deleteWindowsBefore, hitWindow } from '../store/rate-limits.js';
+import { deleteWindowsBefore, hitWindow, readWindows } from '../store/rate-limits.js';
 import { SlidingWindow, type RateDecision, type RateLimiter } from './sliding-window.js';
 
 export class SharedWindowLimiter implements RateLimiter {
@@ -31,6 +31,12 @@ export class SharedWindowLimiter implements RateLimiter {
       limit: this.limit,
     });
     return this.rule.decision(c.allowed, c.previous, c.current, nowMs);
+  }
+
+  async peek(key: string, nowMs: number): Promise<RateDecision> {
+    const windowStart = this.rule.windowStart(nowMs);
+    const c = await readWindows(this.db, { key, windowStart, previousStart: windowStart - this.rule.windowMs });
+    return this.rule.decision(true, c.previous, c.current, nowMs);
   }
 
   /**

@@ -16,6 +16,8 @@ export interface RateLimiter {
   readonly limit: number;
   /** Counts one hit for `key` at `nowMs` unless it is over the limit; says whether it was allowed. */
   hit(key: string, nowMs: number): RateDecision | Promise<RateDecision>;
+  /** The quota as it stands, counting nothing (for a request that was counted already): always allowed. */
+  peek(key: string, nowMs: number): RateDecision | Promise<RateDecision>;
 }
 
 /**
@@ -94,6 +96,19 @@ export class SlidingWindowLimiter implements RateLimiter {
 
   hit(key: string, nowMs: number): RateDecision {
     this.sweep(nowMs);
+    const w = this.windowsOf(key, nowMs);
+    const allowed = this.rule.admits(w.previous, w.current, nowMs);
+    if (allowed) w.current += 1;
+    return this.rule.decision(allowed, w.previous, w.current, nowMs);
+  }
+
+  peek(key: string, nowMs: number): RateDecision {
+    const w = this.windowsOf(key, nowMs);
+    return this.rule.decision(true, w.previous, w.current, nowMs);
+  }
+
+  /** The key's counts, rolled over to the window of `nowMs`. */
+  private windowsOf(key: string, nowMs: number): Windows {
     const start = this.rule.windowStart(nowMs);
     let w = this.windows.get(key);
     if (!w) {
@@ -104,9 +119,7 @@ export class SlidingWindowLimiter implements RateLimiter {
       w.current = 0;
       w.start = start;
     }
-    const allowed = this.rule.admits(w.previous, w.current, nowMs);
-    if (allowed) w.current += 1;
-    return this.rule.decision(allowed, w.previous, w.current, nowMs);
+    return w;
   }
 
   private sweep(nowMs: number) {

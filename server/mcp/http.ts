@@ -1,11 +1,13 @@
 // MCP over Streamable HTTP at /api/mcp, mounted after bearer auth and the rate limit so that it
 // shares them. Stateless: every POST gets a fresh server and transport (no session to keep, so
 // any instance behind a load balancer can answer), and the JSON-RPC answer comes back as JSON.
-// Tool calls go back into this same server's REST API over loopback, with the caller's token.
+// Tool calls go back into this same server's REST API over loopback, with the caller's token;
+// the rate limit counts the MCP request, not its tools' REST calls again (http/loopback.ts).
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createApiClient } from '../../clients/typescript/src/index.js';
+import { loopbackHeaders } from '../http/loopback.js';
 import type { ToolDef } from './catalog.js';
 import { createMcpServer } from './server.js';
 
@@ -15,6 +17,13 @@ export function loopbackUrl(req: IncomingMessage): string {
   const host = raw.startsWith('::ffff:') ? raw.slice(7) : raw;
   return `http://${host.includes(':') ? `[${host}]` : host}:${req.socket.localPort}`;
 }
+
+/** fetch for the tools' REST calls, marked as loopback calls so that the rate limit counts the MCP request only. */
+const loopbackFetch: typeof fetch = (input, init) => {
+  const request = new Request(input as RequestInfo, init);
+  for (const [k, v] of Object.entries(loopbackHeaders())) request.headers.set(k, v);
+  return fetch(request);
+};
 
 /** The bearer token auth already accepted. */
 function tokenOf(req: IncomingMessage): string {
@@ -26,7 +35,7 @@ export function mcpRouter(opts: { catalog: ToolDef[]; version?: string }): expre
   router.post('/', express.json({ limit: '1mb' }), async (req, res, next) => {
     try {
       // No retries here: a rate-limited tool call comes back as a tool error with retry_after_seconds.
-      const client = createApiClient({ baseUrl: loopbackUrl(req), token: tokenOf(req), maxRetries: 0, userAgent: 'content-pipeline-mcp/1' });
+      const client = createApiClient({ baseUrl: loopbackUrl(req), token: tokenOf(req), maxRetries: 0, userAgent: 'content-pipeline-mcp/1', fetch: loopbackFetch });
       const server = createMcpServer({ catalog: opts.catalog, client, version: opts.version });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {

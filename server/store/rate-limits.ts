@@ -51,6 +51,13 @@ export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
   return { allowed: false, previous, current: Number(r.before ?? 0) };
 }
 
+/** The counts of the current and the previous window, writing nothing. */
+export async function readWindows(db: Db, q: { key: string; windowStart: number; previousStart: number }): Promise<{ previous: number; current: number }> {
+  const rows = await db.rateLimitWindow.findMany({ where: { key: q.key, windowStart: { in: [BigInt(q.previousStart), BigInt(q.windowStart)] } } });
+  const countAt = (start: number) => rows.find((r) => r.windowStart === BigInt(start))?.count ?? 0;
+  return { previous: countAt(q.previousStart), current: countAt(q.windowStart) };
+}
+
 /** Removes windows that started before `cutoffMs` (they no longer weigh on any decision). */
 export async function deleteWindowsBefore(db: Db, cutoffMs: number): Promise<number> {
   const { count } = await db.rateLimitWindow.deleteMany({ where: { windowStart: { lt: BigInt(cutoffMs) } } });

@@ -225,23 +225,24 @@ describe('resources and prompts', () => {
 });
 
 describe('rate limit', () => {
-  it('counts MCP traffic against the token and reports a rate-limited tool call as a tool error with Retry-After', async () => {
+  it('counts a tool call once against the token (the MCP request, not its REST call again), and refuses MCP requests past the quota', async () => {
     const limited = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '10' } });
     try {
       const c = await connect(limited.token, limited);
-      // Spend the budget over REST until one request is left: the MCP POST takes it, so the
-      // tool's own REST call is the one refused.
+      // Spend the budget over REST until two requests are left.
       const rest = limited.client(limited.token, { maxRetries: 0 });
-      for (let remaining = Infinity; remaining > 1; ) {
-        const r = await rest.GET('/api/agent/v1/runs/{id}', { params: { path: { id: 'run_none' } } });
-        remaining = Number(r.response.headers.get('ratelimit-remaining'));
-      }
+      const remainingAfterGet = async () => Number((await rest.GET('/api/agent/v1/runs/{id}', { params: { path: { id: 'run_none' } } })).response.headers.get('ratelimit-remaining'));
+      for (let remaining = Infinity; remaining > 2; ) remaining = await remainingAfterGet();
+      // The tool call gets through to the operation (404 for this id), for one request of the quota ...
       const body = textOf(await call(c, 'get_run', { id: 'run_none' }));
-      expect(body.error!.code).toBe('rate_limited');
-      expect(body.status).toBe(429);
-      expect(body.retry_after_seconds).toEqual(expect.any(Number));
-      // and the MCP endpoint itself is now refused too
+      expect([body.status, body.error!.code]).toEqual([404, 'not_found']);
+      // ... so that exactly one is left for this REST request.
+      expect(await remainingAfterGet()).toBe(0);
+      // The MCP endpoint itself is now refused.
       await expect(call(c, 'get_run', { id: 'run_none' })).rejects.toThrow(/429|rate/i);
+      // A forged loopback header counts like any request (and is refused like one).
+      const forged = await fetch(`${limited.url}/api/agent/v1/runs/run_none`, { headers: { Authorization: `Bearer ${limited.token}`, 'x-content-pipeline-loopback': 'f'.repeat(64) } });
+      expect(forged.status).toBe(429);
     } finally {
       await limited.stop();
     }

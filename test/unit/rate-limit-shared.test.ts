@@ -39,6 +39,8 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
       const key = next() % 3 === 0 ? 'tok_b' : 'tok_a';
       const expected = memory.hit(key, now);
       expect(await shared.hit(key, now), `hit ${i} of ${key} at +${now - T} ms`).toEqual(expected);
+      // A peek reports the same standing, counting nothing.
+      if (i % 10 === 0) expect(await shared.peek(key, now + 1), `peek after hit ${i}`).toEqual(memory.peek(key, now + 1));
     }
   });
 

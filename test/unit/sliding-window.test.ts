@@ -27,6 +27,19 @@ describe('SlidingWindowLimiter', () => {
     expect(l.hit('k', t + 180_000).remaining).toBe(9);
   });
 
+  it('peeks at the quota without counting, allowed even when it is spent', () => {
+    const l = new SlidingWindowLimiter(3);
+    const t = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
+    expect(l.peek('k', t + 1000)).toMatchObject({ allowed: true, remaining: 3 });
+    l.hit('k', t + 1000);
+    expect(l.peek('k', t + 1000)).toMatchObject({ allowed: true, remaining: 2 });
+    expect(l.peek('k', t + 1000).remaining).toBe(2);
+    l.hit('k', t + 1000);
+    l.hit('k', t + 1000);
+    expect(l.hit('k', t + 1000).allowed).toBe(false);
+    expect(l.peek('k', t + 1000)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
   it('keeps keys apart', () => {
     const l = new SlidingWindowLimiter(1);
     expect(l.hit('a', 0).allowed).toBe(true);
