@@ -1,7 +1,7 @@
 // The one error handler. Whatever failed (body parser, validator, auth, domain, database), the
 // answer is the envelope with the right status, never HTML and never a stack trace.
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
-import { AppError } from '../errors.js';
+import { AppError, validationFailed } from '../errors.js';
 import type { RouteTable } from './route-table.js';
 
 interface ValidatorIssue {
@@ -43,6 +43,8 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
   const status = e.status ?? e.statusCode;
   // express-openapi-validator
   if (Array.isArray(e.errors) || e.name?.endsWith('Error')) {
+    const malformed = status === 400 ? routes.matchRequest(req).malformed[0] : undefined;
+    if (malformed) return validationFailed(`path.${malformed}`, 'is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).');
     if (status === 400) return new AppError(422, 'validation_failed', validatorMessage(e.errors, e.message ?? 'The request failed validation.'));
     if (status === 415) return new AppError(415, 'bad_request', 'Send the body as application/json.');
     if (status === 413) return new AppError(413, 'bad_request', 'The request body is larger than 1048576 bytes.');

@@ -5,6 +5,8 @@ export interface RouteMatch {
   /** the methods the path takes */
   allowed: string[];
   params: Record<string, string>;
+  /** Path parameters whose %-escapes do not decode (kept as written in `params`). */
+  malformed: string[];
 }
 
 export interface Route {
@@ -73,13 +75,16 @@ export class RouteTable {
     const m = method === 'HEAD' ? 'GET' : method;
     const route = onPath.find((r) => r.method === m);
     const params: Record<string, string> = {};
+    const malformed: string[] = [];
     if (route) {
       const groups = route.regex.exec(path)!.slice(1);
       route.params.forEach((name, i) => {
-        params[name] = safeDecode(groups[i]!);
+        const decoded = safeDecode(groups[i]!);
+        if (decoded === null) malformed.push(name);
+        params[name] = decoded ?? groups[i]!;
       });
     }
-    return { route, allowed: [...new Set(onPath.map((r) => r.method))], params };
+    return { route, allowed: [...new Set(onPath.map((r) => r.method))], params, malformed };
   }
 
   /** `match` for a request, computed once and kept on it (auth, dispatch and 405 all ask). */
@@ -89,11 +94,11 @@ export class RouteTable {
   }
 }
 
-/** A malformed %-escape is passed on as written (validation then refuses it) rather than thrown. */
-function safeDecode(segment: string): string {
+/** The decoded segment, or null for a malformed %-escape (refused by validation, naming the parameter). */
+function safeDecode(segment: string): string | null {
   try {
     return decodeURIComponent(segment);
   } catch {
-    return segment;
+    return null;
   }
 }

@@ -154,6 +154,16 @@ describe('errors', () => {
       expect(r.body.error?.message).toContain('limit');
     }
   });
+
+  it('a path parameter with a malformed %-escape is 422 naming the parameter', async () => {
+    for (const bad of ['%zz', '%E0%A4%A', 'art_%']) {
+      const r = await raw(`${V1}/artifacts/${bad}`);
+      expect(r.res.status).toBe(422);
+      expect(r.body.error).toEqual({ code: 'validation_failed', message: 'path.id is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).' });
+    }
+    // A well-formed escape decodes as usual (and names no artifact).
+    expect((await raw(`${V1}/artifacts/art_%41`)).res.status).toBe(404);
+  });
 });
 
 describe('pipelines', () => {
