@@ -102,7 +102,7 @@ export function createApp(parts: AppParts): express.Express {
       ignoreUndocumented: true,
     }),
   );
-  app.use(buildRouter(routes, handlers, { db: deps.db, clock: deps.clock }));
+  app.use(buildRouter(routes, handlers, { db: deps.db, provider: deps.provider, clock: deps.clock }));
   app.use(fallthrough(routes));
   app.use(errorHandler(routes));
   return app;

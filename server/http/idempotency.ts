@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { Db } from '../store/database.js';
+import type { Db, Provider } from '../store/database.js';
 import * as store from '../store/idempotency.js';
 
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -24,10 +24,17 @@ export function requestHash(pathParams: unknown, body: Record<string, unknown>):
   return createHash('sha256').update(stringify({ path: pathParams, body: rest }) ?? '').digest('hex');
 }
 
-export async function claim(db: Db, clock: Clock, k: { workspaceId: string; operation: string; key: string; hash: string }): Promise<Claim> {
+/** What a claim needs: the database and its provider, and the clock. */
+export interface ClaimStore {
+  db: Db;
+  provider: Provider;
+  clock: Clock;
+}
+
+export async function claim({ db, provider, clock }: ClaimStore, k: { workspaceId: string; operation: string; key: string; hash: string }): Promise<Claim> {
   const now = clock.now();
   const id = { workspaceId: k.workspaceId, operation: k.operation, key: k.key };
-  const existing = await store.claimKey(db, {
+  const existing = await store.claimKey(db, provider, {
     ...id,
     requestHash: k.hash,
     now,

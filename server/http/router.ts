@@ -2,9 +2,7 @@
 // `{ status, body, headers }` to the response. The registry is checked against the description
 // at start: an operation without a handler, or a handler without an operation, stops the server.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Clock } from '../lib/clock.js';
-import type { Db } from '../store/database.js';
-import { claim, requestHash } from './idempotency.js';
+import { claim, requestHash, type ClaimStore } from './idempotency.js';
 import type { Route, RouteTable } from './route-table.js';
 import type { Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
 
@@ -19,7 +17,7 @@ function send(res: Response, reply: { status: number; body: unknown; headers?: R
   res.status(reply.status).json(reply.body);
 }
 
-export function buildRouter(routes: RouteTable, handlers: Handlers, deps: { db: Db; clock: Clock }): RequestHandler {
+export function buildRouter(routes: RouteTable, handlers: Handlers, deps: ClaimStore): RequestHandler {
   const ops = new Set(routes.routes.map((r) => r.operationId));
   const missing = [...ops].filter((op) => !(op in handlers));
   const extra = Object.keys(handlers).filter((op) => !ops.has(op));
@@ -36,7 +34,7 @@ export function buildRouter(routes: RouteTable, handlers: Handlers, deps: { db: 
   };
 }
 
-async function dispatch(route: Route, handler: Handler<OpId>, deps: { db: Db; clock: Clock }, req: Request, res: Response, params: Record<string, string>) {
+async function dispatch(route: Route, handler: Handler<OpId>, deps: ClaimStore, req: Request, res: Response, params: Record<string, string>) {
   const hreq = {
     operationId: route.operationId,
     path: params,
@@ -53,7 +51,7 @@ async function dispatch(route: Route, handler: Handler<OpId>, deps: { db: Db; cl
     return;
   }
   const body = req.body as Record<string, unknown>;
-  const c = await claim(deps.db, deps.clock, {
+  const c = await claim(deps, {
     workspaceId: req.caller.workspaceId,
     operation: route.operationId,
     key: String(body.idempotency_key),

@@ -66,7 +66,7 @@ async function publishUpstream(deps: ServiceDeps, caller: Caller, a: ArtifactRow
   if (!account) throw new Error(`${platform} can publish but needs no account`);
   const now = deps.clock.now();
   const claim = { workspaceId: caller.workspaceId, operation: 'upstream-publish', key: a.id };
-  const held = await claims.claimKey(deps.db, { ...claim, requestHash: 'artifact', now, lockedUntil: new Date(now.getTime() + PUBLISH_LEASE_MS), expiresAt: new Date(now.getTime() + PUBLISH_RECORD_MS) });
+  const held = await claims.claimKey(deps.db, deps.provider, { ...claim, requestHash: 'artifact', now, lockedUntil: new Date(now.getTime() + PUBLISH_LEASE_MS), expiresAt: new Date(now.getTime() + PUBLISH_RECORD_MS) });
   if (held) {
     throw new AppError(409, 'state_conflict', 'The artifact is being published by another request; fetch it in a moment.', {
       suggestedAction: 'retry_later',

@@ -1,5 +1,5 @@
 // Idempotency records: one row per (workspace, operation, key).
-import type { Db } from './database.js';
+import type { Db, Provider } from './database.js';
 
 export type IdempotencyRow = NonNullable<Awaited<ReturnType<Db['idempotencyRecord']['findFirst']>>>;
 
@@ -9,23 +9,41 @@ export interface RecordKey {
   key: string;
 }
 
+type NewClaim = RecordKey & { requestHash: string; now: Date; lockedUntil: Date; expiresAt: Date };
+
 /**
- * Claims the key. Returns null when this call claimed it, or the existing row when it did not.
- * A fresh key (the common case) is one INSERT; the unique key decides between concurrent claims.
+ * Inserts the claim unless the key exists; true when this call inserted it. One statement on both
+ * providers, the unique key deciding between concurrent claims: on PostgreSQL an INSERT … ON
+ * CONFLICT DO NOTHING (Prisma's skipDuplicates, which it offers there only; a failed INSERT would
+ * cost a rolled-back statement and an error in the server's log on every replay), on SQLite a
+ * plain INSERT whose unique violation (P2002) means "exists".
  */
-export async function claimKey(db: Db, k: RecordKey & { requestHash: string; now: Date; lockedUntil: Date; expiresAt: Date }): Promise<IdempotencyRow | null> {
-  const id = { workspaceId: k.workspaceId, operation: k.operation, key: k.key };
+async function insertClaim(db: Db, provider: Provider, k: NewClaim): Promise<boolean> {
+  const data = { workspaceId: k.workspaceId, operation: k.operation, key: k.key, requestHash: k.requestHash, state: 'in_progress', lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt };
+  if (provider === 'postgresql') {
+    // The store's client type is SQLite's, whose createMany has no skipDuplicates.
+    const createMany = db.idempotencyRecord.createMany as unknown as (args: { data: (typeof data)[]; skipDuplicates: true }) => Promise<{ count: number }>;
+    return (await createMany({ data: [data], skipDuplicates: true })).count === 1;
+  }
   try {
-    await db.idempotencyRecord.create({
-      data: { ...id, requestHash: k.requestHash, state: 'in_progress', lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt },
-    });
-    return null;
+    await db.idempotencyRecord.create({ data });
+    return true;
   } catch (err) {
     if ((err as { code?: string }).code !== 'P2002') throw err;
+    return false;
   }
+}
+
+/**
+ * Claims the key. Returns null when this call claimed it, or the existing row when it did not.
+ * A fresh key (the common case) is one statement.
+ */
+export async function claimKey(db: Db, provider: Provider, k: NewClaim): Promise<IdempotencyRow | null> {
+  const id = { workspaceId: k.workspaceId, operation: k.operation, key: k.key };
+  if (await insertClaim(db, provider, k)) return null;
   const existing = await db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
   // Deleted between the two statements (released, or swept as expired): claim it again.
-  if (!existing) return claimKey(db, k);
+  if (!existing) return claimKey(db, provider, k);
   // An abandoned claim (its holder died before finishing) or an expired record may be taken over.
   const abandoned = existing.state === 'in_progress' && existing.lockedUntil < k.now;
   const expired = existing.expiresAt < k.now;

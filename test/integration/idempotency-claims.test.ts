@@ -4,13 +4,12 @@
 // is taken over; a released key is free again; of concurrent claims of one key exactly one wins.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AppError } from '../../server/errors.js';
-import { claim, LEASE_MS, RETENTION_MS } from '../../server/http/idempotency.js';
-import type { Db } from '../../server/store/database.js';
+import { claim, LEASE_MS, RETENTION_MS, type ClaimStore } from '../../server/http/idempotency.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { workspaceOf } from '../support/seed.js';
 
 let s: TestServer;
-let db: Db;
+let store: ClaimStore;
 let ws: string;
 let t = Date.parse('2026-11-22T12:00:00Z');
 const clock = { now: () => new Date(t) };
@@ -19,7 +18,7 @@ const key = () => ({ workspaceId: ws, operation: 'createPipeline', key: `claims-
 
 beforeAll(async () => {
   s = await startTestServer();
-  db = s.running.deps.db;
+  store = { db: s.running.deps.db, provider: s.running.deps.provider, clock };
   ws = await workspaceOf(s.running.deps, s.token);
 });
 afterAll(async () => {
@@ -37,41 +36,41 @@ async function refusal(p: Promise<unknown>): Promise<AppError> {
 
 it('claims a fresh key; the same key is then in progress, replayed once completed, and refused with another body', async () => {
   const k = key();
-  const first = await claim(db, clock, k);
+  const first = await claim(store, k);
   expect(first.kind).toBe('claimed');
-  const busy = await refusal(claim(db, clock, k));
+  const busy = await refusal(claim(store, k));
   expect([busy.status, busy.code]).toEqual([409, 'state_conflict']);
   if (first.kind !== 'claimed') throw new Error('unreachable');
   await first.complete({ status: 201, body: '{"id":"pl_1"}' });
-  expect(await claim(db, clock, k)).toEqual({ kind: 'replay', reply: { status: 201, body: '{"id":"pl_1"}' } });
-  const other = await refusal(claim(db, clock, { ...k, hash: 'h2' }));
+  expect(await claim(store, k)).toEqual({ kind: 'replay', reply: { status: 201, body: '{"id":"pl_1"}' } });
+  const other = await refusal(claim(store, { ...k, hash: 'h2' }));
   expect([other.status, other.code]).toEqual([422, 'validation_failed']);
 });
 
 it('takes over a claim whose holder died (lease over), and a record past its retention', async () => {
   const k = key();
-  expect((await claim(db, clock, k)).kind).toBe('claimed');
+  expect((await claim(store, k)).kind).toBe('claimed');
   t += LEASE_MS + 1;
-  const again = await claim(db, clock, { ...k, hash: 'h2' });
+  const again = await claim(store, { ...k, hash: 'h2' });
   expect(again.kind).toBe('claimed');
   if (again.kind !== 'claimed') throw new Error('unreachable');
   await again.complete({ status: 200, body: '{}' });
-  expect((await claim(db, clock, { ...k, hash: 'h2' })).kind).toBe('replay');
+  expect((await claim(store, { ...k, hash: 'h2' })).kind).toBe('replay');
   t += RETENTION_MS + 1;
-  expect((await claim(db, clock, { ...k, hash: 'h3' })).kind).toBe('claimed');
+  expect((await claim(store, { ...k, hash: 'h3' })).kind).toBe('claimed');
 });
 
 it('frees a released key', async () => {
   const k = key();
-  const c = await claim(db, clock, k);
+  const c = await claim(store, k);
   if (c.kind !== 'claimed') throw new Error('not claimed');
   await c.release();
-  expect((await claim(db, clock, k)).kind).toBe('claimed');
+  expect((await claim(store, k)).kind).toBe('claimed');
 });
 
 it('lets exactly one of concurrent claims of a key win', async () => {
   const k = key();
-  const results = await Promise.allSettled(Array.from({ length: 8 }, () => claim(db, clock, k)));
+  const results = await Promise.allSettled(Array.from({ length: 8 }, () => claim(store, k)));
   const won = results.filter((r) => r.status === 'fulfilled' && r.value.kind === 'claimed');
   expect(won).toHaveLength(1);
   for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).status).toBe(409);
