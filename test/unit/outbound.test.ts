@@ -327,6 +327,26 @@ describe('size and time caps', () => {
     const err = await caught(clientWith().request({ url: `${tlsFake.url}/slow`, timeoutMs: 300 }), OutboundError);
     expect(err.kind).toBe('timeout');
   });
+  it('gives up on a connection that does not complete (TCP and TLS) within the connect timeout', async () => {
+    // Accepts TCP connections and never speaks: the TLS handshake never completes.
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => held.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as net.AddressInfo).port;
+    try {
+      const config = loadConfig({ DATA_DIR: '/tmp/unused', OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${port}` });
+      const client = createOutboundClient(config, { resolve: fakeResolve, connectTimeoutMs: 300 });
+      // The whole-exchange timeout is far longer, and would say "no complete answer within …".
+      const err = await caught(client.request({ url: `https://127.0.0.1:${port}/`, timeoutMs: 20_000 }), OutboundError);
+      expect(err.kind).toBe('timeout');
+      expect(err.message).toContain('UND_ERR_CONNECT_TIMEOUT');
+      expect(OUTBOUND_DEFAULTS.connectTimeoutMs).toBe(5_000);
+      await client.close();
+    } finally {
+      for (const s of held) s.destroy();
+      silent.close();
+    }
+  });
 });
 
 describe('the connector', () => {
