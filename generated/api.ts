@@ -887,7 +887,10 @@ export interface components {
          *     returns the first response again (with `Idempotent-Replayed: true`) without doing the work twice;
          *     the same key with a different body is `422 validation_failed` naming `idempotency_key`; a
          *     duplicate that arrives while the first is still running is `409 state_conflict` with
-         *     `suggested_action: retry_later`. Requests that fail validation are not remembered.
+         *     `suggested_action: retry_later`. Requests that fail validation are not remembered. An
+         *     operation that creates work (a draft, a pipeline run, a session item) stores its answer in the
+         *     same transaction as the work, so that even a crash of the server right after that commit makes
+         *     a retry with the key get the first answer rather than new work.
          * @example 5d0c0b8e-4f5e-4c27-9a55-3f0c9f3c6a10
          */
         IdempotencyKey: string;

@@ -3,7 +3,7 @@ import * as artifacts from '../services/artifacts.js';
 import * as moves from '../services/artifact-moves.js';
 import * as drafting from '../services/drafting.js';
 import type { ServiceDeps } from '../services/context.js';
-import { callerOf, type Handler } from '../http/typed.js';
+import { callerOf, commitHook, type Handler } from '../http/typed.js';
 
 export function artifactHandlers(deps: ServiceDeps) {
   const getArtifact: Handler<'getArtifact'> = async (req) => ({
@@ -23,7 +23,7 @@ export function artifactHandlers(deps: ServiceDeps) {
 
   const draftFromPost: Handler<'draftFromPost'> = async (req) => ({
     status: 202,
-    body: await drafting.draftFromPost(deps, callerOf(req), req.path.id, req.body),
+    body: await drafting.draftFromPost(deps, callerOf(req), req.path.id, req.body, commitHook(req, 202)),
   });
   return { getArtifact, publishArtifact, transitionArtifact, draftFromPost };
 }

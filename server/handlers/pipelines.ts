@@ -1,7 +1,7 @@
 // Pipelines: HTTP in and out; the work is in services/pipelines.
 import * as pipelines from '../services/pipelines.js';
 import type { ServiceDeps } from '../services/context.js';
-import { callerOf, type Handler } from '../http/typed.js';
+import { callerOf, commitHook, type Handler } from '../http/typed.js';
 
 export function pipelineHandlers(deps: ServiceDeps) {
   const getPipeline: Handler<'getPipeline'> = async (req) => ({
@@ -11,7 +11,7 @@ export function pipelineHandlers(deps: ServiceDeps) {
 
   const createPipelineFromIntent: Handler<'createPipelineFromIntent'> = async (req) => ({
     status: 202,
-    body: await pipelines.createFromIntent(deps, callerOf(req), req.body),
+    body: await pipelines.createFromIntent(deps, callerOf(req), req.body, commitHook(req, 202)),
   });
 
   return { getPipeline, createPipelineFromIntent };

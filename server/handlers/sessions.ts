@@ -1,7 +1,7 @@
 // The session bridges (under /api/sessions): HTTP in and out; the work is in services/sessions.
 import * as sessions from '../services/sessions.js';
 import type { ServiceDeps } from '../services/context.js';
-import { callerOf, type Handler } from '../http/typed.js';
+import { callerOf, commitHook, type Handler } from '../http/typed.js';
 
 export function sessionHandlers(deps: ServiceDeps) {
   const listSessionActivity: Handler<'listSessionActivity'> = async (req) => ({
@@ -11,7 +11,7 @@ export function sessionHandlers(deps: ServiceDeps) {
 
   const addSessionItem: Handler<'addSessionItem'> = async (req) => ({
     status: 201,
-    body: await sessions.addItem(deps, callerOf(req), req.path.sessionId, req.body),
+    body: await sessions.addItem(deps, callerOf(req), req.path.sessionId, req.body, commitHook(req, 201)),
   });
 
   const regenerateVariant: Handler<'regenerateVariant'> = async (req) => ({

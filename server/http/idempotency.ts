@@ -16,7 +16,14 @@ export interface StoredReply {
   body: string;
 }
 
-export type Claim = { kind: 'claimed'; release(): Promise<void>; complete(reply: StoredReply): Promise<void> } | { kind: 'replay'; reply: StoredReply };
+export type Claim =
+  | {
+      kind: 'claimed';
+      release(): Promise<void>;
+      /** Stores the reply; with `tx`, inside the transaction that does the work (it commits with it). */
+      complete(reply: StoredReply, tx?: store.IdempotencyTx): Promise<void>;
+    }
+  | { kind: 'replay'; reply: StoredReply };
 
 /** The fingerprint of a request: its path parameters and its body without the key, in canonical JSON. */
 export function requestHash(pathParams: unknown, body: Record<string, unknown>): string {
@@ -45,7 +52,7 @@ export async function claim({ db, provider, clock }: ClaimStore, k: { workspaceI
     return {
       kind: 'claimed',
       release: () => store.releaseKey(db, id),
-      complete: (reply) => store.completeKey(db, { ...id, status: reply.status, body: reply.body }),
+      complete: (reply, tx) => store.completeKey(tx ?? db, { ...id, status: reply.status, body: reply.body }),
     };
   }
   if (existing.requestHash !== k.hash) {

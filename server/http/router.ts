@@ -2,7 +2,7 @@
 // `{ status, body, headers }` to the response. The registry is checked against the description
 // at start: an operation without a handler, or a handler without an operation, stops the server.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { claim, requestHash, type ClaimStore } from './idempotency.js';
+import { claim, requestHash, type ClaimStore, type StoredReply } from './idempotency.js';
 import type { Route, RouteTable } from './route-table.js';
 import type { Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
 
@@ -62,14 +62,27 @@ async function dispatch(route: Route, handler: Handler<OpId>, deps: ClaimStore, 
     send(res, { status: c.reply.status, body: JSON.parse(c.reply.body) });
     return;
   }
+  // What the handler's service stored in its own transaction (commitHook), if it did.
+  let stored: StoredReply | null = null;
+  hreq.idempotency = {
+    completeIn: async (tx, r) => {
+      const reply = { status: r.status, body: JSON.stringify(r.body) };
+      await c.complete(reply, tx);
+      stored = reply;
+    },
+  };
   let reply;
   try {
     reply = await handler(hreq);
   } catch (err) {
+    // A reply stored by a committed transaction stays (release only removes a claim in progress).
     await c.release();
     throw err;
   }
-  if (reply.status >= 200 && reply.status < 300) await c.complete({ status: reply.status, body: JSON.stringify(reply.body) });
-  else await c.release();
+  if (reply.status >= 200 && reply.status < 300) {
+    const final = { status: reply.status, body: JSON.stringify(reply.body) };
+    const s = stored as StoredReply | null;
+    if (s?.status !== final.status || s.body !== final.body) await c.complete(final);
+  } else await c.release();
   send(res, reply);
 }

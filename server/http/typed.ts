@@ -4,7 +4,8 @@
 import type { IncomingHttpHeaders, ServerResponse, IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { operations } from '../../generated/api.js';
-import type { Caller } from '../services/context.js';
+import type { Caller, CommitHook } from '../services/context.js';
+import type { IdempotencyTx } from '../store/idempotency.js';
 
 /** Operations served over HTTP (`backendEventPayload` only describes a payload in `webhooks`). */
 export type OpId = Exclude<keyof operations, 'backendEventPayload'>;
@@ -46,6 +47,19 @@ export interface HandlerRequest<K extends OpId> {
   /** The caller for bearer-authenticated operations; undefined on public ones. */
   caller: Caller | undefined;
   log: Logger;
+  /** On an idempotent operation whose key this request claimed: see `commitHook`. */
+  idempotency?: { completeIn(tx: IdempotencyTx, reply: { status: number; body: unknown }): Promise<void> };
+}
+
+/**
+ * For an operation that creates work: a hook for the service to call inside the transaction that
+ * commits the work, with the answer it will give. The idempotency record is completed in that
+ * same transaction, so that a crash between the commit and the answer leaves a key that replays
+ * the answer, never one that a retry (after the claim's lease) would take over to do the work again.
+ */
+export function commitHook<T>(req: Pick<HandlerRequest<OpId>, 'idempotency'>, status: number): CommitHook<T> | undefined {
+  const scope = req.idempotency;
+  return scope ? (tx, answer) => scope.completeIn(tx, { status, body: answer }) : undefined;
 }
 
 export type Handler<K extends OpId> = (req: HandlerRequest<K>) => Promise<Reply<K>>;

@@ -1,5 +1,6 @@
 // What every domain service needs: the database, time, ids, and the instance's secrets.
 import type { Db, Provider } from '../store/database.js';
+import type { IdempotencyTx } from '../store/idempotency.js';
 import type { Clock, IdSource } from '../lib/clock.js';
 import type { Config } from '../config.js';
 import type { OutboundClient } from '../outbound/types.js';
@@ -26,6 +27,12 @@ export interface ServiceDeps {
 export interface JobKicker {
   kick(): void;
 }
+
+/**
+ * Called inside the transaction that commits an operation's work, with the operation's answer,
+ * so that what depends on the answer (the idempotency record) commits with the work.
+ */
+export type CommitHook<T> = (tx: IdempotencyTx, answer: T) => Promise<void>;
 
 /** The caller of a domain operation: the workspace its token is bound to. */
 export interface Caller {

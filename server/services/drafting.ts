@@ -16,11 +16,12 @@ import { findPost, type PostRow } from '../store/posts.js';
 import type { RunRow } from '../store/runs.js';
 import { writerFor } from '../writers/index.js';
 import type { DraftInput, SourceMaterial } from '../writers/types.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Caller, CommitHook, ServiceDeps } from './context.js';
 import { recordEvent } from './events.js';
 import { sourcesOf } from './views.js';
 
 type DraftRequest = components['schemas']['DraftRequest'];
+type DraftAccepted = components['schemas']['DraftAccepted'];
 
 /** What a drafting run needs to know beyond its artifact (kept in the run's input). */
 export interface DraftRunInput extends Record<string, unknown> {
@@ -94,16 +95,18 @@ async function lineageFor(deps: ServiceDeps, caller: Caller, post: PostRow, body
 }
 
 /** POST /posts/{id}/draft: reserves the artifact and queues its run; answers both ids. */
-export async function draftFromPost(deps: ServiceDeps, caller: Caller, postId: string, body: DraftRequest) {
+export async function draftFromPost(deps: ServiceDeps, caller: Caller, postId: string, body: DraftRequest, onCommit?: CommitHook<DraftAccepted>) {
   const post = await findPost(deps.db, caller.workspaceId, postId);
   if (!post) throw notFound('post');
   const lineage = await lineageFor(deps, caller, post, body);
-  const { run, artifact } = await drafts.reserveArtifact(deps.db, newArtifactFor(deps, lineage), async (tx, artifact) => ({
-    artifact,
-    run: await queueDraftRun(tx, deps, lineage, 'draft', artifact.id, body.style_reference ?? null),
-  }));
+  const accepted = await drafts.reserveArtifact(deps.db, newArtifactFor(deps, lineage), async (tx, artifact) => {
+    const run = await queueDraftRun(tx, deps, lineage, 'draft', artifact.id, body.style_reference ?? null);
+    const answer: DraftAccepted = { run_id: run.id, artifact_id: artifact.id };
+    await onCommit?.(tx, answer);
+    return answer;
+  });
   deps.jobs.kick();
-  return { run_id: run.id, artifact_id: artifact.id };
+  return accepted;
 }
 
 // ---- the run ----

@@ -5,10 +5,11 @@ import * as store from '../store/pipelines.js';
 import { findRun } from '../store/runs.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { platformOfConnectedHandle } from './accounts.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Caller, CommitHook, ServiceDeps } from './context.js';
 import { pipelineView, runView } from './views.js';
 
 type Platform = components['schemas']['Platform'];
+type FromIntentResponse = components['schemas']['FromIntentResponse'];
 
 /**
  * The platform a handle belongs to: `@user@instance` is Mastodon, an http(s) URL is a feed,
@@ -42,9 +43,9 @@ export async function getRun(deps: ServiceDeps, caller: Caller, id: string) {
  * before its account is connected, and its run then fails with `credential_missing` (and an
  * `operator.error` event; diagnose suggests `connect_account`).
  */
-export async function createFromIntent(deps: ServiceDeps, caller: Caller, input: { handle: string; intent: string; tone?: string }) {
+export async function createFromIntent(deps: ServiceDeps, caller: Caller, input: { handle: string; intent: string; tone?: string }, onCommit?: CommitHook<FromIntentResponse>) {
   const platform = (await platformOfConnectedHandle(deps, caller.workspaceId, input.handle)) ?? platformForHandle(input.handle);
-  const { pipeline, run, resumed } = await store.upsertPipelineWithRun(
+  const { answer } = await store.upsertPipelineWithRun(
     deps.db,
     {
       pipelineId: deps.ids.id('pl'),
@@ -55,8 +56,13 @@ export async function createFromIntent(deps: ServiceDeps, caller: Caller, input:
       platform,
       now: deps.clock.now(),
     },
-    (tx, p) => enqueueRun(tx, deps, { workspaceId: caller.workspaceId, pipelineId: p.id, kind: 'ingest', input: {} }),
+    async (tx, p, resumed) => {
+      const run = await enqueueRun(tx, deps, { workspaceId: caller.workspaceId, pipelineId: p.id, kind: 'ingest', input: {} });
+      const answer: FromIntentResponse = { pipeline_id: p.id, run_id: run.id, resumed };
+      await onCommit?.(tx, answer);
+      return answer;
+    },
   );
   deps.jobs.kick();
-  return { pipeline_id: pipeline.id, run_id: run.id, resumed };
+  return answer;
 }

@@ -9,7 +9,7 @@ import { JobError, type JobHandler } from '../jobs/registry.js';
 import { findArtifact, insertArtifact } from '../store/artifacts.js';
 import * as store from '../store/sessions.js';
 import * as sources from '../store/sources.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { Caller, CommitHook, ServiceDeps } from './context.js';
 import { newArtifactFor, queueDraftRun, requireWritten } from './drafting.js';
 import { recordEvent } from './events.js';
 import { fetchUrl } from './fetch/index.js';
@@ -56,7 +56,7 @@ function addedSummary(body: ItemRequest): string {
   return `Added a variant: artifact ${body.artifact_id}`;
 }
 
-export async function addItem(deps: ServiceDeps, caller: Caller, sessionId: string, body: ItemRequest): Promise<S['SessionItem']> {
+export async function addItem(deps: ServiceDeps, caller: Caller, sessionId: string, body: ItemRequest, onCommit?: CommitHook<S['SessionItem']>): Promise<S['SessionItem']> {
   checkFields(body);
   if (body.kind === 'artifact' && !(await findArtifact(deps.db, caller.workspaceId, body.artifact_id!))) {
     throw validationFailed('body.artifact_id', 'names no artifact of your workspace.');
@@ -76,6 +76,7 @@ export async function addItem(deps: ServiceDeps, caller: Caller, sessionId: stri
       now,
     },
     () => ({ id: deps.ids.id('act'), workspaceId: caller.workspaceId, sessionId, kind: 'item_added', summary: addedSummary(body), now }),
+    onCommit && ((tx, added) => onCommit(tx, itemView(added))),
   );
   return itemView(row);
 }

@@ -55,7 +55,10 @@ export async function claimKey(db: Db, provider: Provider, k: NewClaim): Promise
   return count === 1 ? null : db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
 }
 
-export async function completeKey(db: Db, k: RecordKey & { status: number; body: string }): Promise<void> {
+/** A client or an interactive transaction: a reply may be stored in the transaction that did the work. */
+export type IdempotencyTx = Pick<Db, 'idempotencyRecord'>;
+
+export async function completeKey(db: IdempotencyTx, k: RecordKey & { status: number; body: string }): Promise<void> {
   await db.idempotencyRecord.update({
     where: { workspaceId_operation_key: { workspaceId: k.workspaceId, operation: k.operation, key: k.key } },
     data: { state: 'completed', responseStatus: k.status, responseBody: k.body },

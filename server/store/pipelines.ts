@@ -9,14 +9,14 @@ export function findPipeline(db: Db, workspaceId: string, id: string) {
 }
 
 /**
- * Creates the pipeline for (handle, intent), or updates the tone of the existing one, and queues
- * an ingest run for it (through `enqueue`, in the same transaction).
+ * Creates the pipeline for (handle, intent), or updates the tone of the existing one, then runs
+ * `also` in the same transaction (it queues the ingest run); `resumed` says the pipeline existed.
  */
-export async function upsertPipelineWithRun(
+export async function upsertPipelineWithRun<T>(
   db: Db,
   p: { pipelineId: string; workspaceId: string; handle: string; intent: string; tone: string | null; platform: string; now: Date },
-  enqueue: (tx: Pick<Db, 'run'>, pipeline: PipelineRow) => Promise<RunRow>,
-): Promise<{ pipeline: PipelineRow; run: RunRow; resumed: boolean }> {
+  also: (tx: Pick<Db, 'run' | 'idempotencyRecord'>, pipeline: PipelineRow, resumed: boolean) => Promise<T>,
+): Promise<{ pipeline: PipelineRow; answer: T; resumed: boolean }> {
   return db.$transaction(async (tx) => {
     const key = { workspaceId_handle_intent: { workspaceId: p.workspaceId, handle: p.handle, intent: p.intent } };
     const existing = await tx.pipeline.findUnique({ where: key });
@@ -25,8 +25,8 @@ export async function upsertPipelineWithRun(
       : await tx.pipeline.create({
           data: { id: p.pipelineId, workspaceId: p.workspaceId, handle: p.handle, intent: p.intent, tone: p.tone, platform: p.platform, createdAt: p.now, updatedAt: p.now },
         });
-    const run = await enqueue(tx, pipeline);
-    return { pipeline, run, resumed: Boolean(existing) };
+    const resumed = Boolean(existing);
+    return { pipeline, answer: await also(tx, pipeline, resumed), resumed };
   });
 }
 

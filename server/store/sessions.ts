@@ -37,20 +37,21 @@ export interface NewItem {
  * Adds the item (creating the session on first use, and for a `source` item the workspace's
  * source for that URL unless it exists) and its activity row, in one transaction.
  */
-export async function addItem(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity): Promise<SessionItemRow> {
+/** Adds the item (and its session and source when new) with its activity row; `also` runs last in the same transaction. */
+export async function addItem(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity, also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>): Promise<SessionItemRow> {
   // Prisma's upsert reads then inserts: two first items of a new session (or of a new source URL)
   // can both try the insert, and the loser fails on the unique key. Its whole transaction is
   // rolled back, so running it again finds the row the winner created.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await addItemOnce(db, item, activity);
+      return await addItemOnce(db, item, activity, also);
     } catch (err) {
       if (attempt >= 3 || (err as { code?: string }).code !== 'P2002') throw err;
     }
   }
 }
 
-function addItemOnce(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity): Promise<SessionItemRow> {
+function addItemOnce(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity, also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>): Promise<SessionItemRow> {
   return db.$transaction(async (tx) => {
     const key = { workspaceId_id: { workspaceId: item.workspaceId, id: item.sessionId } };
     await tx.session.upsert({ where: key, create: { workspaceId: item.workspaceId, id: item.sessionId, createdAt: item.now }, update: {} });
@@ -67,6 +68,7 @@ function addItemOnce(db: Db, item: NewItem, activity: (item: SessionItemRow) => 
       data: { id: item.id, workspaceId: item.workspaceId, sessionId: item.sessionId, kind: item.kind, text: item.text, url: item.url, artifactId: item.artifactId, sourceId, createdAt: item.now },
     });
     await insertActivity(tx, activity(row));
+    await also?.(tx, row);
     return row;
   });
 }

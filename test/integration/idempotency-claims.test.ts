@@ -2,11 +2,14 @@
 // fresh key is claimed; the same key is then in progress (409), replayed once completed, refused
 // with another body (422); a claim whose holder died (lease over) or a record past its retention
 // is taken over; a released key is free again; of concurrent claims of one key exactly one wins.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+// And a reply stored in the transaction that does the work commits (or rolls back) with it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../server/errors.js';
 import { claim, LEASE_MS, RETENTION_MS, type ClaimStore } from '../../server/http/idempotency.js';
+import { draftFromPost } from '../../server/services/drafting.js';
+import { createFromIntent } from '../../server/services/pipelines.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { workspaceOf } from '../support/seed.js';
+import { seedPosts, workspaceOf } from '../support/seed.js';
 
 let s: TestServer;
 let store: ClaimStore;
@@ -74,4 +77,43 @@ it('lets exactly one of concurrent claims of a key win', async () => {
   const won = results.filter((r) => r.status === 'fulfilled' && r.value.kind === 'claimed');
   expect(won).toHaveLength(1);
   for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).status).toBe(409);
+});
+
+describe('a reply stored in the transaction that does the work', () => {
+  async function aPost() {
+    const deps = s.running.deps;
+    const caller = { workspaceId: ws, tokenId: 'tok_claims' };
+    const { pipeline_id } = await createFromIntent(deps, caller, { handle: `claims-archive-${++n}`, intent: 'Claims' });
+    const [postId] = await seedPosts(deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
+    return { deps, caller, postId: postId! };
+  }
+
+  it('survives a crash before the answer: after the lease, a retry replays it and the work is done once', async () => {
+    const { deps, caller, postId } = await aPost();
+    const k = { ...key(), operation: 'draftFromPost' };
+    const c = await claim(store, k);
+    if (c.kind !== 'claimed') throw new Error('not claimed');
+    const answer = await draftFromPost(deps, caller, postId, { idempotency_key: k.key }, (tx, a) => c.complete({ status: 202, body: JSON.stringify(a) }, tx));
+    // The process dies here, before the router would complete the claim. Past the claim's lease:
+    t += LEASE_MS + 1;
+    expect(await claim(store, k)).toEqual({ kind: 'replay', reply: { status: 202, body: JSON.stringify(answer) } });
+    expect(await deps.db.artifact.count({ where: { sourcePostId: postId } })).toBe(1);
+  });
+
+  it('rolls back with the work: the key is still a claim in progress, and is taken over after the lease', async () => {
+    const { deps, caller, postId } = await aPost();
+    const k = { ...key(), operation: 'draftFromPost' };
+    const c = await claim(store, k);
+    if (c.kind !== 'claimed') throw new Error('not claimed');
+    const failing = draftFromPost(deps, caller, postId, { idempotency_key: k.key }, async (tx, a) => {
+      await c.complete({ status: 202, body: JSON.stringify(a) }, tx);
+      throw new Error('the transaction fails after storing the reply');
+    });
+    await expect(failing).rejects.toThrow('the transaction fails');
+    expect(await deps.db.artifact.count({ where: { sourcePostId: postId } })).toBe(0);
+    const busy = await refusal(claim(store, k));
+    expect(busy.status).toBe(409);
+    t += LEASE_MS + 1;
+    expect((await claim(store, k)).kind).toBe('claimed');
+  });
 });

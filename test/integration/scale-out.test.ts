@@ -42,7 +42,7 @@ describe.skipIf(!onPg)('two instances on one PostgreSQL database', () => {
   /** A pipeline and `n` posts in the workspace, written through the store. */
   async function posts(workspaceId: string, n: number) {
     const deps = a.running.deps;
-    const { pipeline, run } = await upsertPipelineWithRun(
+    const { pipeline, answer: run } = await upsertPipelineWithRun(
       deps.db,
       { pipelineId: deps.ids.id('pl'), workspaceId, handle: `scale-${workspaceId}`, intent: 'Scale-out', tone: null, platform: 'archive', now: deps.clock.now() },
       (tx, p) => enqueueRun(tx, deps, { workspaceId, pipelineId: p.id, kind: 'ingest', input: {} }),
