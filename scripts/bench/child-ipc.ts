@@ -1,6 +1,8 @@
 // The IPC side of a benchmark child (the server under test, or the bare Express baseline): it
 // announces itself with `ready`, then answers the parent's commands by id. Every child answers
-// `mem` (after a full GC: the child runs with --expose-gc) and `stop`.
+// `mem` (after a full GC: the child runs with --expose-gc), `cpu`, `loop` / `loopReset` (how long
+// the event loop was held up: the server's own share of a latency tail) and `stop`.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 export type Command = { id: number; cmd: string; args?: Record<string, unknown> };
 export type CommandHandler = (args: Record<string, unknown>) => unknown | Promise<unknown>;
 
@@ -11,8 +13,13 @@ export function memory() {
 }
 
 export function serveCommands(ready: Record<string, unknown>, handlers: Record<string, CommandHandler>, stop: () => Promise<void>): void {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
   const all: Record<string, CommandHandler> = {
     mem: () => memory(),
+    loopReset: () => loop.reset(),
+    /** Event-loop delay since the last reset, ms: how late timers ran because something held the loop. */
+    loop: () => ({ p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 }),
     /** CPU time (user + system, µs) this process has used: per request, it does not depend on how busy the machine is. */
     cpu: () => {
       const u = process.cpuUsage();
