@@ -181,10 +181,7 @@ export class EventHub implements EventWaker {
     const set = this.byWorkspace.get(row.workspaceId);
     if (!set?.size) return;
     const ev = frameOf(row);
-    if (set.size <= FAN_OUT_SLICE) {
-      for (const sub of set) sub.offer(ev);
-      return;
-    }
+    // A copy: streams may come and go while the hub yields between slices.
     const subs = [...set];
     for (let i = 0; i < subs.length; i += FAN_OUT_SLICE) {
       if (i > 0) await nextTurn();

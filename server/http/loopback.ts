@@ -9,9 +9,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 export const LOOPBACK_HEADER = 'x-content-pipeline-loopback';
 const secret = Buffer.from(randomBytes(32).toString('hex'));
 
-/** The header that marks a loopback call of this process. */
-export function loopbackHeaders(): Record<string, string> {
-  return { [LOOPBACK_HEADER]: secret.toString() };
+/** Marks a request as a loopback call of this process. */
+export function markLoopback(headers: Headers): void {
+  headers.set(LOOPBACK_HEADER, secret.toString());
 }
 
 /** Whether `req` is a loopback call of this very process (constant-time comparison). */

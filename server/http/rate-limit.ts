@@ -43,8 +43,10 @@ function apply(res: Response, next: NextFunction, d: RateDecision) {
 export function rateLimit(limiter: RateLimiter, clock: Clock): RequestHandler {
   return (req, res, next) => {
     if (!req.caller) return next();
+    const key = req.caller.tokenId;
+    const now = clock.now().getTime();
     // A tool call of the MCP server reaching the REST API: its MCP request was counted already.
-    const d = isLoopbackCall(req) ? limiter.peek(req.caller.tokenId, clock.now().getTime()) : limiter.hit(req.caller.tokenId, clock.now().getTime());
+    const d = isLoopbackCall(req) ? limiter.peek(key, now) : limiter.hit(key, now);
     // The in-memory limiter answers synchronously: no promise (and no extra tick) on that path.
     if (d instanceof Promise) d.then((v) => apply(res, next, v), next);
     else apply(res, next, d);

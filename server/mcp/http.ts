@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createApiClient } from '../../clients/typescript/src/index.js';
-import { loopbackHeaders } from '../http/loopback.js';
+import { markLoopback } from '../http/loopback.js';
 import type { ToolDef } from './catalog.js';
 import { createMcpServer } from './server.js';
 
@@ -21,7 +21,7 @@ export function loopbackUrl(req: IncomingMessage): string {
 /** fetch for the tools' REST calls, marked as loopback calls so that the rate limit counts the MCP request only. */
 const loopbackFetch: typeof fetch = (input, init) => {
   const request = new Request(input as RequestInfo, init);
-  for (const [k, v] of Object.entries(loopbackHeaders())) request.headers.set(k, v);
+  markLoopback(request.headers);
   return fetch(request);
 };
 
@@ -34,7 +34,8 @@ export function mcpRouter(opts: { catalog: ToolDef[]; version?: string }): expre
   const router = express.Router();
   router.post('/', express.json({ limit: '1mb' }), async (req, res, next) => {
     try {
-      // No retries here: a rate-limited tool call comes back as a tool error with retry_after_seconds.
+      // No retries here: the tools' REST calls are not counted again (the MCP request was), and any
+      // other failure comes back to the agent as a tool error.
       const client = createApiClient({ baseUrl: loopbackUrl(req), token: tokenOf(req), maxRetries: 0, userAgent: 'content-pipeline-mcp/1', fetch: loopbackFetch });
       const server = createMcpServer({ catalog: opts.catalog, client, version: opts.version });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -18,8 +18,13 @@ type NewClaim = RecordKey & { requestHash: string; now: Date; lockedUntil: Date;
  * cost a rolled-back statement and an error in the server's log on every replay), on SQLite a
  * plain INSERT whose unique violation (P2002) means "exists".
  */
+/** The columns a claim sets, on a new row and on a row taken over. */
+function claimFields(k: NewClaim) {
+  return { requestHash: k.requestHash, state: 'in_progress', lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt };
+}
+
 async function insertClaim(db: Db, provider: Provider, k: NewClaim): Promise<boolean> {
-  const data = { workspaceId: k.workspaceId, operation: k.operation, key: k.key, requestHash: k.requestHash, state: 'in_progress', lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt };
+  const data = { workspaceId: k.workspaceId, operation: k.operation, key: k.key, ...claimFields(k) };
   if (provider === 'postgresql') {
     // The store's client type is SQLite's, whose createMany has no skipDuplicates.
     const createMany = db.idempotencyRecord.createMany as unknown as (args: { data: (typeof data)[]; skipDuplicates: true }) => Promise<{ count: number }>;
@@ -50,7 +55,7 @@ export async function claimKey(db: Db, provider: Provider, k: NewClaim): Promise
   if (!abandoned && !expired) return existing;
   const { count } = await db.idempotencyRecord.updateMany({
     where: { ...id, lockedUntil: existing.lockedUntil, state: existing.state },
-    data: { requestHash: k.requestHash, state: 'in_progress', responseStatus: null, responseBody: null, lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt },
+    data: { ...claimFields(k), responseStatus: null, responseBody: null },
   });
   return count === 1 ? null : db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
 }

@@ -16,7 +16,7 @@ export async function upsertPipelineWithRun<T>(
   db: Db,
   p: { pipelineId: string; workspaceId: string; handle: string; intent: string; tone: string | null; platform: string; now: Date },
   also: (tx: Pick<Db, 'run' | 'idempotencyRecord'>, pipeline: PipelineRow, resumed: boolean) => Promise<T>,
-): Promise<{ pipeline: PipelineRow; answer: T; resumed: boolean }> {
+): Promise<{ pipeline: PipelineRow; answer: T }> {
   return db.$transaction(async (tx) => {
     const key = { workspaceId_handle_intent: { workspaceId: p.workspaceId, handle: p.handle, intent: p.intent } };
     const existing = await tx.pipeline.findUnique({ where: key });
@@ -25,8 +25,7 @@ export async function upsertPipelineWithRun<T>(
       : await tx.pipeline.create({
           data: { id: p.pipelineId, workspaceId: p.workspaceId, handle: p.handle, intent: p.intent, tone: p.tone, platform: p.platform, createdAt: p.now, updatedAt: p.now },
         });
-    const resumed = Boolean(existing);
-    return { pipeline, answer: await also(tx, pipeline, resumed), resumed };
+    return { pipeline, answer: await also(tx, pipeline, Boolean(existing)) };
   });
 }
 

@@ -35,9 +35,9 @@ export interface NewItem {
 
 /**
  * Adds the item (creating the session on first use, and for a `source` item the workspace's
- * source for that URL unless it exists) and its activity row, in one transaction.
+ * source for that URL unless it exists) and its activity row, in one transaction; `also` runs
+ * last in that transaction.
  */
-/** Adds the item (and its session and source when new) with its activity row; `also` runs last in the same transaction. */
 export async function addItem(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity, also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>): Promise<SessionItemRow> {
   // Prisma's upsert reads then inserts: two first items of a new session (or of a new source URL)
   // can both try the insert, and the loser fails on the unique key. Its whole transaction is
