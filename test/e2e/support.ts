@@ -64,6 +64,12 @@ export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
       check();
     });
   });
+  // A command that exits before reading its input (help, completion) closes the pipe: writing the
+  // input then fails with EPIPE, which must not become an uncaught error of the test run. What the
+  // command printed and its exit code are what the tests check.
+  child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   if (opts.input !== undefined) child.stdin.end(opts.input);
   return {
     get stdout() {
