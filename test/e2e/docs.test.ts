@@ -2,7 +2,6 @@
 // order in one shell (the documented address replaced by the test server's, DATA_DIR pointing at
 // its data), the ```ts block with tsx, and each ```json MCP host configuration through the SDK's
 // client (stdio: the exact command and arguments; HTTP: the URL and headers).
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -10,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { cpaBin, cpaEnv, projectRoot, type CpaResult } from './support.js';
+import { cpaBin, cpaEnv, projectRoot, spawnCpa, type CpaResult } from './support.js';
 
 // Many subprocesses (npx, tsx): generous limits for a loaded machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -31,18 +30,8 @@ afterAll(async () => {
 
 const localize = (text: string) => text.replaceAll(DOCUMENTED, s.url);
 
-function sh(command: string[], env: Record<string, string>, input = ''): Promise<CpaResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command[0]!, command.slice(1), { cwd: projectRoot, env: cpaEnv(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+/** A README command line, run like `cpa` (same environment, same handling of its input). */
+const sh = (command: string[], env: Record<string, string>, input = ''): Promise<CpaResult> => spawnCpa([], { command, env, input }).done;
 
 describe('README: Ways in', () => {
   it('has the examples this test runs', () => {
