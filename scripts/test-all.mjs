@@ -17,9 +17,22 @@ function stage(name, cmd, args, env = {}) {
   return ok;
 }
 
-function vitestCounts(file) {
+// The failing tests, named again in the summary: CI keeps only the tail of the output.
+const failures = [];
+function vitestCounts(file, stageName) {
   if (!existsSync(file)) return null;
   const report = JSON.parse(readFileSync(file, 'utf8'));
+  for (const suite of report.testResults ?? []) {
+    const where = suite.name.replace(`${process.cwd()}/`, '');
+    if (suite.status === 'failed' && (suite.assertionResults ?? []).every((t) => t.status !== 'failed')) {
+      failures.push(`${stageName}: ${where}: ${(suite.message ?? '').split('\n')[0].slice(0, 300)}`);
+    }
+    for (const t of suite.assertionResults ?? []) {
+      if (t.status !== 'failed') continue;
+      const why = (t.failureMessages ?? [])[0]?.split('\n')[0].slice(0, 300) ?? '';
+      failures.push(`${stageName}: ${where} > ${t.fullName}: ${why}`);
+    }
+  }
   return { passed: report.numPassedTests, failed: report.numFailedTests + (report.numRuntimeErrorTestSuites ?? 0), skipped: report.numPendingTests + report.numTodoTests };
 }
 
@@ -44,7 +57,7 @@ for (const [name, script] of [['lint: openapi', 'lint:openapi'], ['lint: typescr
 
 const sqliteReport = 'build/vitest-sqlite.json';
 const okSqlite = stage('tests on SQLite', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${sqliteReport}`], { TEST_DATABASE: 'sqlite' });
-count(vitestCounts(sqliteReport), okSqlite);
+count(vitestCounts(sqliteReport, 'SQLite'), okSqlite);
 
 if (process.env.TEST_SKIP_PG !== '1') {
   const pg = spawnSync('bash', ['scripts/pg-start.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -58,7 +71,7 @@ if (process.env.TEST_SKIP_PG !== '1') {
       TEST_DATABASE: 'postgresql',
       TEST_PG_ADMIN_URL: pg.stdout.trim(),
     });
-    count(vitestCounts(pgReport), ok);
+    count(vitestCounts(pgReport, 'PostgreSQL'), ok);
   }
 }
 
@@ -70,5 +83,6 @@ if (process.env.TEST_SKIP_CONTRACT !== '1') {
 
 console.log('\n=== summary');
 for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.seconds}s)`);
+for (const f of failures) console.log(`  failed: ${f}`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed === 0 && results.every((r) => r.ok) ? 0 : 1);
