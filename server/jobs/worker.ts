@@ -39,7 +39,8 @@ export class JobWorker {
   private leaseTimer: NodeJS.Timeout | null = null;
   private retryTimers = new Set<NodeJS.Timeout>();
   private running = false;
-  private ticking = false;
+  /** The look at the queue under way, if any (stop() waits for it: it may be claiming runs). */
+  private ticking: Promise<void> | null = null;
   private again = false;
   private nextSweepAt = 0;
 
@@ -71,6 +72,8 @@ export class JobWorker {
     if (this.leaseTimer) clearInterval(this.leaseTimer);
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
+    // A claim in flight ends first: what it claimed after this point is handed back, not run.
+    await this.ticking;
     const running = [...this.active.values()];
     for (const a of running) a.controller.abort();
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.stopGraceMs).unref());
@@ -97,12 +100,19 @@ export class JobWorker {
     this.timer.unref();
   }
 
-  private async tick() {
+  private tick(): Promise<void> {
     if (this.ticking) {
       this.again = true;
-      return;
+      return this.ticking;
     }
-    this.ticking = true;
+    this.ticking = this.look().finally(() => {
+      this.ticking = null;
+      this.schedule(this.opts.pollMs);
+    });
+    return this.ticking;
+  }
+
+  private async look() {
     try {
       do {
         this.again = false;
@@ -110,9 +120,6 @@ export class JobWorker {
       } while (this.again && this.running);
     } catch (err) {
       this.log.error({ err }, 'job worker poll failed');
-    } finally {
-      this.ticking = false;
-      this.schedule(this.opts.pollMs);
     }
   }
 
@@ -128,6 +135,11 @@ export class JobWorker {
       lockedUntil: new Date(now.getTime() + this.opts.leaseMs),
       limit: free,
     });
+    if (!this.running) {
+      // Stopped while claiming: the runs go back to the queue for the next worker, at once.
+      await store.releaseRuns(this.deps.db, { workerId: this.id, ids: runs.map((r) => r.id), now: this.deps.clock.now() });
+      return;
+    }
     for (const run of runs) this.launch(run);
   }
 

@@ -5,12 +5,15 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../../server/jobs/enqueue.js';
+import { registeredJob, registerJob } from '../../server/jobs/registry.js';
 import { JobWorker } from '../../server/jobs/worker.js';
+import { findRunById } from '../../server/store/runs.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { rssDocument, startFeedFake } from '../support/platforms.js';
 import { archiveFixture, connect, ingestArchive, recordedEvents, startPipeline, V1 } from '../support/pipelines.js';
 import { waitForRun } from '../support/runs.js';
+import { workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const feedItems = (n: number) =>
@@ -146,6 +149,54 @@ describe('concurrency', () => {
       expect(await s.running.deps.db.sourcePost.count({ where: { pipelineId: { in: [...ids] } } })).toBe(12 * 3);
     } finally {
       for (const w of extra) await w.stop();
+    }
+  });
+});
+
+describe('stopping', () => {
+  it('hands back, without running them, the runs a claim under way at stop() brings in', async () => {
+    // A database of its own, and a run due in ten minutes: the server's worker leaves it alone,
+    // the worker made here, whose clock is twenty minutes ahead, claims it.
+    const own = await startTestServer();
+    const deps = own.running.deps;
+    const original = registeredJob('draft')!;
+    const ran: string[] = [];
+    registerJob('draft', async (ctx) => {
+      ran.push(ctx.run.id);
+      return {};
+    });
+    // stop() is called while the worker's claim is under way: the clock is read just before the
+    // claim query goes out, and the stop comes in as soon as that query yields.
+    let trap = false;
+    let stopped: Promise<void> | null = null;
+    const clock = {
+      now: () => {
+        if (trap) {
+          trap = false;
+          queueMicrotask(() => (stopped = w.stop()));
+        }
+        return new Date(Date.now() + 20 * 60_000);
+      },
+    };
+    const inTenMinutes = { now: () => new Date(Date.now() + 10 * 60_000) };
+    const w = new JobWorker({ ...deps, clock }, pino({ level: 'silent' }), { concurrency: 2, pollMs: 60_000, retryBaseMs: 10, leaseMs: 60_000, stopGraceMs: 1000 });
+    try {
+      const run = await enqueueRun(deps.db, { ...deps, clock: inTenMinutes }, { workspaceId: await workspaceOf(deps, own.token), pipelineId: null, kind: 'draft', input: {} });
+      await w.start();
+      trap = true; // start() has looked at the queue once (its sweep); the next read of the clock is the claim's
+      w.kick();
+      while (!stopped) await new Promise((r) => setTimeout(r, 5));
+      await stopped;
+      const after = await findRunById(deps.db, run.id);
+      expect(after).toMatchObject({ status: 'queued', lockedBy: null, attempts: 0 });
+      // Nothing starts it later either (a launch after stop() would have run it by now).
+      await new Promise((r) => setTimeout(r, 200));
+      expect(ran).toEqual([]);
+      expect((await findRunById(deps.db, run.id))?.status).toBe('queued');
+    } finally {
+      registerJob('draft', original.handler, { onSucceeded: original.onSucceeded, onFailed: original.onFailed });
+      await w.stop();
+      await own.stop();
     }
   });
 });
