@@ -1827,8 +1827,8 @@ export interface components {
          */
         SessionId: components["schemas"]["ResourceId"];
         /**
-         * @description The variant's id.
-         * @example var_9b7d4c3e8c1e
+         * @description The variant's id, which is the id of the `artifact` session item that added it.
+         * @example itm_9a550b8e4f5e4c27
          */
         VariantId: components["schemas"]["ResourceId"];
         /**
@@ -2710,8 +2710,8 @@ export interface operations {
                  */
                 sessionId: components["parameters"]["SessionId"];
                 /**
-                 * @description The variant's id.
-                 * @example var_9b7d4c3e8c1e
+                 * @description The variant's id, which is the id of the `artifact` session item that added it.
+                 * @example itm_9a550b8e4f5e4c27
                  */
                 variantId: components["parameters"]["VariantId"];
             };

@@ -1,4 +1,5 @@
-// Contract fuzzing: starts the real server (SQLite in a temporary directory), then runs
+// Contract fuzzing: starts the real server (SQLite in a temporary directory), seeds the resources
+// the contract's examples name (scripts/contract/seed.ts), then runs
 // schemathesis (pinned, in .venv-contract) with every check and phase against it, with a fixed
 // seed. Any finding fails. Usage: node scripts/contract-test.mjs [--max-examples N]
 import { spawn, spawnSync } from 'node:child_process';
@@ -47,7 +48,8 @@ async function waitForHealth(url, child) {
 }
 
 const args = process.argv.slice(2);
-const maxExamples = args.includes('--max-examples') ? args[args.indexOf('--max-examples') + 1] : process.env.CONTRACT_MAX_EXAMPLES ?? '30';
+// The budgets live in scripts/contract/schemathesis.toml; this overrides them for every phase.
+const maxExamples = args.includes('--max-examples') ? args[args.indexOf('--max-examples') + 1] : process.env.CONTRACT_MAX_EXAMPLES;
 
 ensureSchemathesis();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-contract-'));
@@ -63,6 +65,9 @@ let code = 1;
 try {
   await waitForHealth(url, server);
   const token = readFileSync(path.join(dataDir, 'agent-token'), 'utf8').trim();
+  // The resources the contract's examples name, so that the examples reach the success paths.
+  const seeded = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'contract', 'seed.ts'), dataDir], { cwd: root, stdio: 'inherit' });
+  if (seeded.status !== 0) throw new Error('seeding the contract server failed');
   const skip = Object.keys(JSON.parse(readFileSync(path.join(root, 'scripts', 'contract', 'skip.json'), 'utf8')).skip);
   const stArgs = [
     'run', path.join(root, 'generated', 'openapi.json'),
@@ -71,7 +76,7 @@ try {
     '--checks', 'all',
     '--phases', 'examples,coverage,fuzzing,stateful',
     '--seed', '20261122',
-    '--max-examples', maxExamples,
+    ...(maxExamples ? ['--max-examples', maxExamples] : []),
     // One worker: CPython 3.11.7 (the machines' python3) keeps the AST constructor's recursion
     // depth in shared state, so two threads parsing at once (hypothesis describes filter lambdas
     // with ast.parse) can fail with "SystemError: AST constructor recursion depth mismatch"
