@@ -10,7 +10,7 @@ import type { ServiceDeps } from '../services/context.js';
 import { envelopeOf } from '../services/events.js';
 import * as deliveries from '../store/deliveries.js';
 import { findEventById } from '../store/events.js';
-import { Coalesced } from './coalesce.js';
+import { Coalesced } from '../lib/coalesce.js';
 import { classifyError, classifyStatus, jitterOf, KEPT_RESPONSE_BYTES, nextAttemptAt, type Outcome } from './schedule.js';
 import { signatureHeader } from './signature.js';
 

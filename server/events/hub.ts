@@ -11,7 +11,7 @@ import type { EventWaker } from '../services/context.js';
 import { envelopeOf } from '../services/events.js';
 import type { Db, Provider } from '../store/database.js';
 import { EVENTS_CHANNEL, eventsAfter, maxEventSeq, workspaceEventsBetween, type EventRow } from '../store/events.js';
-import { Coalesced } from './coalesce.js';
+import { Coalesced } from '../lib/coalesce.js';
 import { DEFAULT_LIMITS, Subscriber, type EndReason, type HubEvent, type QueueLimits } from './subscriber.js';
 
 /** The reconnection hint sent at connect (`retry:`), in milliseconds. */

@@ -5,6 +5,7 @@
 // queue safely (claims are compare-and-set; PostgreSQL adds FOR UPDATE SKIP LOCKED).
 import type { Logger } from 'pino';
 import { AppError, upstreamMayRecover } from '../errors.js';
+import { Coalesced } from '../lib/coalesce.js';
 import type { ServiceDeps } from '../services/context.js';
 import * as store from '../store/runs.js';
 import type { RunRow } from '../store/runs.js';
@@ -39,9 +40,17 @@ export class JobWorker {
   private leaseTimer: NodeJS.Timeout | null = null;
   private retryTimers = new Set<NodeJS.Timeout>();
   private running = false;
-  /** The look at the queue under way, if any (stop() waits for it: it may be claiming runs). */
-  private ticking: Promise<void> | null = null;
-  private again = false;
+  /** Looks at the queue one at a time; stop() waits for the one under way (it may be claiming runs). */
+  private readonly looker = new Coalesced(
+    async () => {
+      try {
+        await this.fill();
+      } finally {
+        this.schedule(this.opts.pollMs);
+      }
+    },
+    (err) => this.log.error({ err }, 'job worker poll failed'),
+  );
   private nextSweepAt = 0;
 
   constructor(
@@ -73,7 +82,7 @@ export class JobWorker {
     for (const t of this.retryTimers) clearTimeout(t);
     this.retryTimers.clear();
     // A claim in flight ends first: what it claimed after this point is handed back, not run.
-    await this.ticking;
+    await this.looker.settled();
     const running = [...this.active.values()];
     for (const a of running) a.controller.abort();
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.stopGraceMs).unref());
@@ -95,32 +104,9 @@ export class JobWorker {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.wakeAt = Infinity;
-      void this.tick();
+      this.looker.trigger();
     }, ms);
     this.timer.unref();
-  }
-
-  private tick(): Promise<void> {
-    if (this.ticking) {
-      this.again = true;
-      return this.ticking;
-    }
-    this.ticking = this.look().finally(() => {
-      this.ticking = null;
-      this.schedule(this.opts.pollMs);
-    });
-    return this.ticking;
-  }
-
-  private async look() {
-    try {
-      do {
-        this.again = false;
-        await this.fill();
-      } while (this.again && this.running);
-    } catch (err) {
-      this.log.error({ err }, 'job worker poll failed');
-    }
   }
 
   private async fill() {

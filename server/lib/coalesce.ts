@@ -1,7 +1,7 @@
 // A single-flight runner: at most one run of the task at a time, and a trigger that arrives
 // during a run asks for exactly one more run after it (however many triggers came). The hub's
-// outbox reads and the delivery worker's queue looks are both woken far more often than they
-// need to run.
+// outbox reads, the delivery worker's and the job worker's queue looks are all woken far more
+// often than they need to run.
 export class Coalesced {
   private running: Promise<void> | null = null;
   private again = false;
