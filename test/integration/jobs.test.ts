@@ -167,13 +167,17 @@ describe('stopping', () => {
     });
     // stop() is called while the worker's claim is under way: the clock is read just before the
     // claim query goes out, and the stop comes in as soon as that query yields.
+    // Every step the worker takes reads its clock: none may come after stop() has returned.
     let trap = false;
     let stopped: Promise<void> | null = null;
+    let stopReturned = false;
+    let readsAfterStop = 0;
     const clock = {
       now: () => {
+        if (stopReturned) readsAfterStop++;
         if (trap) {
           trap = false;
-          queueMicrotask(() => (stopped = w.stop()));
+          queueMicrotask(() => (stopped = w.stop().then(() => void (stopReturned = true))));
         }
         return new Date(Date.now() + 20 * 60_000);
       },
@@ -193,6 +197,9 @@ describe('stopping', () => {
       await new Promise((r) => setTimeout(r, 200));
       expect(ran).toEqual([]);
       expect((await findRunById(deps.db, run.id))?.status).toBe('queued');
+      // The claim was waited for and handed back before stop() returned (not after, when the
+      // server goes on to close the database).
+      expect(readsAfterStop).toBe(0);
     } finally {
       registerJob('draft', original.handler, { onSucceeded: original.onSucceeded, onFailed: original.onFailed });
       await w.stop();
