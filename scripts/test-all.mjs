@@ -101,7 +101,8 @@ async function vitestStage(name, label, env) {
   rmSync(report, { force: true }); // a report left by an earlier run must not stand in for this one
   let ok = await stage(name, 'npx', args, env);
   const first = existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : null;
-  const poolOnly = failures.slice(seen).length > 0 && failures.slice(seen).every((f) => f.includes('[vitest-pool]'));
+  const outside = failures.slice(seen);
+  const poolOnly = outside.length > 0 && outside.every((f) => f.includes('[vitest-pool]'));
   if (!ok && first && first.numFailedTests === 0 && first.numFailedTestSuites === 0 && poolOnly) {
     const why = failures.splice(seen);
     console.log(`\n=== ${name}: every test passed, but a vitest worker failed outside the tests; running the pass once more`);

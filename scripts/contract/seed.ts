@@ -12,6 +12,7 @@ import { insertArtifact } from '../../server/store/artifacts.js';
 import { upsertPipelineWithRun } from '../../server/store/pipelines.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { insertRun } from '../../server/store/runs.js';
+import { addedSummary } from '../../server/services/sessions.js';
 import { addItem } from '../../server/store/sessions.js';
 
 const dataDir = process.argv[2];
@@ -69,16 +70,17 @@ try {
     }),
   );
   const items = [
-    { id: 'itm_5e4c279a550b8e4f', kind: 'source' as const, url: 'https://blog.example.org/releases/v2-3', artifactId: null, newSourceId: 'src_0a9b7d4c3e8c', summary: 'Added a source: https://blog.example.org/releases/v2-3' },
-    { id: 'itm_9a550b8e4f5e4c27', kind: 'artifact' as const, url: null, artifactId: ARTIFACT, newSourceId: null, summary: `Added a variant: artifact ${ARTIFACT}` },
+    { id: 'itm_5e4c279a550b8e4f', kind: 'source' as const, url: 'https://blog.example.org/releases/v2-3', artifactId: null, newSourceId: 'src_0a9b7d4c3e8c' },
+    { id: 'itm_9a550b8e4f5e4c27', kind: 'artifact' as const, url: null, artifactId: ARTIFACT, newSourceId: null },
   ];
   for (const it of items) {
+    const summary = addedSummary({ kind: it.kind, url: it.url ?? undefined, artifact_id: it.artifactId ?? undefined });
     await addItem(db, { id: it.id, workspaceId, sessionId: SESSION, kind: it.kind, text: null, url: it.url, artifactId: it.artifactId, newSourceId: it.newSourceId, now }, () => ({
       id: `act_${it.id.slice(4)}`,
       workspaceId,
       sessionId: SESSION,
       kind: 'item_added',
-      summary: it.summary,
+      summary,
       now,
     }));
   }

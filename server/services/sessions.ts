@@ -50,7 +50,8 @@ function checkFields(body: ItemRequest): void {
   }
 }
 
-function addedSummary(body: ItemRequest): string {
+/** The activity line for an added item (also written by the contract server's seed). */
+export function addedSummary(body: Pick<ItemRequest, 'kind' | 'text' | 'url' | 'artifact_id'>): string {
   if (body.kind === 'note') return `Added a note: ${short(body.text!)}`;
   if (body.kind === 'source') return `Added a source: ${short(body.url!, 200)}`;
   return `Added a variant: artifact ${body.artifact_id}`;
