@@ -1,0 +1,29 @@
+// What can be wrong with an uploaded export. Every kind is the uploader's to fix, so each becomes
+// 422 `validation_failed` (or 413 for `too_large`), naming the field and what was found.
+export type ArchiveErrorKind =
+  /** nothing was sent */
+  | 'empty'
+  /** a ZIP, tar or gzip that does not read to its end */
+  | 'corrupt'
+  /** past a size, entry-count or ratio limit: a possible decompression bomb */
+  | 'too_large'
+  /** a readable container without the file the format needs */
+  | 'missing_file'
+  /** a file that is not any export we know */
+  | 'unknown_format'
+  /** the export's data file does not parse */
+  | 'unreadable'
+  /** the format asked for is not the one found */
+  | 'format_mismatch';
+
+export class ArchiveError extends Error {
+  constructor(
+    readonly kind: ArchiveErrorKind,
+    message: string,
+    /** The request field at fault. */
+    readonly field = 'body',
+  ) {
+    super(message);
+    this.name = 'ArchiveError';
+  }
+}

@@ -1,0 +1,199 @@
+// Reading an export as the platforms hand it out. `inspectExport` finds the format and its files
+// (422 naming what is missing and what was found); `scanExport` reads every post once to count
+// what will be imported and what is left out, and why; `readExport` yields the posts to import.
+// Nothing here touches the database: the bytes come from a `ByteSource`.
+import type { Readable } from 'node:stream';
+import { DEFAULT_LIMITS, openArchive, type ArchiveLimits, type ByteSource, type ContainerKind, type OpenedArchive } from './container.js';
+import { ArchiveError } from './errors.js';
+import { readLinkedIn } from './linkedin.js';
+import { readMastodon } from './mastodon.js';
+import { ARCHIVE_FORMATS, SKIP_REASONS, type ArchiveFormat, type ArchiveItem, type ArchivePost, type FormatFiles, type ReadOptions, type SkipReason, type Visibility } from './types.js';
+import { readX, readXContext } from './x.js';
+
+export * from './types.js';
+export { ArchiveError } from './errors.js';
+export { bufferSource, DEFAULT_LIMITS, type ArchiveLimits, type ByteSource, type ContainerKind } from './container.js';
+
+/** `data/tweets.js`, `data/tweets-part1.js`, the older `data/tweet.js`, maybe inside a folder. */
+const X_POSTS = /^((?:\.\/)?(?:[^/]+\/)*?)data\/(?:tweets|tweet)(?:-part(\d+))?\.js$/;
+
+/** What the export is and which of its files hold what. */
+export interface ExportLayout extends FormatFiles {
+  container: ContainerKind;
+  /** The folder holding the export's files inside the container ('' at the top). */
+  root: string;
+  entryCount: number;
+}
+
+async function sniff(archive: OpenedArchive): Promise<ArchiveFormat | null> {
+  const stream = archive.open('');
+  let head = '';
+  try {
+    for await (const c of stream) {
+      head += (c as Buffer).toString('utf8');
+      if (head.length >= 4096) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  const h = head.replace(/^\uFEFF/, '').trimStart();
+  if (/^window\.YTD\.tweets?\.part\d+\s*=/.test(h)) return 'x';
+  if (/^"?Date"?,/.test(h) && /ShareCommentary/.test(h)) return 'linkedin';
+  if (h.startsWith('{') && /"orderedItems"|"@context"|"OrderedCollection"/.test(h)) return 'mastodon';
+  return null;
+}
+
+const formatList = ARCHIVE_FORMATS.join(', ');
+const EXPECTED = 'X (data/tweets.js), Mastodon (outbox.json) or LinkedIn (Shares.csv)';
+
+function found(archive: OpenedArchive): string {
+  const names = archive.entries.map((e) => e.name);
+  const shown = names.slice(0, 20).join(', ');
+  return names.length > 20 ? `${shown}, … (${names.length} files)` : `${shown} (${names.length} file${names.length === 1 ? '' : 's'})`;
+}
+
+/** Finds the format and its files; `format` (when given) must be what the files are. */
+export async function inspectExport(archive: OpenedArchive, format?: string | null): Promise<ExportLayout> {
+  const wanted = format ? (format.trim().toLowerCase() as ArchiveFormat) : null;
+  if (wanted && !ARCHIVE_FORMATS.includes(wanted)) throw new ArchiveError('unknown_format', `format must be one of ${formatList}, got ${JSON.stringify(format)}.`, 'format');
+  const base = { container: archive.container, entryCount: archive.entries.length };
+  if (archive.container === 'file' || archive.container === 'gzip') {
+    const f = await sniff(archive);
+    if (!f) throw new ArchiveError('unknown_format', `The upload is not an export we can read. Understood: ${EXPECTED}, each as the bare file or inside the ZIP (or, for Mastodon, tar.gz) archive the platform hands out.`);
+    if (wanted && wanted !== f) throw new ArchiveError('format_mismatch', `format is ${wanted} but the upload is a ${f} export.`, 'format');
+    return { ...base, format: f, posts: [''], side: {}, root: '' };
+  }
+  const names = archive.entries.map((e) => e.name);
+  const candidates: ExportLayout[] = [];
+  // X: the post files, in part order; the side files beside them.
+  const xFiles = names.flatMap((n) => {
+    const m = X_POSTS.exec(n);
+    return m ? [{ n, root: m[1]!, part: Number(m[2] ?? 0) }] : [];
+  });
+  if (xFiles.length) {
+    const root = xFiles[0]!.root;
+    const side: Record<string, string> = {};
+    for (const [role, file] of [['account', 'account.js'], ['notes', 'note-tweet.js'], ['protected', 'protected-history.js']] as const) {
+      if (names.includes(`${root}data/${file}`)) side[role] = `${root}data/${file}`;
+    }
+    const posts = xFiles.filter((x) => x.root === root).sort((a, b) => a.part - b.part).map((x) => x.n);
+    candidates.push({ ...base, format: 'x', posts, side, root });
+  }
+  const outbox = names.find((n) => /(^|\/)outbox\.json$/.test(n));
+  if (outbox) candidates.push({ ...base, format: 'mastodon', posts: [outbox], side: {}, root: outbox.slice(0, -'outbox.json'.length) });
+  const shares = names.find((n) => /(^|\/)shares\.csv$/i.test(n));
+  if (shares) candidates.push({ ...base, format: 'linkedin', posts: [shares], side: {}, root: shares.slice(0, shares.length - 'shares.csv'.length) });
+  const pick = wanted ? candidates.find((c) => c.format === wanted) : candidates[0];
+  if (!pick) {
+    const need = wanted === 'x' ? 'data/tweets.js' : wanted === 'mastodon' ? 'outbox.json' : wanted === 'linkedin' ? 'Shares.csv' : EXPECTED;
+    throw new ArchiveError('missing_file', `The ${archive.container.toUpperCase()} holds no ${need}. Found: ${found(archive)}.`);
+  }
+  return pick;
+}
+
+export interface ScanSummary {
+  format: ArchiveFormat;
+  container: ContainerKind;
+  /** The files the posts were read from, then the side files used. */
+  files_used: string[];
+  entry_count: number;
+  /** Posts an ingest will import. */
+  posts: number;
+  by_visibility: Record<Visibility, number>;
+  /** Of `posts`: the author's answers to their own posts (threads). */
+  self_replies: number;
+  /** Of `posts`: media references kept. */
+  media: number;
+  skipped: Record<SkipReason, number>;
+  first_post_at: string | null;
+  last_post_at: string | null;
+}
+
+export interface Scan {
+  layout: ExportLayout;
+  summary: ScanSummary;
+  /** X: the account's own user id (from account.js, or inferred from the self-replies). */
+  ownUserId: string | null;
+}
+
+async function* items(archive: OpenedArchive, layout: ExportLayout, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+  const open = (name: string): Readable => archive.open(name);
+  const entries = new Set(archive.entries.map((e) => e.name));
+  if (layout.format === 'x') {
+    const ctx = await readXContext(open, layout.side, entries, layout.root);
+    yield* readX(open, layout.posts, ctx, opts);
+  } else if (layout.format === 'mastodon') yield* readMastodon(open, layout.posts[0]!, opts, entries, layout.root);
+  else yield* readLinkedIn(open(layout.posts[0]!), layout.posts[0]!, opts);
+}
+
+const zeroSkips = () => Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
+
+/** Reads the whole export once: what an ingest will import, and everything left out, by reason. */
+export async function scanExport(src: ByteSource, opts: { format?: string | null; includeNonPublic: boolean; limits?: ArchiveLimits }): Promise<Scan> {
+  const archive = await openArchive(src, opts.limits ?? DEFAULT_LIMITS);
+  try {
+    const layout = await inspectExport(archive, opts.format);
+    const summary: ScanSummary = {
+      format: layout.format,
+      container: layout.container,
+      files_used: [...layout.posts, ...Object.values(layout.side)],
+      entry_count: layout.entryCount,
+      posts: 0,
+      by_visibility: { public: 0, unlisted: 0, followers: 0, connections: 0 },
+      self_replies: 0,
+      media: 0,
+      skipped: zeroSkips(),
+      first_post_at: null,
+      last_post_at: null,
+    };
+    let first = Infinity;
+    let last = -Infinity;
+    const count = (p: ArchivePost) => {
+      summary.posts += 1;
+      summary.by_visibility[p.visibility] += 1;
+      summary.media += p.media.length;
+      if (p.replyTo) summary.self_replies += 1;
+      first = Math.min(first, p.publishedAt.getTime());
+      last = Math.max(last, p.publishedAt.getTime());
+    };
+    // X without account.js: replies wait until every post id is known, to find the account's own id.
+    const ids = new Set<string>();
+    const pending: Array<{ post: ArchivePost; user: string }> = [];
+    let ownUserId: string | null = null;
+    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic })) {
+      if (item.skip) summary.skipped[item.skip] += 1;
+      else if (item.replyToUser !== undefined) pending.push({ post: item.post, user: item.replyToUser });
+      else count(item.post);
+      if (layout.format === 'x' && item.post) ids.add(item.post.externalId);
+    }
+    if (layout.format === 'x') {
+      const votes = new Map<string, number>();
+      for (const p of pending) if (ids.has(p.post.replyTo!)) votes.set(p.user, (votes.get(p.user) ?? 0) + 1);
+      ownUserId = [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+      for (const p of pending) {
+        if (p.user === ownUserId) count(p.post);
+        else summary.skipped.reply += 1;
+      }
+    }
+    if (summary.posts === 0) {
+      const left = Object.entries(summary.skipped).filter(([, n]) => n > 0).map(([r, n]) => `${n} ${r.replace('_', ' ')}`).join(', ');
+      throw new ArchiveError('unreadable', `The ${layout.format} export holds no post to import${left ? ` (left out: ${left})` : ''}.`);
+    }
+    summary.first_post_at = new Date(first).toISOString();
+    summary.last_post_at = new Date(last).toISOString();
+    return { layout, summary, ownUserId };
+  } finally {
+    archive.close();
+  }
+}
+
+/** The posts to import, in the export's order (a scan found the layout and the X account id). */
+export async function* readExport(src: ByteSource, opts: { format: ArchiveFormat; includeNonPublic: boolean; ownUserId: string | null; limits?: ArchiveLimits }): AsyncGenerator<ArchivePost> {
+  const archive = await openArchive(src, opts.limits ?? DEFAULT_LIMITS);
+  try {
+    const layout = await inspectExport(archive, opts.format);
+    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, ownUserId: opts.ownUserId })) if (item.post) yield item.post;
+  } finally {
+    archive.close();
+  }
+}

@@ -1,0 +1,76 @@
+// LinkedIn data export: `Shares.csv` (Date, ShareLink, ShareCommentary, SharedUrl, MediaUrl,
+// Visibility). LinkedIn writes a multi-line post with each line wrapped in quotes, the lines
+// joined by newlines inside the quoted CSV field: once the CSV quoting is undone the text reads
+// `"First line."\n""\n"Third line."`. That second layer is undone here.
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { parse as parseCsv } from 'csv-parse';
+import { dateOf, httpUrl } from '../text.js';
+import { ArchiveError } from './errors.js';
+import type { ArchiveItem, MediaRef, ReadOptions, Visibility } from './types.js';
+
+const hashId = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32);
+
+/**
+ * Undoes LinkedIn's per-line quoting: when a multi-line text has every line wrapped in `"…"`
+ * (an empty line is `""`), each line loses its wrapping quotes and the doubled quotes inside it
+ * become single. Text that is not wrapped that way is returned as it is.
+ */
+export function unwrapLinkedInText(text: string): string {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  if (lines.length < 2 || !lines.every((l) => l.length >= 2 && l.startsWith('"') && l.endsWith('"'))) return text;
+  return lines.map((l) => l.slice(1, -1).replace(/""/g, '"')).join('\n');
+}
+
+/** LinkedIn's audience names: anyone (public) or connections only. Unknown values are treated as not public. */
+export function linkedInVisibility(v: string | undefined): Visibility {
+  const s = (v ?? '').trim().toUpperCase();
+  if (s === '' || s === 'PUBLIC' || s === 'ANYONE' || s === 'MEMBER_NETWORK' || s === 'LOGGED_IN') return 'public';
+  return 'connections';
+}
+
+const MEDIA_EXT: Array<[RegExp, MediaRef['type']]> = [
+  [/\.(jpe?g|png|webp|heic)(\?|$)/i, 'image'],
+  [/\.gif(\?|$)/i, 'gif'],
+  [/\.(mp4|mov|webm)(\?|$)/i, 'video'],
+];
+
+export function linkedInItem(r: Record<string, string | undefined>, opts: ReadOptions): ArchiveItem {
+  const raw = (r.ShareCommentary ?? '').trim();
+  const date = r.Date ?? '';
+  // LinkedIn writes "YYYY-MM-DD HH:MM:SS" in UTC.
+  const publishedAt = dateOf(/^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?$/.test(date) ? `${date.replace(' ', 'T')}Z` : date);
+  if (!publishedAt) return { skip: 'unreadable' };
+  const mediaUrl = httpUrl(r.MediaUrl?.trim());
+  if (!raw) return { skip: r.SharedUrl?.trim() || mediaUrl ? 'repost' : 'empty' };
+  const visibility = linkedInVisibility(r.Visibility);
+  if (visibility !== 'public' && !opts.includeNonPublic) return { skip: 'followers_only' };
+  const text = unwrapLinkedInText(raw).trim();
+  const media: MediaRef[] = mediaUrl
+    ? [{ type: MEDIA_EXT.find(([re]) => re.test(mediaUrl))?.[1] ?? 'other', url: mediaUrl, archive_path: null, alt_text: null, width: null, height: null }]
+    : [];
+  const link = httpUrl(r.ShareLink?.trim());
+  return {
+    post: {
+      externalId: link ?? hashId(date, text),
+      url: link,
+      text,
+      publishedAt,
+      metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 },
+      visibility,
+      media,
+      replyTo: null,
+    },
+  };
+}
+
+export async function* readLinkedIn(input: Readable, what: string, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+  const rows = input.pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, relax_quotes: true, relax_column_count: true, trim: false }));
+  input.on('error', (e) => rows.destroy(e));
+  try {
+    for await (const r of rows) yield linkedInItem(r as Record<string, string>, opts);
+  } catch (err) {
+    if (err instanceof ArchiveError) throw err;
+    throw new ArchiveError('unreadable', `${what || 'Shares.csv'} is not a readable CSV (${(err as Error).message.split('\n')[0]}).`);
+  }
+}

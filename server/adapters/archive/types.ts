@@ -1,0 +1,59 @@
+// What an export's reader yields: the author's own posts, as written, with their audience and
+// media; and, for everything it leaves out, the reason (counted in the import's summary).
+import type { FetchedPost } from '../types.js';
+
+export type ArchiveFormat = 'x' | 'linkedin' | 'mastodon';
+export const ARCHIVE_FORMATS: ArchiveFormat[] = ['x', 'mastodon', 'linkedin'];
+
+/**
+ * Who could see the post where it was written: `public` and `unlisted` (Mastodon: public but off
+ * the public timelines) are publishable; `followers` (Mastodon followers-only, X protected
+ * account) and `connections` (LinkedIn connections only) are not, unless confirmed.
+ */
+export type Visibility = 'public' | 'unlisted' | 'followers' | 'connections';
+export const PUBLISHABLE: ReadonlySet<Visibility> = new Set(['public', 'unlisted']);
+
+export type MediaType = 'image' | 'video' | 'gif' | 'audio' | 'other';
+
+export interface MediaRef {
+  type: MediaType;
+  /** Where the bytes are upstream (an https address), when known. */
+  url: string | null;
+  /** Where the bytes are inside the imported archive, when they are there. */
+  archive_path: string | null;
+  alt_text: string | null;
+  width: number | null;
+  height: number | null;
+}
+
+export interface ArchivePost extends FetchedPost {
+  visibility: Visibility;
+  media: MediaRef[];
+  /** The external id of the author's own post this one answers (a self-thread), else null. */
+  replyTo: string | null;
+}
+
+export type SkipReason = 'direct_message' | 'followers_only' | 'repost' | 'reply' | 'empty' | 'unreadable';
+export const SKIP_REASONS: SkipReason[] = ['direct_message', 'followers_only', 'repost', 'reply', 'empty', 'unreadable'];
+
+export type ArchiveItem =
+  | { post: ArchivePost; skip?: undefined; replyToUser?: undefined }
+  | { skip: SkipReason; post?: undefined }
+  /** X without account.js: a reply whose author is decided once the whole file was read (scan only). */
+  | { post: ArchivePost; replyToUser: string; skip?: undefined };
+
+export interface ReadOptions {
+  /** Import followers-only / connections-only posts (their visibility is kept on the post). */
+  includeNonPublic: boolean;
+  /** X: the account's own user id (account.js, or inferred by the scan). `undefined`: infer. */
+  ownUserId?: string | null;
+}
+
+/** The files of the archive the reader uses, by role; `path` is the entry name ('' for a bare file). */
+export interface FormatFiles {
+  format: ArchiveFormat;
+  /** The post files, read in this order. */
+  posts: string[];
+  /** Side files (account.js, note-tweet.js, protected-history.js, actor.json). */
+  side: Record<string, string>;
+}
