@@ -272,11 +272,13 @@ async function openTar(src: ByteSource, gz: boolean, limits: ArchiveLimits): Pro
         }
         if (size > limits.maxEntryBytes) throw new ArchiveError('too_large', `${name} in the tar inflates to ${size} bytes; at most ${limits.maxEntryBytes} are accepted.`);
         stream.pipe(out);
+        let ended = false;
+        stream.on('end', () => (ended = true));
         await new Promise<void>((resolve, reject) => {
           out.on('finish', resolve);
           out.on('close', resolve);
           stream.on('error', reject);
-          stream.on('close', () => (stream.readableEnded ? resolve() : reject(new ArchiveError('corrupt', 'The tar file ends inside one of its files: it is truncated.'))));
+          stream.on('close', () => (ended ? resolve() : reject(new ArchiveError('corrupt', 'The tar file ends inside one of its files: it is truncated.'))));
         });
         return 'stop';
       }).catch((err: Error) => out.destroy(err));
