@@ -304,6 +304,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a data export, as the platform hands it out
+         * @description Uploads a data export as the request body, as raw bytes (not JSON, not multipart): the file
+         *     exactly as downloaded. Understood:
+         *
+         *     | format | the download | the file read |
+         *     |---|---|---|
+         *     | `x` | the X archive ZIP | `data/tweets.js` (and `tweets-part1.js` …, or the older `tweet.js`), with `note-tweet.js` for long posts, `account.js` and `protected-history.js` |
+         *     | `mastodon` | the Mastodon archive ZIP or tar.gz | `outbox.json` |
+         *     | `linkedin` | the LinkedIn export ZIP | `Shares.csv` |
+         *
+         *     Each of these files may also be sent alone (or gzipped). The format is detected; pass
+         *     `format` to insist on one. Uploads of up to `IMPORT_MAX_BYTES` (default 8 GiB) are
+         *     streamed to storage, never held in memory: files under the data directory on a desktop
+         *     instance, the database on PostgreSQL (so that every instance of a team host reads them).
+         *
+         *     The export is read once before the answer, and only the author's own posts count:
+         *     **direct messages are never imported**; followers-only (Mastodon), protected (X) and
+         *     connections-only (LinkedIn) posts are left out unless `include_non_public=true`, and then
+         *     keep their `visibility`, so that publishing a draft of one needs confirming; boosts,
+         *     retweets and replies to other people are left out; the author's own threads (self-replies)
+         *     are kept. The answer's `summary` counts what will be imported and what was left out, by reason.
+         *
+         *     The import becomes (or replaces) the export of the `archive` account named `handle`, the
+         *     same account `accounts/connect` makes. Create or resume a pipeline with that handle
+         *     (`POST /pipelines/from-intent`) to ingest it: the ingest run reports `progress`.
+         *     Importing a newer export under the same handle updates the metrics of known posts and adds
+         *     the new ones; it never duplicates.
+         *
+         *     Retry-safe: `idempotency_key` is required. Sending the same key with the same bytes and
+         *     options again answers `200` with the first import (`Idempotent-Replayed: true`); the
+         *     same key with other bytes or options is `422` naming `idempotency_key`. A failed or
+         *     refused upload leaves nothing behind.
+         *
+         *     Refusals (`422 validation_failed`, naming the field): a container without the expected
+         *     file (the message names what is missing and lists what was found), a corrupt or truncated
+         *     archive, a decompression bomb (an entry that inflates past 200 times its compressed size,
+         *     past 4 GiB, or an archive of more than 500,000 entries), an unknown format (the message
+         *     lists the formats understood), a `format` other than the file's, an export with no post
+         *     to import. An upload larger than `IMPORT_MAX_BYTES` is `413`.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import
+         * @description One import of a data export, by the id `POST /imports` answered with: its format, size,
+         *     SHA-256 and the summary of what its ingest imports and leaves out. `status` is `ready`,
+         *     or `superseded` once a newer export of the same handle was imported (its bytes are then
+         *     deleted). An import of another workspace is `404 not_found`.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/fetch": {
         parameters: {
             query?: never;
@@ -787,6 +867,11 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             started_at: components["schemas"]["Timestamp"] | null;
             finished_at: components["schemas"]["Timestamp"] | null;
+            /** @description How far a long run is (an archive ingest counts posts); `null` for runs that do not report it. */
+            progress: null | {
+                done: number;
+                total: number;
+            };
             /** @description Why the run failed; `null` unless `status` is `failed`. */
             error: null | {
                 code: string;
@@ -991,6 +1076,27 @@ export interface components {
             replies: number;
             quotes: number;
         };
+        /**
+         * @description Who could see the post where it was written. `public` and `unlisted` (Mastodon: public, off the
+         *     public timelines) are publishable; `followers` (Mastodon followers-only, posts of a protected X
+         *     account) and `connections` (LinkedIn connections only) are imported only on request
+         *     (`include_non_public`), and publishing a draft of one needs `confirm_non_public`.
+         * @enum {string}
+         */
+        Visibility: "public" | "unlisted" | "followers" | "connections";
+        /** @description A picture, video or other file attached to a source post, as the export or platform describes it. */
+        MediaRef: {
+            /** @enum {string} */
+            type: "image" | "video" | "gif" | "audio" | "other";
+            /** @description Where the bytes are upstream, when known. */
+            url: string | null;
+            /** @description Where the bytes are inside the imported archive, when they are there. */
+            archive_path: string | null;
+            /** @description The description the author gave, when there is one. */
+            alt_text: string | null;
+            width: number | null;
+            height: number | null;
+        };
         SourcePost: {
             id: components["schemas"]["ResourceId"];
             pipeline_id: components["schemas"]["ResourceId"];
@@ -1000,6 +1106,10 @@ export interface components {
             text: string;
             published_at: components["schemas"]["Timestamp"];
             metrics: components["schemas"]["EngagementMetrics"];
+            visibility: components["schemas"]["Visibility"];
+            media: components["schemas"]["MediaRef"][];
+            /** @description The platform id of the author's own post this one answers (a self-thread), else null. */
+            reply_to: string | null;
             /** @description `true` when at least one artifact was drafted from this post. */
             has_artifact: boolean;
             created_at: components["schemas"]["Timestamp"];
@@ -1101,6 +1211,8 @@ export interface components {
             kind: "riff" | "brief";
             text: string;
             state: components["schemas"]["ArtifactState"];
+            /** @description The most restricted audience among its source posts. Publishing an artifact drawn from `followers` or `connections` posts needs `confirm_non_public` (otherwise `403 forbidden`). */
+            source_visibility: components["schemas"]["Visibility"];
             genealogy: components["schemas"]["Genealogy"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -1110,6 +1222,8 @@ export interface components {
         };
         PublishRequest: {
             idempotency_key: components["schemas"]["IdempotencyKey"];
+            /** @description Default `false`. Publish although the artifact is drawn from followers-only or connections-only posts (`source_visibility`). Without it such a publish is `403 forbidden`, so that nothing non-public goes out by accident. */
+            confirm_non_public?: boolean;
         };
         /**
          * @description The state to move the artifact to. `ready` approves an artifact in `review`; `review` reopens
@@ -1159,6 +1273,66 @@ export interface components {
              */
             result: "added" | "rotated";
             account: components["schemas"]["Account"];
+        };
+        /** @description An uploaded data export and what its ingest imports. */
+        Import: {
+            id: components["schemas"]["ResourceId"];
+            handle: components["schemas"]["Handle"];
+            /** @enum {string} */
+            format: "x" | "mastodon" | "linkedin";
+            /**
+             * @description What the upload was, around the export's files.
+             * @enum {string}
+             */
+            container: "zip" | "tar.gz" | "tar" | "gzip" | "file";
+            /**
+             * @description `ready`: what an ingest of the handle reads. `superseded`: a newer export of the handle was imported; these bytes are deleted.
+             * @enum {string}
+             */
+            status: "ready" | "superseded";
+            size_bytes: number;
+            sha256: string;
+            include_non_public: boolean;
+            summary: {
+                /** @enum {string} */
+                format: "x" | "mastodon" | "linkedin";
+                /** @enum {string} */
+                container: "zip" | "tar.gz" | "tar" | "gzip" | "file";
+                /** @description The files of the archive the posts were read from, then the side files used ('' for a bare file). */
+                files_used: string[];
+                entry_count: number;
+                /** @description Posts an ingest imports. */
+                posts: number;
+                by_visibility: {
+                    public: number;
+                    unlisted: number;
+                    followers: number;
+                    connections: number;
+                };
+                /** @description Of `posts`, the author's answers to their own posts (threads). */
+                self_replies: number;
+                /** @description Media references kept on those posts. */
+                media: number;
+                /** @description What was left out, by reason. */
+                skipped: {
+                    /** @description Direct messages: never imported. */
+                    direct_message: number;
+                    /** @description Followers-only, protected or connections-only posts (without `include_non_public`). */
+                    followers_only: number;
+                    /** @description Boosts, retweets, reshares without a comment: not the author's text. */
+                    repost: number;
+                    /** @description Replies to other people. */
+                    reply: number;
+                    empty: number;
+                    /** @description Entries without the fields a post needs. */
+                    unreadable: number;
+                };
+                first_post_at: components["schemas"]["Timestamp"];
+                last_post_at: components["schemas"]["Timestamp"];
+            };
+            /** @description The archive account of `handle`, which ingests from this export. */
+            account: components["schemas"]["Account"] | null;
+            created_at: components["schemas"]["Timestamp"];
         };
         /**
          * @description What to fetch and how to structure it. `mode` decides the shape of the answer:
@@ -1711,6 +1885,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The upload is larger than `IMPORT_MAX_BYTES` (default 8 GiB). */
+        UploadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The service cannot do this now: it is shutting down, or a channel it needs is not configured or not reachable. */
         BackendUnavailable: {
             headers: {
@@ -1814,6 +2003,31 @@ export interface components {
          * @example art_4c3e8c1e2f0a9b7d
          */
         ArtifactId: components["schemas"]["ResourceId"];
+        /**
+         * @description The name of the archive account this export belongs to (you choose it, e.g. `ada-x-2024`); the handle to create a pipeline with.
+         * @example ada-x-2024
+         */
+        ImportHandle: components["schemas"]["Handle"];
+        /**
+         * @description The export's format; detected when absent. When given, the upload must be that format.
+         * @example x
+         */
+        ImportFormat: "x" | "mastodon" | "linkedin";
+        /**
+         * @description Also import followers-only (Mastodon), protected (X) and connections-only (LinkedIn) posts, marked with their `visibility`. Direct messages are never imported. Default `false`.
+         * @example false
+         */
+        IncludeNonPublic: boolean;
+        /**
+         * @description 16 to 128 printable characters. The body is raw bytes, so the key travels in the query; sending the same key with the same bytes again returns the first answer.
+         * @example import-x-2024-00000001
+         */
+        IdempotencyKeyQuery: components["schemas"]["IdempotencyKey"];
+        /**
+         * @description The import's id (`id` of the `POST /imports` answer).
+         * @example imp_3c6a105d0c9f3f0c
+         */
+        ImportId: components["schemas"]["ResourceId"];
         /**
          * @description The run's id (the `run_id` an operation answered with).
          * @example run_5e1a7c3b9d2f4e6a
@@ -2303,6 +2517,137 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["UpstreamFailed"];
+        };
+    };
+    createImport: {
+        parameters: {
+            query: {
+                /**
+                 * @description The name of the archive account this export belongs to (you choose it, e.g. `ada-x-2024`); the handle to create a pipeline with.
+                 * @example ada-x-2024
+                 */
+                handle: components["parameters"]["ImportHandle"];
+                /**
+                 * @description The export's format; detected when absent. When given, the upload must be that format.
+                 * @example x
+                 */
+                format?: components["parameters"]["ImportFormat"];
+                /**
+                 * @description Also import followers-only (Mastodon), protected (X) and connections-only (LinkedIn) posts, marked with their `visibility`. Direct messages are never imported. Default `false`.
+                 * @example false
+                 */
+                include_non_public?: components["parameters"]["IncludeNonPublic"];
+                /**
+                 * @description 16 to 128 printable characters. The body is raw bytes, so the key travels in the query; sending the same key with the same bytes again returns the first answer.
+                 * @example import-x-2024-00000001
+                 */
+                idempotency_key: components["parameters"]["IdempotencyKeyQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The export's bytes, as downloaded. */
+        requestBody: {
+            content: {
+                "application/zip": string;
+                "application/gzip": string;
+                "application/x-tar": string;
+                "application/octet-stream": string;
+                "application/json": string;
+                "text/csv": string;
+                "text/javascript": string;
+            };
+        };
+        responses: {
+            /** @description A replay of an earlier upload with the same key, bytes and options; the first import. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description The export was stored and read; the archive account of `handle` now ingests from it. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["UploadTooLarge"];
+            /** @description The upload is not an export we can import, or a parameter failed validation; the message names the field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The import's id (`id` of the `POST /imports` answer).
+                 * @example imp_3c6a105d0c9f3f0c
+                 */
+                id: components["parameters"]["ImportId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     fetchUrl: {

@@ -83,14 +83,14 @@ export function createApp(parts: AppParts): express.Express {
   // The signed receivers: signature headers checked before the body is read, the HMAC on the raw
   // bytes before they are parsed (server/events/receiver.ts); express.json then skips them.
   app.use(verifySignedWebhooks(config, deps.clock));
-  app.use(
-    express.json({
-      limit: '1mb',
-      verify: (req, _res, buf) => {
-        (req as express.Request).rawBody = buf;
-      },
-    }),
-  );
+  const json = express.json({
+    limit: '1mb',
+    verify: (req, _res, buf) => {
+      (req as express.Request).rawBody = buf;
+    },
+  });
+  // Uploads (a `format: binary` body) stream to their handler untouched, whatever their size.
+  app.use((req, res, next) => (routes.matchRequest(req).route?.binaryBody ? next() : json(req, res, next)));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: runtimeSpec as never,

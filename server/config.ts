@@ -52,6 +52,8 @@ export interface Config {
   jobPollMs: number;
   /** First retry delay (ms) after a transient job failure, doubled per attempt (`JOB_RETRY_BASE_MS`, default 5000). */
   jobRetryBaseMs: number;
+  /** Largest export upload accepted, in bytes (`IMPORT_MAX_BYTES`, default 8 GiB). */
+  importMaxBytes: number;
   /** The Bluesky PDS / entryway the bluesky adapter talks to (`BLUESKY_SERVICE_URL`, default https://bsky.social). */
   blueskyServiceUrl: string;
 }
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: intVar(env, 'WORKER_CONCURRENCY', 2, 1, 64, problems),
     jobPollMs: intVar(env, 'JOB_POLL_MS', 1000, 10, 60_000, problems),
     jobRetryBaseMs: intVar(env, 'JOB_RETRY_BASE_MS', 5000, 1, 3_600_000, problems),
+    importMaxBytes: intVar(env, 'IMPORT_MAX_BYTES', 8 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER, problems),
     blueskyServiceUrl: (env.BLUESKY_SERVICE_URL?.trim() || 'https://bsky.social').replace(/\/+$/, ''),
   });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

@@ -66,6 +66,7 @@ try {
       ancestors: [],
       text: 'We shipped 1.0 this week: faster sync and fewer surprises. What changed, and why, in the notes.',
       state: 'review',
+      sourceVisibility: 'public',
       now,
     }),
   );

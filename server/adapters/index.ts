@@ -1,5 +1,5 @@
 // The adapters by platform.
-import { archiveAdapter } from './archive.js';
+import { archiveAdapter } from './archive/adapter.js';
 import { blueskyAdapter } from './bluesky.js';
 import { mastodonAdapter } from './mastodon.js';
 import { rssAdapter } from './rss.js';

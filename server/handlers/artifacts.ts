@@ -13,7 +13,7 @@ export function artifactHandlers(deps: ServiceDeps) {
 
   const publishArtifact: Handler<'publishArtifact'> = async (req) => ({
     status: 200,
-    body: await artifacts.publishArtifact(deps, callerOf(req), req.path.id),
+    body: await artifacts.publishArtifact(deps, callerOf(req), req.path.id, { confirmNonPublic: req.body.confirm_non_public === true }),
   });
 
   const transitionArtifact: Handler<'transitionArtifact'> = async (req) => ({

@@ -16,6 +16,7 @@ import { sessionHandlers } from './sessions.js';
 import { diagnoseHandlers } from './diagnose.js';
 import { eventHandlers } from './events.js';
 import { internalHandlers } from './internal.js';
+import { importHandlers } from './imports.js';
 
 export interface HandlerEnv {
   config: Config;
@@ -43,6 +44,8 @@ export function buildHandlers(deps: ServiceDeps, env: HandlerEnv): Handlers {
     publishArtifact: a.publishArtifact,
     transitionArtifact: a.transitionArtifact,
     connectAccount: accountHandlers(deps).connectAccount,
+    createImport: importHandlers(deps).createImport,
+    getImport: importHandlers(deps).getImport,
     fetchUrl: f.fetchUrl,
     listFetchSchemas: f.listFetchSchemas,
     putFetchSchema: f.putFetchSchema,

@@ -20,6 +20,8 @@ export interface Route {
   bearer: boolean;
   /** the schema of the body has an `idempotency_key` */
   idempotent: boolean;
+  /** the body is raw bytes (every media type's schema is `format: binary`): streamed to the handler, never parsed */
+  binaryBody: boolean;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -49,7 +51,9 @@ export class RouteTable {
         const op = item[method];
         if (!op) continue;
         const security = op.security ?? spec.security ?? [];
-        const schema = resolve(spec, op.requestBody?.content?.['application/json']?.schema);
+        const contents = Object.values(op.requestBody?.content ?? {});
+        const binaryBody = contents.length > 0 && contents.every((c) => (resolve(spec, c.schema) as { format?: string } | undefined)?.format === 'binary');
+        const schema = binaryBody ? undefined : resolve(spec, op.requestBody?.content?.['application/json']?.schema);
         const props = (schema?.properties ?? {}) as Record<string, unknown>;
         this.routes.push({
           method: method.toUpperCase(),
@@ -59,6 +63,7 @@ export class RouteTable {
           operationId: op.operationId,
           bearer: security.some((s) => 'bearerAuth' in s),
           idempotent: 'idempotency_key' in props,
+          binaryBody,
         });
       }
     }

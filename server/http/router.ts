@@ -42,6 +42,7 @@ async function dispatch(route: Route, handler: Handler<OpId>, deps: ClaimStore, 
     body: req.body,
     headers: req.headers,
     rawBody: req.rawBody,
+    bodyStream: req,
     caller: req.caller,
     log: req.log,
   } as unknown as HandlerRequest<OpId>;

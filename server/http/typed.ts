@@ -44,6 +44,8 @@ export interface HandlerRequest<K extends OpId> {
   headers: IncomingHttpHeaders;
   /** The raw bytes of the body (signed webhooks need them). */
   rawBody: Buffer | undefined;
+  /** The body as a stream, for operations that take raw bytes (`format: binary`): never buffered. */
+  bodyStream: AsyncIterable<Buffer>;
   /** The caller for bearer-authenticated operations; undefined on public ones. */
   caller: Caller | undefined;
   log: Logger;

@@ -43,16 +43,20 @@ export async function connectAccount(deps: ServiceDeps, caller: Caller, body: Co
   } catch (err) {
     throw upstreamAppError(err, { platform: body.platform, handle, probe: true });
   }
-  const cipher = credentialCipher(deps.config);
   const key = { workspaceId: caller.workspaceId, platform: body.platform, handle };
   const { account, created } = await store.saveAccount(deps.db, {
     id: deps.ids.id('acc'),
     ...key,
-    credentials: cipher.encrypt(JSON.stringify(creds), aad(key, 'credentials')),
-    proxyUrl: proxyUrl === null ? null : cipher.encrypt(proxyUrl, aad(key, 'proxy')),
+    credentials: sealedCredentials(deps, key, creds),
+    proxyUrl: proxyUrl === null ? null : credentialCipher(deps.config).encrypt(proxyUrl, aad(key, 'proxy')),
     now: deps.clock.now(),
   });
   return { result: created ? ('added' as const) : ('rotated' as const), account: accountView(account) };
+}
+
+/** Credentials as stored: sealed, bound to the account's workspace, platform and handle. */
+export function sealedCredentials(deps: ServiceDeps, key: { workspaceId: string; platform: string; handle: string }, creds: Credentials): string {
+  return credentialCipher(deps.config).encrypt(JSON.stringify(creds), aad(key, 'credentials'));
 }
 
 function normalize(adapter: PlatformAdapter, handle: string, platform: Platform): string {

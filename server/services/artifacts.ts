@@ -31,10 +31,17 @@ function refusal(state: string, id: string): AppError {
  * pipeline's platform can publish (mastodon, bluesky), the text is posted through the account's
  * adapter first (see publishUpstream); rss and archive pipelines are marked published only.
  */
-export async function publishArtifact(deps: ServiceDeps, caller: Caller, id: string) {
+export async function publishArtifact(deps: ServiceDeps, caller: Caller, id: string, opts: { confirmNonPublic?: boolean } = {}) {
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
   if (!PUBLISHABLE.includes(a.state)) throw refusal(a.state, id);
+  // Nothing written for followers or connections goes public by accident.
+  if (!PUBLIC_AUDIENCES.has(a.sourceVisibility) && !opts.confirmNonPublic) {
+    throw new AppError(403, 'forbidden', `The artifact ${id} is drawn from ${a.sourceVisibility}-only posts; publishing it makes that text public. Send confirm_non_public: true to publish it anyway.`, {
+      suggestedAction: 'fetch_artifact',
+      suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${id}`,
+    });
+  }
   const pipeline = await findPipeline(deps.db, caller.workspaceId, a.pipelineId);
   const adapter = pipeline ? adapterFor(pipeline.platform) : null;
   if (pipeline && adapter?.publish) return artifactView(await publishUpstream(deps, caller, a, pipeline));
@@ -45,6 +52,8 @@ export async function publishArtifact(deps: ServiceDeps, caller: Caller, id: str
   }
   return artifactView(moved);
 }
+
+const PUBLIC_AUDIENCES = new Set(['public', 'unlisted']);
 
 /** Every state but published: once the text is live upstream, the artifact is published whatever happened meanwhile. */
 const NOT_PUBLISHED = ['draft', 'review', 'ready', 'discarded'];

@@ -35,6 +35,8 @@ export interface Lineage {
   /** The sources, the drafted-from post first. */
   sources: string[];
   parent: ArtifactRow | null;
+  /** The most restricted audience among the sources: what publishing the artifact must respect. */
+  visibility: string;
 }
 
 /** Queues the run that writes a reserved artifact, inside the transaction that reserved it. */
@@ -59,8 +61,15 @@ export function newArtifactFor(deps: ServiceDeps, l: Lineage) {
     ancestors: p ? [p.id, ...(JSON.parse(p.ancestors) as string[])] : [],
     text: '',
     state: 'draft',
+    sourceVisibility: l.visibility,
     now: deps.clock.now(),
   };
+}
+
+const OPENNESS = ['public', 'unlisted', 'followers', 'connections'];
+/** The most restricted of the sources' audiences (LinkedIn's connections count as the narrowest). */
+export function narrowest(visibilities: string[]): string {
+  return visibilities.reduce((a, b) => (OPENNESS.indexOf(b) > OPENNESS.indexOf(a) ? b : a), 'public');
 }
 
 /** A parent must be written before it can be re-drafted: its text is what the child departs from. */
@@ -84,14 +93,14 @@ async function lineageFor(deps: ServiceDeps, caller: Caller, post: PostRow, body
       throw validationFailed('body.parent_artifact_id', `was drafted from another post (${parent.sourcePostId}); re-draft it through that post.`);
     }
     requireWritten(parent);
-    return { ...base, sources: sourcesOf(parent), parent };
+    return { ...base, sources: sourcesOf(parent), parent, visibility: parent.sourceVisibility };
   }
   const more = body.additional_post_ids ?? [];
   if (more.includes(post.id)) throw validationFailed('body.additional_post_ids', 'must not repeat the post of the path.');
   const found = more.length ? await drafts.findPosts(deps.db, caller.workspaceId, more) : [];
   const foreign = more.filter((id) => !found.some((p) => p.id === id && p.pipelineId === post.pipelineId));
   if (foreign.length) throw validationFailed('body.additional_post_ids', `must be posts of the same pipeline; not: ${foreign.join(', ')}.`);
-  return { ...base, sources: [post.id, ...more], parent: null };
+  return { ...base, sources: [post.id, ...more], parent: null, visibility: narrowest([post, ...found].map((p) => p.visibility)) };
 }
 
 /** POST /posts/{id}/draft: reserves the artifact and queues its run; answers both ids. */

@@ -98,7 +98,7 @@ export async function regenerateVariant(deps: ServiceDeps, caller: Caller, sessi
   for (let attempt = 0; attempt < 5; attempt++) {
     const { next, artifact: parent } = await latestOfVariant(deps, caller, item);
     requireWritten(parent);
-    const lineage = { workspaceId: caller.workspaceId, pipelineId: parent.pipelineId, sources: sourcesOf(parent), parent };
+    const lineage = { workspaceId: caller.workspaceId, pipelineId: parent.pipelineId, sources: sourcesOf(parent), parent, visibility: parent.sourceVisibility };
     const now = deps.clock.now();
     const round = await store.appendRound(deps.db, { id: deps.ids.id('vr'), workspaceId: caller.workspaceId, sessionId, variantId, next, now }, async (tx) => {
       const row = await insertArtifact(tx, newArtifactFor(deps, lineage));

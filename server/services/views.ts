@@ -17,6 +17,7 @@ export function runView(r: RunRow): S['Run'] {
     created_at: iso(r.createdAt),
     started_at: isoOrNull(r.startedAt),
     finished_at: isoOrNull(r.finishedAt),
+    progress: r.progressTotal === null ? null : { done: Math.min(r.progressDone ?? 0, r.progressTotal), total: r.progressTotal },
     error: r.status === 'failed' ? { code: r.errorCode ?? 'failed', message: r.errorMessage ?? 'The run failed.' } : null,
   };
 }
@@ -44,6 +45,9 @@ export function postView(p: PostRow): S['SourcePost'] {
     text: p.text,
     published_at: iso(p.publishedAt),
     metrics: { likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes },
+    visibility: p.visibility as S['Visibility'],
+    media: JSON.parse(p.media) as S['MediaRef'][],
+    reply_to: p.replyTo,
     has_artifact: p.artifactCount > 0,
     created_at: iso(p.createdAt),
   };
@@ -63,6 +67,7 @@ export function artifactView(a: ArtifactRow): S['Artifact'] {
     kind: sources.length > 1 ? 'brief' : 'riff',
     text: a.text,
     state: a.state as S['ArtifactState'],
+    source_visibility: a.sourceVisibility as S['Visibility'],
     genealogy: {
       source_post_id: a.sourcePostId,
       source_post_ids: sources,

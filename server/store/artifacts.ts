@@ -20,6 +20,8 @@ export interface NewArtifact {
   moreSourcePostIds?: string[];
   text: string;
   state: string;
+  /** The most restricted audience of its sources (`public` unless a source is followers/connections-only). */
+  sourceVisibility: string;
   now: Date;
 }
 
@@ -47,6 +49,7 @@ export async function insertArtifact(tx: ArtifactTx, a: NewArtifact): Promise<Ar
       sourcePostIds: JSON.stringify(sources),
       text: a.text,
       state: a.state,
+      sourceVisibility: a.sourceVisibility,
       createdAt: a.now,
       updatedAt: a.now,
     },

@@ -163,3 +163,8 @@ export async function releaseRuns(db: Db, q: { workerId: string; ids: string[]; 
     data: { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.now, attempts: { decrement: 1 } },
   });
 }
+
+/** Records how far a running run is (`done` of `total` items), while this worker holds it. */
+export async function setRunProgress(db: Db, q: { id: string; done: number; total: number }): Promise<void> {
+  await db.run.updateMany({ where: { id: q.id, status: 'running' }, data: { progressDone: q.done, progressTotal: q.total } });
+}

@@ -72,6 +72,15 @@ function xDate(d: Date) {
   return `${dow} ${mon} ${day} ${time} +0000 ${year}`;
 }
 
+const WORDS = 'the a release team test data export archive post thread launch build ship fix bug user api sync fast slow memory cache queue worker note idea plan week today why how what open source community design'.split(' ');
+/** Words drawn at random (so that an archive of them compresses like real text), about `bytes` long. */
+function fillerText(r: ReturnType<typeof rng>, bytes: number | undefined): string {
+  if (!bytes) return '';
+  let t = '';
+  while (t.length < bytes) t += ` ${r.pick(WORDS)}${r.int(10) === 0 ? ` ${r.int(100000)}` : ''}`;
+  return t;
+}
+
 const escapeXHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export interface XOptions {
@@ -101,9 +110,9 @@ export function xArchive(o: XOptions): Generated {
   // The account was protected for a while: posts then were for followers only.
   const protectFrom = stamp(base, Math.floor(o.posts * 0.62));
   const protectTo = stamp(base, Math.floor(o.posts * 0.6));
-  const filler = o.filler ? ` ${'lorem ipsum '.repeat(Math.ceil(o.filler / 12)).slice(0, o.filler)}` : '';
   let lastOwn: string | null = null;
   for (let i = 0; i < o.posts; i++) {
+    const filler = fillerText(r, o.filler);
     const id = String(1_700_000_000_000_000_000n + BigInt(i) * 7919n);
     const created = stamp(base, i);
     const kind = i % 20;
@@ -255,9 +264,10 @@ export function mastodonArchive(o: MastodonOptions): Generated {
   const skipped: Record<string, number> = { repost: 0, reply: 0, followers_only: 0, direct_message: 0, empty: 0, unreadable: 0 };
   const items: unknown[] = [];
   const media: Array<{ name: string; data: Buffer }> = [];
-  const filler = o.filler ? ` ${'lorem ipsum '.repeat(Math.ceil(o.filler / 12)).slice(0, o.filler)}` : '';
+  const r = rng(o.seed ?? 1);
   let lastOwn: string | null = null;
   for (let i = 0; i < o.posts; i++) {
+    const filler = fillerText(r, o.filler);
     const sid = String(110_000_000_000_000_000n + BigInt(i) * 104729n);
     const id = `${actor}/statuses/${sid}`;
     const published = stamp(base, i).toISOString().replace('.000Z', 'Z');

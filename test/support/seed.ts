@@ -34,7 +34,7 @@ export async function seedPosts(deps: ServiceDeps, q: { workspaceId: string; pip
   return ids;
 }
 
-export async function seedArtifact(deps: ServiceDeps, q: { workspaceId: string; pipelineId: string; postId: string; state: string; text?: string }) {
+export async function seedArtifact(deps: ServiceDeps, q: { workspaceId: string; pipelineId: string; postId: string; state: string; text?: string; sourceVisibility?: string }) {
   const id = deps.ids.id('art');
   return createArtifact(deps.db, {
     id,
@@ -47,6 +47,7 @@ export async function seedArtifact(deps: ServiceDeps, q: { workspaceId: string; 
     ancestors: [],
     text: q.text ?? 'A draft.',
     state: q.state,
+    sourceVisibility: q.sourceVisibility ?? 'public',
     now: deps.clock.now(),
   });
 }
