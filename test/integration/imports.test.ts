@@ -20,7 +20,7 @@ afterAll(async () => {
 
 async function upload(body: Buffer, query: Record<string, string>, contentType = 'application/zip', token = s.token) {
   const qs = new URLSearchParams({ idempotency_key: newIdempotencyKey(), ...query });
-  const res = await fetch(`${s.url}${V1}/imports?${qs}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType }, body });
+  const res = await fetch(`${s.url}${V1}/imports?${qs}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType }, body: new Uint8Array(body) });
   return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, any> };
 }
 

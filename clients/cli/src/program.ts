@@ -7,6 +7,7 @@ import { registerArtifactCommands } from './commands/artifacts.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerFetchCommand } from './commands/fetch.js';
 import { registerHealthCommands } from './commands/health.js';
+import { registerImportCommands } from './commands/imports.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerPipelineCommands } from './commands/pipelines.js';
 import { registerPostCommands } from './commands/posts.js';
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   registerPostCommands(program);
   registerArtifactCommands(program);
   registerAccountCommands(program);
+  registerImportCommands(program);
   registerFetchCommand(program);
   registerSchemaCommands(program);
   registerSessionCommands(program);

@@ -8,7 +8,9 @@ const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', 
 function describe(run: Run, startedMs: number): string {
   const seconds = Math.round((Date.now() - startedMs) / 1000);
   const attempt = run.attempts ? ` · attempt ${run.attempts}` : '';
-  return `run ${run.run_id} (${run.kind}): ${run.status}${attempt} · ${seconds}s`;
+  const p = run.progress;
+  const progress = p && p.total ? ` · ${p.done.toLocaleString('en')} of ${p.total.toLocaleString('en')} (${Math.floor((p.done / p.total) * 100)}%)` : '';
+  return `run ${run.run_id} (${run.kind}): ${run.status}${progress}${attempt} · ${seconds}s`;
 }
 
 /** Polls the run to its end (RunTimeoutError, exit 11, past the timeout). A failed run is returned. */
@@ -21,8 +23,10 @@ export async function followRun(client: ApiClient, runId: string, opts: { timeou
     if (opts.quiet) return;
     const line = describe(run, started);
     if (tty) process.stderr.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${line}`);
-    else if (run.status !== last) process.stderr.write(`${line}\n`);
-    last = run.status;
+    // Off a terminal: a line when the status changes, and at each tenth of the progress.
+    const key = run.status + (run.progress ? `:${Math.floor((run.progress.done / Math.max(1, run.progress.total)) * 10)}` : '');
+    if (!tty && key !== last) process.stderr.write(`${line}\n`);
+    last = key;
   };
   try {
     const run = await waitForRun(client, runId, {

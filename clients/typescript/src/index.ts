@@ -144,3 +144,4 @@ export const newIdempotencyKey = () => globalThis.crypto.randomUUID();
 export * from './operations.js';
 export * from './runs.js';
 export * from './events.js';
+export * from './imports.js';

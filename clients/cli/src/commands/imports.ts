@@ -1,0 +1,99 @@
+// Imports of data exports: upload the archive as downloaded (a bar on stderr while it goes), and
+// optionally start the pipeline that ingests it (`--intent`, with `--wait` to follow the ingest).
+import { Option, type Command } from 'commander';
+import { unwrap, uploadImport } from '../../../typescript/src/index.js';
+import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
+import { action, idCommand } from '../context.js';
+import { CliError, EXIT } from '../errors.js';
+import { note, show } from '../output.js';
+
+interface UploadFlags extends WaitFlags {
+  handle: string;
+  format?: 'x' | 'mastodon' | 'linkedin';
+  includeNonPublic?: boolean;
+  intent?: string;
+  tone?: string;
+  idempotencyKey?: string;
+}
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+/** An upload bar on stderr: one updating line on a terminal, a line per tenth otherwise. */
+function uploadBar(quiet: boolean) {
+  const tty = Boolean(process.stderr.isTTY);
+  let lastTenth = -1;
+  return {
+    progress(sent: number, total: number) {
+      if (quiet) return;
+      const pct = total ? Math.floor((sent / total) * 100) : 100;
+      if (tty) {
+        const width = 30;
+        const filled = Math.round((pct / 100) * width);
+        process.stderr.write(`\r\x1b[2Kupload [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${pct}% ${mb(sent)} of ${mb(total)}`);
+      } else if (Math.floor(pct / 10) > lastTenth) {
+        lastTenth = Math.floor(pct / 10);
+        process.stderr.write(`upload ${pct}% (${mb(sent)} of ${mb(total)})\n`);
+      }
+    },
+    done() {
+      if (tty && !quiet) process.stderr.write('\r\x1b[2Kupload done; the server has read the export\n');
+    },
+  };
+}
+
+export function registerImportCommands(program: Command) {
+  const imports = program.command('imports').description('data exports (X, Mastodon, LinkedIn) uploaded as the platforms hand them out');
+  waitOptions(
+    keyOption(
+      imports
+        .command('upload')
+        .description('upload an export (ZIP, tar.gz or the bare file) as an archive account; --intent then starts the pipeline that ingests it (createImport)')
+        .argument('<file>', 'the export as downloaded: X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, tweets.js, outbox.json, Shares.csv')
+        .requiredOption('--handle <name>', 'the archive account to import into (a name you choose, e.g. ada-x-2024)')
+        .addOption(new Option('--format <format>', 'insist on a format (detected otherwise)').choices(['x', 'mastodon', 'linkedin']))
+        .option('--include-non-public', 'also import followers-only / protected / connections-only posts (never direct messages)')
+        .option('--intent <text>', 'then create or resume the pipeline of this handle with this intent, which ingests the export')
+        .option('--tone <text>', 'with --intent: the tone of the pipeline'),
+    ),
+  ).action(
+    action<[string], UploadFlags>(async (cli, file, o) => {
+      if ((o.wait || o.tone) && !o.intent) throw new CliError('--wait and --tone go with --intent (the pipeline that ingests the export).', EXIT.usage);
+      const bar = uploadBar(cli.json);
+      let imported;
+      try {
+        imported = await uploadImport(cli.client({ retries: 0 }), {
+          path: file,
+          handle: o.handle,
+          format: o.format,
+          includeNonPublic: o.includeNonPublic,
+          idempotencyKey: cli.key(o.idempotencyKey),
+          onProgress: (sent, total) => bar.progress(sent, total),
+        });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`Cannot read ${file}: no such file.`, EXIT.usage);
+        throw err;
+      }
+      bar.done();
+      const s = imported.summary;
+      const left = Object.entries(s.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replace('_', ' ')}`).join(', ');
+      if (!o.intent) {
+        show(cli.json, imported, ['summary', 'account']);
+        if (!cli.json) {
+          note(`${s.posts} posts to import (${s.by_visibility.public} public${s.by_visibility.followers + s.by_visibility.connections ? `, ${s.by_visibility.followers + s.by_visibility.connections} non-public` : ''}); left out: ${left || 'nothing'}.`);
+          note(`Ingest it: cpa pipelines create --handle ${imported.handle} --intent "…" --wait`);
+        }
+        return;
+      }
+      if (!cli.json) note(`${s.posts} posts to import; left out: ${left || 'nothing'}.`);
+      const started = await unwrap(
+        cli.client().POST('/api/agent/v1/pipelines/from-intent', {
+          body: { handle: imported.handle, intent: o.intent, ...(o.tone ? { tone: o.tone } : {}), idempotency_key: `${cli.idempotencyKey}:pipeline`.slice(0, 128) },
+        }),
+      );
+      await printAccepted(cli, { import_id: imported.id, ...started }, o);
+    }),
+  );
+  idCommand(imports, 'get', 'show an import: format, size, what it imports and leaves out (getImport)', { name: 'import', description: 'import id' }, (client, id) =>
+    unwrap(client.GET('/api/agent/v1/imports/{id}', { params: { path: { id } } })),
+  );
+}

@@ -1,0 +1,61 @@
+// Uploading a data export from a file: streamed from disk (never read whole), with the bytes sent
+// reported as they go, so that a command line can show an upload bar for a file of gigabytes.
+import { createReadStream, statSync } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import type { ApiClient, Schemas } from './index.js';
+import { newIdempotencyKey, unwrap } from './index.js';
+
+export interface UploadImportOptions {
+  /** The export as downloaded: X or LinkedIn ZIP, Mastodon ZIP or tar.gz, or the bare file. */
+  path: string;
+  /** The archive account's name; create a pipeline with this handle to ingest it. */
+  handle: string;
+  format?: 'x' | 'mastodon' | 'linkedin';
+  includeNonPublic?: boolean;
+  /** Reuse it to retry an upload safely (default: a new UUID). */
+  idempotencyKey?: string;
+  /** Called as bytes leave: (sent, total). */
+  onProgress?: (sent: number, total: number) => void;
+}
+
+const TYPES: Array<[RegExp, string]> = [
+  [/\.zip$/i, 'application/zip'],
+  [/\.(tar\.gz|tgz|gz)$/i, 'application/gzip'],
+  [/\.tar$/i, 'application/x-tar'],
+  [/\.json$/i, 'application/json'],
+  [/\.csv$/i, 'text/csv'],
+  [/\.js$/i, 'text/javascript'],
+];
+
+/** The media type an export's file name suggests (the server reads the content, not the name). */
+export const importContentType = (path: string) => TYPES.find(([re]) => re.test(path))?.[1] ?? 'application/octet-stream';
+
+/** POST /imports with the file as the body. Resolves to the import (201, or 200 for a replay). */
+export async function uploadImport(client: ApiClient, o: UploadImportOptions): Promise<Schemas['Import']> {
+  const total = statSync(o.path).size;
+  let sent = 0;
+  const counted = createReadStream(o.path, { highWaterMark: 1024 * 1024 }).pipe(
+    new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        sent += chunk.length;
+        o.onProgress?.(sent, total);
+        cb(null, chunk);
+      },
+    }),
+  );
+  const query = {
+    handle: o.handle,
+    idempotency_key: o.idempotencyKey ?? newIdempotencyKey(),
+    ...(o.format ? { format: o.format } : {}),
+    ...(o.includeNonPublic ? { include_non_public: true } : {}),
+  };
+  return unwrap(
+    client.POST('/api/agent/v1/imports', {
+      params: { query },
+      body: Readable.toWeb(counted) as never,
+      bodySerializer: (b: unknown) => b as BodyInit,
+      headers: { 'Content-Type': importContentType(o.path), 'Content-Length': String(total) },
+      duplex: 'half',
+    } as never),
+  );
+}

@@ -1,0 +1,56 @@
+// `cpa imports upload`: an export file as downloaded goes up with an upload bar, and `--intent
+// --wait` starts the pipeline that ingests it and follows the ingest's progress to its end.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mastodonArchive, writeTarGz } from '../support/exports.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { cpa, expectExit, json } from './support.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+let s: TestServer;
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'cpa-imports-'));
+const g = mastodonArchive({ posts: 400, filler: 300 });
+const file = path.join(tmp, 'archive-20241027.tar.gz');
+
+beforeAll(async () => {
+  writeFileSync(file, await writeTarGz(g.files));
+  s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+const run = (args: string[]) => cpa(['--base-url', s.url, '--token', s.token, ...args]);
+
+describe('cpa imports upload', () => {
+  it('uploads the archive file, then ingests it with --intent --wait, showing upload and ingest progress', async () => {
+    const r = await run(['imports', 'upload', file, '--handle', 'ada-masto', '--intent', 'Weekly posts about our releases', '--wait', '--json']);
+    expectExit(r, 0);
+    const out = json<{ import_id: string; pipeline_id: string; run: { status: string; progress: { done: number; total: number } } }>(r);
+    expect(out.import_id).toMatch(/^imp_/);
+    expect(out.run.status).toBe('succeeded');
+    expect(out.run.progress).toEqual({ done: g.publicPosts.size, total: g.publicPosts.size });
+    const got = await run(['imports', 'get', out.import_id, '--json']);
+    expectExit(got, 0);
+    expect(json<{ summary: { posts: number; skipped: { direct_message: number } } }>(got).summary).toMatchObject({ posts: g.publicPosts.size, skipped: { direct_message: 25 } });
+  });
+
+  it('shows the upload and the ingest advancing when not quiet', async () => {
+    const r = await run(['imports', 'upload', file, '--handle', 'ada-masto-2', '--intent', 'Weekly posts', '--wait']);
+    expectExit(r, 0);
+    expect(r.stderr).toMatch(/upload 100% \(/);
+    expect(r.stderr).toMatch(/ingest\): succeeded · \d+ of \d+ \(100%\)/);
+  });
+
+  it('a missing file is a usage error; a file that is no export is a validation error naming what is understood', async () => {
+    expectExit(await run(['imports', 'upload', path.join(tmp, 'nope.zip'), '--handle', 'x']), 2);
+    const junk = path.join(tmp, 'notes.txt');
+    writeFileSync(junk, 'not an export');
+    const r = await run(['imports', 'upload', junk, '--handle', 'x']);
+    expectExit(r, 4);
+    expect(r.stderr).toMatch(/Understood: X \(data\/tweets\.js\)/);
+  });
+});
