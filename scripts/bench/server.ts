@@ -65,6 +65,8 @@ serveCommands(
       return { id: ev!.id };
     },
     subscribers: () => hubOf(running.deps.events).subscriberCount,
+    /** RSS as it is (no forced GC): sampled while an import runs. */
+    rss: () => ({ rss: process.memoryUsage().rss }),
     queued: () => running.deps.db.run.count({ where: { status: { in: ['queued', 'running'] } } }),
   },
   async () => {
