@@ -77,7 +77,7 @@ const cdnAssets = {
  * The partner docs as one HTML file that works offline: `--inlineBundle` embeds Redoc's
  * standalone script (the one @redocly/cli ships, pinned by package-lock.json) instead of loading
  * it from a CDN; REDOCLY_TELEMETRY=off sets Redoc's `disableTelemetry` (and keeps the CLI's own
- * telemetry quiet); the CDN logo is inlined. The server adds a Content-Security-Policy that
+ * telemetry quiet); the CDN logo is inlined; prerendered links point into the page. The server adds a Content-Security-Policy that
  * allows nothing but this page and its own origin (server/app.ts), and test/e2e/docs-browser.test.ts
  * loads the page in Chromium with every other host blocked.
  */
@@ -97,6 +97,12 @@ export function buildDocs() {
   let html = readFileSync(tmp, 'utf8');
   rmSync(tmp, { force: true });
   for (const [url, inline] of Object.entries(cdnAssets)) html = html.replaceAll(url, inline);
+  // The prerendered sidebar links are server paths (`/section/errors`, `/pipelines`), which this
+  // server answers with a JSON 404 when one is opened in a new tab; the page itself routes on the
+  // fragment (`/docs#/section/errors`, what the hydrated links become). Write them that way.
+  const cut = html.indexOf('<script type="module">');
+  if (cut < 0) throw new Error('redocly build-docs: no Redoc module script in the page');
+  html = html.slice(0, cut).replace(/\shref="\/(?!\/)/g, ' href="#/') + html.slice(cut);
   // What makes the page self-contained, checked here so that an upgrade of @redocly/cli that
   // changes it fails the build rather than ship a page that needs the internet.
   const problems = [];
