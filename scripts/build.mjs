@@ -26,10 +26,29 @@ const mtime = (f) => {
 /** True when `output` exists and is newer than every one of `inputs`. */
 const fresh = (output, inputs) => existsSync(output) && inputs.every((i) => mtime(i) <= statSync(output).mtimeMs);
 
+// npm packages that every `cpa` call loads, bundled in: resolving and loading their files one by
+// one (CommonJS ones through Node's export scanner) was about a third of `cpa --help`'s own
+// start-up. Small, pure JavaScript; everything else (Prisma, pg, better-sqlite3, the MCP SDK, …)
+// stays an import, loaded from node_modules only by the commands that need it.
+const BUNDLED_PACKAGES = new Set(['commander', 'openapi-fetch', 'cli-table3', 'eventsource-parser']);
+const packageOf = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+const externalPackages = {
+  name: 'external-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { external: true };
+      // a bundled package's own dependencies come with it
+      if (args.importer.includes(`${path.sep}node_modules${path.sep}`) || BUNDLED_PACKAGES.has(packageOf(args.path))) return undefined;
+      return { external: true };
+    });
+  },
+};
+
 /**
  * The CLI, bundled by esbuild (the compiler tsx itself runs on, so no second TypeScript
- * dialect): our own modules in, npm packages left as imports. Dynamic imports become chunks, so
- * that `cpa --help` still does not load the database layer or the MCP SDK.
+ * dialect): our own modules and the few packages above in, other npm packages left as imports.
+ * Dynamic imports become chunks, so that `cpa --help` does not load the database layer or the
+ * MCP SDK.
  */
 export async function buildCli() {
   const esbuild = await import('esbuild');
@@ -44,12 +63,15 @@ export async function buildCli() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    plugins: [externalPackages],
     chunkNames: '[name]-[hash]',
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    banner: { js: '// Built by scripts/build.mjs from clients/cli/src: never edit; `npm run build` remakes it.' },
+    banner: {
+      // CommonJS packages bundled into ES modules call require() for Node's built-ins.
+      js: "// Built by scripts/build.mjs from clients/cli/src: never edit; `npm run build` remakes it.\nimport { createRequire as __cpaRequire } from 'node:module'; const require = __cpaRequire(import.meta.url);",
+    },
   });
   // Inputs as project-relative paths (esbuild's are relative to absWorkingDir already).
   const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/')).sort();
