@@ -1,6 +1,6 @@
 // `npm test`: everything CI checks, in order, with a closing line "N passed, N failed".
 //   1. lint: redocly (strict), tsc --noEmit, generated files up to date; the Redoc page builds
-//   2. vitest on SQLite
+//   2. vitest on SQLite (after installing Debian's Chromium when missing, for the /docs browser test)
 //   3. vitest on PostgreSQL (Debian's PostgreSQL 15, started by scripts/pg-start.sh)
 //   4. contract fuzzing with schemathesis against the running server
 // Set TEST_SKIP_PG=1 or TEST_SKIP_CONTRACT=1 to leave a stage out locally (CI never does).
@@ -114,6 +114,13 @@ async function vitestStage(name, label, env) {
   count(vitestCounts(report, label), ok);
 }
 
+// The browser test of /docs (test/e2e/docs-browser.test.ts) drives Debian's Chromium.
+const browser = spawnSync('bash', ['scripts/chromium-install.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+if (browser.status !== 0) {
+  console.error('could not install Chromium');
+  results.push({ name: 'install Chromium', ok: false, seconds: 0 });
+  failed += 1;
+}
 await vitestStage('tests on SQLite', 'SQLite', { TEST_DATABASE: 'sqlite' });
 
 if (process.env.TEST_SKIP_PG !== '1') {

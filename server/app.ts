@@ -2,7 +2,6 @@
 // request-id → auth → rate limit → body → OpenAPI validation → idempotency → typed handler
 // → OpenAPI response validation → JSON; every error ends in one handler.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
@@ -10,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { bearerAuth } from './http/auth.js';
+import { docsPage } from './http/docs.js';
 import { errorHandler, fallthrough } from './http/errors.js';
 import { rateLimit, rateLimiterFor } from './http/rate-limit.js';
 import { RouteTable } from './http/route-table.js';
@@ -65,16 +65,7 @@ export function createApp(parts: AppParts): express.Express {
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(publicSpecJson);
   });
-  // Read once, when first asked for and present (`npm start` builds it before the server starts).
-  let docsHtml: string | null = null;
-  app.get('/docs', (_req, res) => {
-    docsHtml ??= existsSync(docsFile) ? readFileSync(docsFile, 'utf8') : null;
-    if (docsHtml === null) {
-      res.status(503).type('application/json').send(JSON.stringify(new AppError(503, 'backend_unavailable', 'The documentation has not been built: run `npm run docs`.').envelope()));
-      return;
-    }
-    res.type('text/html').send(docsHtml);
-  });
+  app.get('/docs', docsPage(docsFile));
 
   app.use(bearerAuth(deps, routes));
   app.use(rateLimit(limiter, deps.clock));

@@ -1,7 +1,7 @@
 // Starts the server: configuration, database (migrations applied), the desktop token, the HTTP
 // application, and a graceful shutdown on SIGTERM/SIGINT.
 import type { Server } from 'node:http';
-import { pino } from 'pino';
+import { pino, type DestinationStream } from 'pino';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildHandlers } from './handlers/index.js';
@@ -16,6 +16,7 @@ import { cleanupExpired } from './http/idempotency.js';
 import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
 import { JobWorker } from './jobs/worker.js';
+import { consoleModeOf, logDestination, startupMessage } from './console.js';
 
 export interface Running {
   server: Server;
@@ -23,11 +24,20 @@ export interface Running {
   deps: ServiceDeps;
   config: Config;
   lifecycle: Lifecycle;
+  /** The desktop token file (null on a team host), and whether this start wrote a new token. */
+  tokenFile: string | null;
+  tokenCreated: boolean;
   stop(): Promise<void>;
 }
 
-export async function start(config: Config): Promise<Running> {
-  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-content-pipeline-loopback"]', '*.auth_material', '*.token'] });
+export interface StartOptions {
+  /** Where the logs go (default: JSON lines on stdout). */
+  logDestination?: DestinationStream;
+}
+
+export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
+  const logOptions = { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-content-pipeline-loopback"]', '*.auth_material', '*.token'] };
+  const logger = opts.logDestination ? pino(logOptions, opts.logDestination) : pino(logOptions);
   const lifecycle = new Lifecycle();
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const hub = createEventHub(database, config, logger);
@@ -46,8 +56,12 @@ export async function start(config: Config): Promise<Running> {
     jobs: { kick: () => worker?.kick() },
   };
 
+  let tokenFile: string | null = null;
+  let tokenCreated = false;
   if (config.instanceMode === 'desktop') {
     const t = await ensureDesktopToken(deps, config.dataDir);
+    tokenFile = t.file;
+    tokenCreated = t.created !== null;
     if (t.created === 'workspace') logger.info({ tokenFile: t.file }, 'created the workspace and its agent token; `npx cpa token` prints it');
     else if (t.created === 'token') logger.warn({ tokenFile: t.file }, 'the token file was missing or stale; issued a new agent token');
     else logger.info({ tokenFile: t.file }, 'agent token file');
@@ -110,7 +124,7 @@ export async function start(config: Config): Promise<Running> {
     })();
     return stopping;
   };
-  return { server, url, deps, config, lifecycle, stop };
+  return { server, url, deps, config, lifecycle, tokenFile, tokenCreated, stop };
 }
 
 async function main() {
@@ -124,7 +138,12 @@ async function main() {
     }
     throw err;
   }
-  const running = await start(config);
+  // A person at a terminal gets a start-up message and readable logs; a file or a pipe, JSON lines.
+  const mode = consoleModeOf(process.stdout);
+  const running = await start(config, { logDestination: logDestination(mode) });
+  if (mode === 'human') {
+    process.stdout.write(startupMessage({ url: running.url, tokenFile: running.tokenFile, tokenCreated: running.tokenCreated, dataDir: config.dataDir, databaseUrl: config.databaseUrl }));
+  }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       running.stop().then(

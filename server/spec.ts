@@ -2,9 +2,9 @@
 // validator uses, and the public one served at /openapi.json.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRootOf } from './lib/project-root.js';
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const projectRoot = projectRootOf(import.meta.url);
 
 export function loadSpec(kind: 'runtime' | 'public'): Record<string, unknown> {
   const file = path.join(projectRoot, 'generated', kind === 'runtime' ? 'openapi.json' : 'openapi.public.json');

@@ -2,13 +2,13 @@
 // DATABASE_URL is set) and applies the migrations. Nothing outside server/store touches Prisma.
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import Sqlite from 'better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
 import { PrismaClient as PgClient } from './generated/postgresql/client.js';
 import { migrateSerialized, runCli } from './migrations.js';
+import { projectRootOf } from '../lib/project-root.js';
 
 /** The models are the same on both providers, so one client type serves the store. */
 export type Db = SqliteClient;
@@ -20,7 +20,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = projectRootOf(import.meta.url);
 
 export function sqliteUrl(dataDir: string): string {
   return `file:${path.join(dataDir, 'content-pipeline.db')}`;

@@ -1,4 +1,4 @@
-// Runs the real `cpa` binary (clients/cli/bin/cpa.js) as a subprocess, in an environment of its
+// Runs the real `cpa` binary (clients/cli/bin/cpa.js, which runs the compiled clients/cli/dist) as a subprocess, in an environment of its
 // own: an empty config directory and none of the caller's CPA_* / DATA_DIR settings, so that a
 // test sees only what it passes.
 import { spawn } from 'node:child_process';
@@ -28,7 +28,9 @@ export function cpaEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
     if (/^(CPA_|DATA_DIR$|DATABASE_URL$|NODE_OPTIONS$|INSTANCE_MODE$)/.test(k)) continue;
     base[k] = v;
   }
-  return { ...base, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), NO_COLOR: '1', ...env };
+  // CPA_REQUIRE_COMPILED: the tests run the compiled CLI that users run, never the TypeScript in
+  // its place, and never a build older than its sources (the global setup builds it when stale).
+  return { ...base, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), NO_COLOR: '1', CPA_REQUIRE_COMPILED: '1', ...env };
 }
 
 export interface CpaOptions {

@@ -73,7 +73,7 @@ describe('authentication', () => {
       expect(html).not.toContain('/api/webhooks/backend'); // internal receivers stay out of the partner docs
     } else {
       expect(docs.status).toBe(503);
-      expect(((await docs.json()) as { error: { message: string } }).error.message).toContain('npm run docs');
+      expect(((await docs.json()) as { error: { message: string } }).error.message).toContain('npm run build');
     }
   });
 

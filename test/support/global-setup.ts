@@ -2,6 +2,9 @@
 // file's fresh database is a copy (SQLite: a file copy; PostgreSQL: CREATE DATABASE … TEMPLATE)
 // instead of a run of the Prisma CLI (seconds each). The server still checks at start that every
 // migration is applied, so a stale template would show up as a migration run, not as a wrong schema.
+// It also builds the compiled `cpa` (clients/cli/dist) when it is missing or older than a source,
+// since the end-to-end tests run that build and refuse a stale one (CPA_REQUIRE_COMPILED).
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +20,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  execFileSync(process.execPath, ['scripts/build.mjs', 'cli', '--if-stale'], { stdio: ['ignore', 'inherit', 'inherit'] });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cp-template-'));
   const url = sqliteUrl(dir);
   await migrate('sqlite', url);

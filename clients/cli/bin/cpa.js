@@ -1,8 +1,20 @@
 #!/usr/bin/env node
-// The `cpa` launcher (the package's `bin`). It registers tsx's loader in this same process and
-// runs the TypeScript entry point, so `npx cpa` works right after `npm ci` with no build step,
-// and stdin/stdout/signals stay this process's own (which `cpa mcp` over stdio relies on).
-import { register } from 'tsx/esm/api';
+// The `cpa` launcher (the package's `bin`). It runs the compiled CLI (clients/cli/dist/, built by
+// `npm run build`, which `npm ci` runs): about 0.1 s of start-up instead of 1-3 s of compiling the
+// TypeScript at every call. When that build is missing or older than a source file, or with
+// CPA_FROM_SOURCE=1 (the dev path), it runs the TypeScript through tsx's loader instead, in this
+// same process either way (stdin, stdout and signals stay its own, which `cpa mcp` over stdio
+// relies on). CPA_REQUIRE_COMPILED=1 (set by the tests) makes a missing or stale build an error.
+import { compiledEntry } from './compiled.js';
 
-register();
-await import('../src/main.ts');
+const compiled = process.env.CPA_FROM_SOURCE === '1' ? { url: null, why: 'CPA_FROM_SOURCE=1' } : compiledEntry();
+if (compiled.url) {
+  await import(compiled.url);
+} else if (process.env.CPA_REQUIRE_COMPILED === '1') {
+  process.stderr.write(`cpa: CPA_REQUIRE_COMPILED=1, but ${compiled.why}\n`);
+  process.exit(1);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/main.ts');
+}

@@ -1,5 +1,6 @@
 // The command tree. Global options are read by every command through `optsWithGlobals()`.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerAdminCommands } from './commands/admin.js';
@@ -18,8 +19,10 @@ import { registerStreamCommand } from './commands/stream.js';
 import { registerTokenCommand } from './commands/token.js';
 import { EXIT_CODES_HELP } from './errors.js';
 import { DEFAULT_BASE_URL } from './settings.js';
+import { projectRootOf } from '../../../server/lib/project-root.js';
 
-const version = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+// Found by name, not by depth: the same from the sources and from the compiled clients/cli/dist.
+const version = (JSON.parse(readFileSync(path.join(projectRootOf(import.meta.url), 'package.json'), 'utf8')) as { version: string }).version;
 
 const CONFIG_HELP = `Configuration (first found wins):
   base URL  --base-url, CPA_BASE_URL, "base_url" in the config file, else ${DEFAULT_BASE_URL}
