@@ -22,6 +22,8 @@ export interface ToolDef {
   idempotent: boolean;
   hasBody: boolean;
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /** A tool that does its own work instead of one REST call (`cpa mcp`'s upload of a local file). */
+  run?: (args: Record<string, unknown>) => Promise<unknown>;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -83,6 +85,12 @@ function successSchema(spec: Json, op: Json): Json | null | undefined {
   return json ? ((json.schema as Json | undefined) ?? {}) : undefined;
 }
 
+/** True when every media type of the request body is raw bytes (`format: binary`). */
+function binaryBody(op: Json): boolean {
+  const contents = Object.values(((op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>);
+  return contents.length > 0 && contents.every((c) => (c.schema as Json | undefined)?.format === 'binary');
+}
+
 /** The path item's parameters, overridden by the operation's own of the same name and place. */
 function parametersOf(spec: Json, item: Json, op: Json): Json[] {
   const byKey = new Map<string, Json>();
@@ -98,6 +106,9 @@ function buildTool(spec: Json, path: string, method: string, item: Json, op: Jso
   if (!security.some((s) => 'bearerAuth' in s) || op['x-internal']) return null;
   const output = successSchema(spec, op);
   if (output === undefined) return null; // not a JSON operation (the SSE stream)
+  // An upload's body is a file's bytes, which a tool call's JSON arguments cannot carry; `cpa mcp`
+  // offers it as a tool that reads a path on its own machine (`import_archive_from_path`).
+  if (binaryBody(op)) return null;
 
   const properties: Json = {};
   const required: string[] = [];

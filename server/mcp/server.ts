@@ -80,7 +80,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
   );
 
-  const call = (tool: ToolDef, args: Record<string, unknown>) => callOperation(opts.client, toRequest(tool, args, newKey));
+  const call = (tool: ToolDef, args: Record<string, unknown>) => (tool.run ? tool.run(args) : callOperation(opts.client, toRequest(tool, args, newKey)));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: opts.catalog.map((t) => ({

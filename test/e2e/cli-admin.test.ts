@@ -1,6 +1,7 @@
 // The operator side of `cpa`: `cpa token` (the desktop token file), `cpa admin workspace create`
 // (straight on the configured database, SQLite or PostgreSQL, as the server is configured), and
 // `cpa mcp` (the MCP server over stdio) driven by the SDK's own client.
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -94,6 +95,24 @@ describe('cpa mcp (stdio)', () => {
       const missing = (await client.callTool({ name: 'get_artifact', arguments: { id: 'art_none' } })) as { isError: boolean; content: Array<{ text: string }> };
       expect(missing.isError).toBe(true);
       expect(JSON.parse(missing.content[0]!.text)).toMatchObject({ error: { code: 'not_found' }, status: 404, request_id: expect.stringMatching(/^req_/) });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('imports an export from a path on its own machine (import_archive_from_path), which /api/mcp cannot offer', async () => {
+    const client = await stdioClient({ CPA_BASE_URL: s.url, CPA_TOKEN: s.token });
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('import_archive_from_path');
+      expect(tools.map((t) => t.name)).not.toContain('create_import');
+      const outbox = path.join(projectRoot, 'test/fixtures/archives/mastodon-outbox.json');
+      const r = (await client.callTool({ name: 'import_archive_from_path', arguments: { path: outbox, handle: 'mcp-path-import' } })) as { isError?: boolean; content: Array<{ text: string }> };
+      expect(r.isError).toBeFalsy();
+      expect(JSON.parse(r.content[0]!.text)).toMatchObject({ handle: 'mcp-path-import', format: 'mastodon', container: 'file', summary: { posts: 3 } });
+      const bad = (await client.callTool({ name: 'import_archive_from_path', arguments: { path: path.join(projectRoot, 'README.md'), handle: 'mcp-path-import' } })) as { isError: boolean; content: Array<{ text: string }> };
+      expect(bad.isError).toBe(true);
+      expect(JSON.parse(bad.content[0]!.text)).toMatchObject({ error: { code: 'validation_failed' }, status: 422 });
     } finally {
       await client.close();
     }

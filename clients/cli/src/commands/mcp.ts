@@ -3,6 +3,8 @@
 // every call goes to its REST API with the configured token. Only MCP messages go to stdout.
 import type { Command } from 'commander';
 import { loadSpec } from '../../../../server/spec.js';
+import type { ToolDef } from '../../../../server/mcp/catalog.js';
+import { uploadImport, type ApiClient } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { note } from '../output.js';
 
@@ -16,6 +18,53 @@ async function serverSpec(baseUrl: string): Promise<Record<string, unknown>> {
     note(`cpa mcp: cannot reach ${baseUrl} (${(err as Error).message}); using the bundled description`);
   }
   return loadSpec('public');
+}
+
+/**
+ * `import_archive_from_path`: an export on this machine (where `cpa mcp` runs), uploaded as
+ * `POST /imports` does it. The HTTP MCP endpoint has no such tool: a server cannot read a path
+ * on the agent's machine.
+ */
+export function importFromPathTool(client: ApiClient): ToolDef {
+  const title = 'Import a data export from a file on this machine';
+  return {
+    name: 'import_archive_from_path',
+    operationId: 'createImport',
+    title,
+    description: [
+      `${title}.`,
+      'Uploads the export exactly as downloaded (X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, or the bare tweets.js, outbox.json, Shares.csv) from `path` on the machine where `cpa mcp` runs, as the archive account `handle`. ' +
+        'The answer counts the posts it will import and what it leaves out (direct messages never; followers-only posts unless include_non_public). ' +
+        'Then call create_pipeline_from_intent with the same handle to ingest it, and follow the run with get_run (its progress counts the posts).',
+      'REST: POST /api/agent/v1/imports (operation createImport), with the file as the body.',
+    ].join('\n\n'),
+    method: 'POST',
+    path: '/api/agent/v1/imports',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', minLength: 1, description: 'The export file, an absolute path on the machine where cpa mcp runs.' },
+        handle: { type: 'string', minLength: 1, maxLength: 2048, description: 'The archive account to import into (a name you choose, e.g. ada-x-2024).' },
+        format: { type: 'string', enum: ['x', 'mastodon', 'linkedin'], description: 'Insist on a format (detected otherwise).' },
+        include_non_public: { type: 'boolean', description: 'Also import followers-only / protected / connections-only posts. Direct messages are never imported.' },
+        idempotency_key: { type: 'string', minLength: 16, maxLength: 128, description: 'Reuse it to retry the same upload safely (generated when absent).' },
+      },
+      required: ['path', 'handle'],
+      additionalProperties: false,
+    },
+    locations: {},
+    idempotent: true,
+    hasBody: true,
+    annotations: { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: (args) =>
+      uploadImport(client, {
+        path: String(args.path),
+        handle: String(args.handle),
+        format: args.format as 'x' | 'mastodon' | 'linkedin' | undefined,
+        includeNonPublic: args.include_non_public === true,
+        idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
+      }),
+  };
 }
 
 export function registerMcpCommand(program: Command) {
@@ -32,7 +81,7 @@ export function registerMcpCommand(program: Command) {
           import('../../../../server/mcp/catalog.js'),
           import('../../../../server/mcp/server.js'),
         ]);
-        const catalog = buildToolCatalog(await serverSpec(cli.settings.baseUrl));
+        const catalog = [...buildToolCatalog(await serverSpec(cli.settings.baseUrl)), importFromPathTool(client)];
         const server = createMcpServer({ catalog, client });
         const transport = new StdioServerTransport();
         const done = new Promise<void>((resolve) => {
