@@ -1900,6 +1900,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The body has no Content-Type, or one no export has. */
+        UploadUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The service cannot do this now: it is shutting down, or a channel it needs is not configured or not reachable. */
         BackendUnavailable: {
             headers: {
@@ -2594,6 +2609,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["UploadTooLarge"];
+            415: components["responses"]["UploadUnsupportedMediaType"];
             /** @description The upload is not an export we can import, or a parameter failed validation; the message names the field. */
             422: {
                 headers: {

@@ -178,6 +178,12 @@ describe('bad input leaves nothing behind', () => {
     expect(await blobCount()).toBe(before);
   });
 
+  it('an upload without a Content-Type is 415 naming the types an export may have', async () => {
+    const res = await fetch(`${s.url}${V1}/imports?handle=x&idempotency_key=${newIdempotencyKey()}`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: new Uint8Array([1, 2, 3]) });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/application\/zip, application\/gzip/);
+  });
+
   it('another workspace cannot read an import', async () => {
     const other = await s.newWorkspace();
     const r = await upload(Buffer.from('x'), { handle: 'x' }, 'application/octet-stream');
