@@ -6,6 +6,10 @@ import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 
 // `prisma generate` reads the schema's url line although it never connects: give it a value.
 process.env.PRISMA_SQLITE_URL ??= 'file:./data/content-pipeline.db';
+// No Prisma Client is generated (the store queries through Kysely; the schema's only generator is
+// prisma-kysely): without a `prisma-client` generator saying `engineType = "client"`, the 6.19 CLI
+// would otherwise download the query engine library for `generate`, which fails offline.
+process.env.PRISMA_CLIENT_ENGINE_TYPE ??= 'client';
 
 export default defineConfig({
   experimental: { adapter: true },

@@ -8,6 +8,7 @@
 //      its replay (one key, over and over)
 //   5. GET /pipelines/{id}/posts?limit=100
 //   6. SSE fan-out to 1,000 and 5,000 idle subscribers; memory per idle subscriber
+//   7. GET /pipelines/{id} (issue 12: the pipeline, its counts and its last run)
 // on SQLite and on PostgreSQL (scripts/pg-start.sh). Options: `--db sqlite|postgresql`,
 // BENCH_SECONDS (default 10), BENCH_LOG_LEVEL (default info, as in production),
 // BENCH_CPU_PROF=1 (CPU profiles of every child in build/bench-prof).
@@ -88,6 +89,10 @@ async function measureReads(kind: Kind, server: Child<Seeded>) {
     // The server's event-loop delay meanwhile tells its own share of the latency tail from the machine's.
     row('2 … at half of its max rate', kind, paced, `${half} req/s offered, evenly spaced (open loop); server event loop held up p99 ${loop.p99.toFixed(1)} ms, max ${loop.max.toFixed(1)} ms`);
   }
+  if (wanted(7)) {
+    const pipeline = { url: `${s.url}${V1}/pipelines/${s.pipelineId}`, headers: auth(s), seconds: SECONDS };
+    row('7 GET pipeline', kind, await measure(pipeline, cpuOf(server)));
+  }
   if (!wanted(5)) return;
   const posts = { url: `${s.url}${V1}/pipelines/${s.pipelineId}/posts?limit=100`, headers: auth(s), seconds: SECONDS };
   row('5 GET posts, pages of 100', kind, await measure(posts, cpuOf(server)));
@@ -162,6 +167,11 @@ function judge(base: Row) {
     const on = full?.rps ?? 0;
     const off = find('3 GET artifact', kind)?.rps ?? 0;
     if (full?.rps) verdicts.push(`(2) ${kind}: ${(full.rps / base.rps!).toFixed(2)}× the baseline's requests per second (target ≥ 0.5×): ${mark(full.rps / base.rps! >= 0.5)}.`);
+    // Issue 12's targets for the query layer alone (Kysely instead of Prisma Client).
+    const i12 = kind === 'sqlite' ? 0.4 : 0.3;
+    if (full?.rps) verdicts.push(`(2, issue 12) ${kind}: GET artifact ${(full.rps / base.rps!).toFixed(2)}× (target ≥ ${i12}×): ${mark(full.rps / base.rps! >= i12)}.`);
+    const pipeline = find('7 GET pipeline', kind);
+    if (pipeline?.rps && kind === 'sqlite') verdicts.push(`(7, issue 12) ${kind}: GET pipeline ${(pipeline.rps / base.rps!).toFixed(2)}× (target ≥ 0.35×): ${mark(pipeline.rps / base.rps! >= 0.35)}.`);
     if (half?.p99 !== null && half?.p99 !== undefined) verdicts.push(`(2) ${kind}: p99 ${half.p99} ms at half of the max rate (target < 10 ms): ${mark(half.p99 < 10)}.`);
     const cpuOn = full?.cpuUs;
     const cpuOff = find('3 GET artifact', kind)?.cpuUs;

@@ -40,7 +40,7 @@ export function machine() {
     postgresql: version('psql', ['--version']),
     sqlite: 'better-sqlite3 ' + pkg('better-sqlite3'),
     express: pkg('express'),
-    prisma: pkg('@prisma/client'),
+    kysely: pkg('kysely'),
     autocannon: pkg('autocannon'),
   };
 }
@@ -66,7 +66,7 @@ export function markdown(rows: Row[], base: Row, verdicts: string[], m: ReturnTy
   const lines = [
     `Measured ${m.date} by \`npm run bench\` (${seconds} s per measurement after a 2 s warm-up; 32 connections; client and server on the same machine). Load average (1, 5, 15 min) at the start ${loadAtStart}, at the end ${m.load}: other work on the machine lowers req/s and raises latency; server CPU µs per request is the figure that does not depend on it.`,
     '',
-    `Machine: ${m.cpus}, ${m.memory} RAM, ${m.os}. Node ${m.node}, Express ${m.express}, Prisma ${m.prisma}, ${m.sqlite}, ${m.postgresql}, autocannon ${m.autocannon}.`,
+    `Machine: ${m.cpus}, ${m.memory} RAM, ${m.os}. Node ${m.node}, Express ${m.express}, Kysely ${m.kysely}, ${m.sqlite}, ${m.postgresql}, autocannon ${m.autocannon}.`,
     '',
     `| ${HEAD.join(' | ')} |`,
     `| ${HEAD.map(() => '---').join(' | ')} |`,

@@ -12,14 +12,11 @@ import path from 'node:path';
 import express from 'express';
 import { loadConfig } from '../../server/config.js';
 import { hubOf } from '../../server/events/hub.js';
-import { enqueueRun } from '../../server/jobs/enqueue.js';
 import { start } from '../../server/main.js';
-import type { ServiceDeps } from '../../server/services/context.js';
 import { findArtifact } from '../../server/store/artifacts.js';
-import { upsertPipelineWithRun } from '../../server/store/pipelines.js';
-import { seedArtifact, seedPosts, workspaceOf } from '../../test/support/seed.js';
 import { recordEvents } from '../../test/support/stream-reader.js';
 import { serveCommands } from './child-ipc.js';
+import { seedBench } from './seed.js';
 
 export interface Seeded {
   url: string;
@@ -32,22 +29,10 @@ export interface Seeded {
   artifactId: string;
 }
 
-async function seed(deps: ServiceDeps, token: string) {
-  const workspaceId = await workspaceOf(deps, token);
-  const { pipeline } = await upsertPipelineWithRun(
-    deps.db,
-    { pipelineId: deps.ids.id('pl'), workspaceId, handle: 'bench-archive', intent: 'Benchmark', tone: null, platform: 'archive', now: deps.clock.now() },
-    (tx, p) => enqueueRun(tx, deps, { workspaceId, pipelineId: p.id, kind: 'ingest', input: {} }),
-  );
-  const postIds = await seedPosts(deps, { workspaceId, pipelineId: pipeline.id, count: 300 });
-  const artifact = await seedArtifact(deps, { workspaceId, pipelineId: pipeline.id, postId: postIds[0]!, state: 'review', text: 'A benchmark draft. '.repeat(20) });
-  return { workspaceId, pipelineId: pipeline.id, postIds, artifactId: artifact.id };
-}
-
 const config = loadConfig(process.env);
 const running = await start(config);
 const token = readFileSync(path.join(config.dataDir, 'agent-token'), 'utf8').trim();
-const seeded = await seed(running.deps, token);
+const seeded = await seedBench(running.deps, token);
 const floor = express();
 floor.get('/floor', (_req, res, next) => {
   findArtifact(running.deps.db, seeded.workspaceId, seeded.artifactId).then((a) => res.json(a), next);
@@ -67,7 +52,7 @@ serveCommands(
     subscribers: () => hubOf(running.deps.events).subscriberCount,
     /** RSS as it is (no forced GC): sampled while an import runs. */
     rss: () => ({ rss: process.memoryUsage().rss }),
-    queued: () => running.deps.db.run.count({ where: { status: { in: ['queued', 'running'] } } }),
+    queued: () => running.deps.db.selectFrom('Run').select((eb) => eb.fn.countAll().as('n')).where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow().then((r) => Number(r.n)),
   },
   async () => {
     floorServer.close();

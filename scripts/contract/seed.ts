@@ -26,7 +26,7 @@ const SESSION = 'ses_weekly_review';
 
 const { db, close } = await openDatabase({ dataDir, databaseUrl: null });
 try {
-  const workspace = await db.workspace.findFirstOrThrow({ orderBy: { createdAt: 'asc' } });
+  const workspace = await db.selectFrom('Workspace').selectAll().orderBy('createdAt', 'asc').limit(1).executeTakeFirstOrThrow();
   const workspaceId = workspace.id;
   const now = new Date();
   await upsertPipelineWithRun(
@@ -35,7 +35,7 @@ try {
     // The ingest that brought the posts in, finished.
     async (tx) => {
       await insertRun(tx, { id: RUN, workspaceId, pipelineId: PIPELINE, kind: 'ingest', input: {}, now });
-      await tx.run.update({ where: { id: RUN }, data: { status: 'succeeded', attempts: 1, startedAt: now, finishedAt: now, output: JSON.stringify({ fetched: POSTS.length, created: POSTS.length, updated: 0, decoded: 0, patterns: 0 }) } });
+      await tx.updateTable('Run').set({ status: 'succeeded', attempts: 1, startedAt: now, finishedAt: now, output: JSON.stringify({ fetched: POSTS.length, created: POSTS.length, updated: 0, decoded: 0, patterns: 0 }) }).where('id', '=', RUN).execute();
     },
   );
   for (const [i, id] of POSTS.entries()) {
@@ -54,7 +54,7 @@ try {
       quotes: 0,
     });
   }
-  await db.$transaction((tx) =>
+  await db.transaction().execute((tx) =>
     insertArtifact(tx, {
       id: ARTIFACT,
       workspaceId,

@@ -5,7 +5,7 @@
 // (other instances hear of it through PostgreSQL's NOTIFY, sent at commit).
 import type { components } from '../../generated/api.js';
 import { AppError } from '../errors.js';
-import type { Db } from '../store/database.js';
+import { isUniqueViolation, type Db } from '../store/database.js';
 import * as store from '../store/events.js';
 import type { Caller, ServiceDeps } from './context.js';
 
@@ -104,8 +104,6 @@ async function workspaceFor(deps: Pick<ServiceDeps, 'db' | 'config'>, data: Reco
   if (sole) return sole;
   throw new AppError(503, 'backend_unavailable', 'The event names no resource of this instance and WEBHOOK_DEFAULT_WORKSPACE is not set; the event cannot be placed.');
 }
-
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 'P2002';
 
 /**
  * The sender's `created_at` as a time the databases can store: a leap second (`:60`, valid in

@@ -12,7 +12,8 @@ import { AppError, notFound, validationFailed } from '../errors.js';
 import { blobStore } from '../store/blobs.js';
 import * as store from '../store/imports.js';
 import type { ImportRow } from '../store/imports.js';
-import { saveAccount } from '../store/accounts.js';
+import { findAccount } from '../store/accounts.js';
+import { isUniqueViolation } from '../store/database.js';
 import { accountView, sealedCredentials } from './accounts.js';
 import type { Caller, ServiceDeps } from './context.js';
 
@@ -39,7 +40,8 @@ export function importView(row: ImportRow, account: S['Account'] | null): S['Imp
     status: row.status as S['Import']['status'],
     size_bytes: Number(row.sizeBytes),
     sha256: row.sha256,
-    include_non_public: row.includeNonPublic,
+    // SQLite keeps a boolean as 0/1, PostgreSQL as a boolean.
+    include_non_public: Boolean(row.includeNonPublic),
     summary: JSON.parse(row.summary) as S['Import']['summary'],
     account,
     created_at: row.createdAt.toISOString(),
@@ -132,10 +134,10 @@ export async function createImport(deps: ServiceDeps, caller: Caller, q: ImportR
     requestHash,
     format: found.layout.format,
     container: found.layout.container,
-    sizeBytes: BigInt(got.size),
+    sizeBytes: got.size,
     sha256: got.sha256,
     blobId: got.blobId,
-    includeNonPublic,
+    includeNonPublic: includeNonPublic ? 1 : 0,
     summary: JSON.stringify(found.summary),
     ownUserId: found.ownUserId,
     createdAt: now,
@@ -143,16 +145,12 @@ export async function createImport(deps: ServiceDeps, caller: Caller, q: ImportR
   let superseded: string[];
   let account;
   try {
-    ({ superseded, account } = await deps.db.$transaction(async (tx) => {
-      const old = await store.insertImport(tx, row);
-      // The archive account of the handle: what `from-intent` with this handle ingests from.
-      const key = { workspaceId: caller.workspaceId, platform: 'archive' as const, handle };
-      const saved = await saveAccount(tx as never, { id: deps.ids.id('acc'), ...key, credentials: sealedCredentials(deps, key, { secret: '', secondary: found.layout.format }), proxyUrl: null, now });
-      return { superseded: old, account: saved.account };
-    }));
+    // The archive account of the handle: what `from-intent` with this handle ingests from.
+    const key = { workspaceId: caller.workspaceId, platform: 'archive' as const, handle };
+    ({ superseded, account } = await store.insertImport(deps.db, row, { id: deps.ids.id('acc'), ...key, credentials: sealedCredentials(deps, key, { secret: '', secondary: found.layout.format }), proxyUrl: null, now }));
   } catch (err) {
     // Two uploads with one key at once: the second finds the first's row.
-    const again = (err as { code?: string }).code === 'P2002' ? await replay() : null;
+    const again = isUniqueViolation(err) ? await replay() : null;
     if (again) return again;
     await blobs(deps).remove(got.blobId);
     throw err;
@@ -163,7 +161,6 @@ export async function createImport(deps: ServiceDeps, caller: Caller, q: ImportR
 }
 
 async function accountOf(deps: ServiceDeps, row: ImportRow) {
-  const { findAccount } = await import('../store/accounts.js');
   const a = await findAccount(deps.db, row.workspaceId, 'archive', row.handle);
   return a ? accountView(a) : null;
 }
@@ -190,7 +187,7 @@ export async function exportToRead(deps: ServiceDeps, workspaceId: string, handl
   const imp = creds.secret === '' ? await store.latestImport(deps.db, workspaceId, handle) : null;
   if (imp?.blobId) {
     const summary = JSON.parse(imp.summary) as { posts: number };
-    return { source: blobSource(deps, imp.blobId, Number(imp.sizeBytes)), format: imp.format as ArchiveFormat, includeNonPublic: imp.includeNonPublic, ownUserId: imp.ownUserId, total: summary.posts };
+    return { source: blobSource(deps, imp.blobId, Number(imp.sizeBytes)), format: imp.format as ArchiveFormat, includeNonPublic: Boolean(imp.includeNonPublic), ownUserId: imp.ownUserId, total: summary.posts };
   }
   // An export connected through accounts/connect: its content is the credential.
   const source = bufferSource(Buffer.from(creds.secret, 'utf8'));

@@ -107,7 +107,7 @@ async function ingestArchive(ctx: JobContext, pipeline: { id: string; handle: st
   let batch: BatchPost[] = [];
   const flush = async () => {
     if (!batch.length) return;
-    const saved = await saveIngestBatch(deps.db, deps.provider, { posts: batch, now: deps.clock.now(), decode: decodeText, newDecodeId: () => deps.ids.id('dec') }, async (tx, s) => {
+    const saved = await saveIngestBatch(deps.db, { posts: batch, now: deps.clock.now(), decode: decodeText, newDecodeId: () => deps.ids.id('dec') }, async (tx, s) => {
       const events = [
         ...s.posts.filter((p) => p.created).map((p) => ({ type: 'post.ready' as const, data: { post_id: p.id, operator_id: pipeline.id } })),
         ...s.decoded.map((d) => ({ type: 'decode.ready' as const, data: { post_id: d.postId, decode_id: d.decodeId } })),

@@ -23,10 +23,9 @@ export function platformForHandle(handle: string): Platform {
 }
 
 export async function getPipeline(deps: ServiceDeps, caller: Caller, id: string) {
-  const p = await store.findPipeline(deps.db, caller.workspaceId, id);
-  if (!p) throw notFound('pipeline');
-  const [counts, last] = await Promise.all([store.pipelineCounts(deps.db, p.id), store.lastRun(deps.db, p.id)]);
-  return pipelineView(p, counts, last);
+  const found = await store.findPipelineWithStats(deps.db, caller.workspaceId, id);
+  if (!found) throw notFound('pipeline');
+  return pipelineView(found.pipeline, found.counts, found.last);
 }
 
 /** A run of the caller's workspace, by id (any kind, with or without a pipeline). */

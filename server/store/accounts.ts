@@ -1,46 +1,48 @@
 // Connected accounts. `credentials` and `proxyUrl` arrive here already sealed (services/crypto.ts).
-import type { Db } from './database.js';
+import { first, type Db, type Row } from './database.js';
 
-export type AccountRow = NonNullable<Awaited<ReturnType<Db['account']['findFirst']>>>;
+export type AccountRow = Row<'Account'>;
 
-export function findAccount(db: Db, workspaceId: string, platform: string, handle: string) {
-  return db.account.findUnique({ where: { workspaceId_platform_handle: { workspaceId, platform, handle } } });
+export function findAccount(db: Db, workspaceId: string, platform: string, handle: string): Promise<AccountRow | null> {
+  return first(
+    db.selectFrom('Account').selectAll().where('workspaceId', '=', workspaceId).where('platform', '=', platform).where('handle', '=', handle),
+  );
 }
 
 /** Every account of the workspace with exactly this handle (one per platform at most). */
-export function findAccountsByHandle(db: Db, workspaceId: string, handle: string) {
-  return db.account.findMany({ where: { workspaceId, handle }, orderBy: { createdAt: 'asc' } });
+export function findAccountsByHandle(db: Db, workspaceId: string, handle: string): Promise<AccountRow[]> {
+  return db.selectFrom('Account').selectAll().where('workspaceId', '=', workspaceId).where('handle', '=', handle).orderBy('createdAt', 'asc').execute();
 }
 
-export interface AccountWrite {
-  id: string;
-  workspaceId: string;
-  platform: string;
-  handle: string;
-  credentials: string;
-  proxyUrl: string | null;
-  now: Date;
-}
+export type AccountWrite = Pick<AccountRow, 'id' | 'workspaceId' | 'platform' | 'handle' | 'credentials' | 'proxyUrl'> & { now: Date };
 
-/** Adds the account, or replaces the credentials of the existing (platform, handle): a rotation. */
+/**
+ * Adds the account, or replaces the credentials of the existing (platform, handle): a rotation.
+ * The insert yields to the unique key (ON CONFLICT DO NOTHING), so that a concurrent connect of
+ * the same account that created it first makes this one a rotation.
+ */
 export async function saveAccount(db: Db, a: AccountWrite): Promise<{ account: AccountRow; created: boolean }> {
   const secrets = { credentials: a.credentials, proxyUrl: a.proxyUrl, status: 'active', lastProbedAt: a.now, lastProbeError: null, updatedAt: a.now };
-  const rotate = async () => ({
-    account: await db.account.update({ where: { workspaceId_platform_handle: { workspaceId: a.workspaceId, platform: a.platform, handle: a.handle } }, data: secrets }),
-    created: false,
-  });
-  if (await findAccount(db, a.workspaceId, a.platform, a.handle)) return rotate();
-  try {
-    const account = await db.account.create({ data: { id: a.id, workspaceId: a.workspaceId, platform: a.platform, handle: a.handle, createdAt: a.now, ...secrets } });
-    return { account, created: true };
-  } catch (err) {
-    // A concurrent connect of the same account created it first: this one is a rotation.
-    if ((err as { code?: string }).code !== 'P2002') throw err;
-    return rotate();
-  }
+  const inserted = await db
+    .insertInto('Account')
+    .values({ id: a.id, workspaceId: a.workspaceId, platform: a.platform, handle: a.handle, createdAt: a.now, ...secrets })
+    .onConflict((oc) => oc.columns(['workspaceId', 'platform', 'handle']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { account: inserted, created: true };
+  const account = await db
+    .updateTable('Account')
+    .set(secrets)
+    .where('workspaceId', '=', a.workspaceId)
+    .where('platform', '=', a.platform)
+    .where('handle', '=', a.handle)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { account, created: false };
 }
 
 /** Records a probe's outcome (a failed probe during ingest or publish marks the account dead). */
-export function setProbeResult(db: Pick<Db, 'account'>, q: { id: string; status: 'active' | 'dead'; error: string | null; now: Date }) {
-  return db.account.updateMany({ where: { id: q.id }, data: { status: q.status, lastProbeError: q.error, lastProbedAt: q.now, updatedAt: q.now } });
+export async function setProbeResult(db: Db, q: { id: string; status: 'active' | 'dead'; error: string | null; now: Date }): Promise<{ count: number }> {
+  const r = await db.updateTable('Account').set({ status: q.status, lastProbeError: q.error, lastProbedAt: q.now, updatedAt: q.now }).where('id', '=', q.id).executeTakeFirst();
+  return { count: Number(r.numUpdatedRows) };
 }

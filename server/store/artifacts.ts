@@ -1,43 +1,33 @@
 // Artifacts (drafts) and their state.
-import type { Db } from './database.js';
+import { first, transaction, type Db, type Row } from './database.js';
 
-export type ArtifactRow = NonNullable<Awaited<ReturnType<Db['artifact']['findFirst']>>>;
+export type ArtifactRow = Row<'Artifact'>;
 
-export function findArtifact(db: Db, workspaceId: string, id: string) {
-  return db.artifact.findFirst({ where: { id, workspaceId } });
+export function findArtifact(db: Db, workspaceId: string, id: string): Promise<ArtifactRow | null> {
+  return first(db.selectFrom('Artifact').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
 }
 
-export interface NewArtifact {
-  id: string;
-  workspaceId: string;
-  pipelineId: string;
-  sourcePostId: string;
-  parentArtifactId: string | null;
-  rootArtifactId: string;
-  generation: number;
+export type NewArtifact = Pick<ArtifactRow, 'id' | 'workspaceId' | 'pipelineId' | 'sourcePostId' | 'parentArtifactId' | 'rootArtifactId' | 'generation' | 'text' | 'state' | 'sourceVisibility'> & {
   ancestors: string[];
   /** A brief's further source posts, after `sourcePostId` (absent or empty for a riff). */
   moreSourcePostIds?: string[];
-  text: string;
-  state: string;
-  /** The most restricted audience of its sources (`public` unless a source is followers/connections-only). */
-  sourceVisibility: string;
   now: Date;
-}
+};
 
-/** A Prisma client or an interactive-transaction client. */
-export type ArtifactTx = Pick<Db, 'artifact' | 'sourcePost'>;
+/** The database or a transaction on it. */
+export type ArtifactTx = Db;
 
 /** Creates the artifact and counts it on each of its source posts, in one transaction. */
 export async function createArtifact(db: Db, a: NewArtifact): Promise<ArtifactRow> {
-  return db.$transaction((tx) => insertArtifact(tx, a));
+  return transaction(db, (tx) => insertArtifact(tx, a));
 }
 
 /** `createArtifact` inside the caller's transaction (with the run or the events of the same change). */
 export async function insertArtifact(tx: ArtifactTx, a: NewArtifact): Promise<ArtifactRow> {
   const sources = [a.sourcePostId, ...(a.moreSourcePostIds ?? [])];
-  const row = await tx.artifact.create({
-    data: {
+  const row = await tx
+    .insertInto('Artifact')
+    .values({
       id: a.id,
       workspaceId: a.workspaceId,
       pipelineId: a.pipelineId,
@@ -52,9 +42,14 @@ export async function insertArtifact(tx: ArtifactTx, a: NewArtifact): Promise<Ar
       sourceVisibility: a.sourceVisibility,
       createdAt: a.now,
       updatedAt: a.now,
-    },
-  });
-  await tx.sourcePost.updateMany({ where: { id: { in: sources } }, data: { artifactCount: { increment: 1 } } });
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await tx
+    .updateTable('SourcePost')
+    .set((eb) => ({ artifactCount: eb('artifactCount', '+', 1), updatedAt: a.now }))
+    .where('id', 'in', sources)
+    .execute();
   return row;
 }
 
@@ -67,11 +62,14 @@ export async function transitionArtifact(
   db: Db,
   q: { id: string; workspaceId: string; from: string[]; to: string; now: Date; publishedUrl?: string | null },
 ): Promise<ArtifactRow | null> {
-  const data: Record<string, unknown> = { state: q.to, updatedAt: q.now };
-  if (q.to === 'published') {
-    data.publishedAt = q.now;
-    data.publishedUrl = q.publishedUrl ?? null;
-  }
-  const [row] = await db.artifact.updateManyAndReturn({ where: { id: q.id, workspaceId: q.workspaceId, state: { in: q.from } }, data });
-  return row ?? null;
+  const published = q.to === 'published' ? { publishedAt: q.now, publishedUrl: q.publishedUrl ?? null } : {};
+  return first(
+    db
+      .updateTable('Artifact')
+      .set({ state: q.to, updatedAt: q.now, ...published })
+      .where('id', '=', q.id)
+      .where('workspaceId', '=', q.workspaceId)
+      .where('state', 'in', q.from)
+      .returningAll(),
+  );
 }

@@ -65,7 +65,7 @@ function chunkStore(db: Db): BlobStore {
         let buf = Buffer.concat(pending);
         while (buf.length >= CHUNK_BYTES || (all && buf.length > 0)) {
           const part = buf.subarray(0, CHUNK_BYTES);
-          await db.blobChunk.create({ data: { blobId: id, seq, data: new Uint8Array(part) } });
+          await db.insertInto('BlobChunk').values({ blobId: id, seq, data: Buffer.from(part), createdAt: new Date() }).execute();
           seq += 1;
           buf = buf.subarray(part.length);
         }
@@ -80,7 +80,7 @@ function chunkStore(db: Db): BlobStore {
         },
         close: () => flush(true),
         async abort() {
-          await db.blobChunk.deleteMany({ where: { blobId: id } });
+          await db.deleteFrom('BlobChunk').where('blobId', '=', id).execute();
         },
       };
     },
@@ -89,7 +89,7 @@ function chunkStore(db: Db): BlobStore {
         const first = Math.floor(start / CHUNK_BYTES);
         const last = Math.floor((end - 1) / CHUNK_BYTES);
         for (let seq = first; seq <= last && end > start; seq += 8) {
-          const rows = await db.blobChunk.findMany({ where: { blobId: id, seq: { gte: seq, lte: Math.min(last, seq + 7) } }, orderBy: { seq: 'asc' } });
+          const rows = await db.selectFrom('BlobChunk').select(['seq', 'data']).where('blobId', '=', id).where('seq', '>=', seq).where('seq', '<=', Math.min(last, seq + 7)).orderBy('seq').execute();
           for (const r of rows) {
             const at = r.seq * CHUNK_BYTES;
             const data = Buffer.from(r.data);
@@ -100,7 +100,7 @@ function chunkStore(db: Db): BlobStore {
       return Readable.from(chunks());
     },
     async remove(id) {
-      await db.blobChunk.deleteMany({ where: { blobId: id } });
+      await db.deleteFrom('BlobChunk').where('blobId', '=', id).execute();
     },
   };
 }

@@ -1,23 +1,52 @@
-// Opens the database through Prisma's driver adapters (SQLite by default, PostgreSQL when
-// DATABASE_URL is set) and applies the migrations. Nothing outside server/store touches Prisma.
+// Opens the database (SQLite by default, PostgreSQL when DATABASE_URL is set), applies the
+// migrations with the Prisma CLI, and gives the store a Kysely instance on the same drivers Prisma's
+// adapters used (better-sqlite3, pg). Prisma owns the schema and the migrations; the runtime
+// queries are Kysely's (issue 12). Nothing outside server/store builds queries.
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
 import Sqlite from 'better-sqlite3';
-import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient as SqliteClient } from './generated/sqlite/client.js';
-import { PrismaClient as PgClient } from './generated/postgresql/client.js';
+import { Kysely, type Selectable, type Transaction } from 'kysely';
 import { migrateSerialized, runCli } from './migrations.js';
 import { projectRootOf } from '../lib/project-root.js';
+import { pgDialect, pgPool, sqliteDialect } from './kysely.js';
+import type { DB } from './tables.js';
 
-/** The models are the same on both providers, so one client type serves the store. */
-export type Db = SqliteClient;
+export type { DB };
+/**
+ * The store's database: Kysely over better-sqlite3 or pg. A transaction (`Tx`) is one too, so
+ * every store function that takes a `Db` runs inside the caller's transaction when given one.
+ */
+export type Db = Kysely<DB>;
+/** An open transaction (what `transaction()` hands to its callback). */
+export type Tx = Transaction<DB>;
 export type Provider = 'sqlite' | 'postgresql';
+/** A row of a table as read (`Selectable`: DateTime columns are Dates, BigInt numbers). */
+export type Row<T extends keyof DB> = Selectable<DB[T]>;
 
 export interface DatabaseHandle {
   db: Db;
   provider: Provider;
   close(): Promise<void>;
+}
+
+/**
+ * Runs `fn` in a transaction; inside one already, runs it in that one (Kysely has no nesting).
+ * On SQLite the store's single connection takes one transaction at a time (Kysely's connection
+ * mutex), as Prisma's adapter did.
+ */
+export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/** A unique-key violation on either database (Prisma reported these as P2002). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** The first row, or null (Kysely gives undefined; the store's callers expect null as Prisma gave). */
+export async function first<T>(q: { executeTakeFirst(): Promise<T | undefined> }): Promise<T | null> {
+  return (await q.executeTakeFirst()) ?? null;
 }
 
 const root = projectRootOf(import.meta.url);
@@ -63,23 +92,20 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl: string 
     // Serialized across instances starting together, and skipped when nothing is missing (migrations.ts).
     const url = opts.databaseUrl;
     await migrateSerialized(url, path.join(root, 'prisma', 'postgresql', 'migrations'), () => migrate('postgresql', url));
-    const adapter = new PrismaPg({ connectionString: opts.databaseUrl, max: 10 });
-    const db = new PgClient({ adapter }) as unknown as Db;
-    await db.$connect();
-    return { db, provider: 'postgresql', close: () => db.$disconnect() };
+    const db = new Kysely<DB>({ dialect: pgDialect(pgPool(url, 10)) });
+    return { db, provider: 'postgresql', close: () => db.destroy() };
   }
   mkdirSync(opts.dataDir, { recursive: true });
   const url = sqliteUrl(opts.dataDir);
   // Skipped when nothing is missing, as on PostgreSQL: the CLI's schema engine cannot get its lock
   // on a file a running server has open, which broke `cpa admin workspace create` beside a server.
   if (!sqliteUpToDate(url.slice('file:'.length))) await migrate('sqlite', url);
-  const adapter = new PrismaBetterSQLite3({ url });
-  const db = new SqliteClient({ adapter });
-  await db.$connect();
+  const raw = new Sqlite(url.slice('file:'.length));
   // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable.
-  await db.$queryRawUnsafe('PRAGMA journal_mode = WAL');
-  await db.$queryRawUnsafe('PRAGMA synchronous = FULL');
-  await db.$queryRawUnsafe('PRAGMA busy_timeout = 5000');
-  await db.$queryRawUnsafe('PRAGMA foreign_keys = ON');
-  return { db, provider: 'sqlite', close: () => db.$disconnect() };
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('foreign_keys = ON');
+  const db = new Kysely<DB>({ dialect: sqliteDialect(raw) });
+  return { db, provider: 'sqlite', close: () => db.destroy() };
 }

@@ -1,12 +1,11 @@
 // Ingested posts and their decodes, written together: a post and its analysis commit in one
 // transaction with the events about them.
-import type { Db, Provider } from './database.js';
-import type { Prisma } from './generated/sqlite/client.js';
+import { first, isUniqueViolation, transaction, type Db, type Row } from './database.js';
 import { upsertPost, type NewPost, type PostRow } from './posts.js';
 
-export type DecodeRow = NonNullable<Awaited<ReturnType<Db['decode']['findFirst']>>>;
+export type DecodeRow = Row<'Decode'>;
 /** The transaction of one ingested post, for the events about it. */
-export type IngestTx = Prisma.TransactionClient;
+export type IngestTx = Db;
 
 export interface DecodeData {
   hook: string;
@@ -24,24 +23,31 @@ export interface SavedPost {
   decodeChanged: boolean;
 }
 
-export function listDecodes(db: Db, postIds: string[]) {
-  return db.decode.findMany({ where: { postId: { in: postIds } } });
+export async function listDecodes(db: Db, postIds: string[]): Promise<DecodeRow[]> {
+  if (!postIds.length) return [];
+  return db.selectFrom('Decode').selectAll().where('postId', 'in', postIds).execute();
 }
 
 const sameDecode = (row: DecodeRow, d: DecodeData) =>
   row.hook === d.hook && row.format === d.format && row.length === d.length && row.hashtags === JSON.stringify(d.hashtags) && row.links === JSON.stringify(d.links);
 
 async function saveOnce(db: Db, p: NewPost, decode: (text: string) => DecodeData, decodeId: string, also: (tx: IngestTx, saved: SavedPost) => Promise<void>) {
-  return db.$transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     const { post, created } = await upsertPost(tx, p);
     const d = decode(post.text);
     const data = { hook: d.hook, format: d.format, length: d.length, hashtags: JSON.stringify(d.hashtags), links: JSON.stringify(d.links) };
-    const existing = await tx.decode.findUnique({ where: { postId: post.id } });
+    // A new post has no decode yet: no need to look.
+    const existing = created ? null : await first(tx.selectFrom('Decode').selectAll().where('postId', '=', post.id));
     let row: DecodeRow;
     let changed = true;
-    if (!existing) row = await tx.decode.create({ data: { id: decodeId, workspaceId: post.workspaceId, postId: post.id, ...data } });
-    else if (sameDecode(existing, d)) [row, changed] = [existing, false];
-    else row = await tx.decode.update({ where: { id: existing.id }, data });
+    if (!existing) {
+      row = await tx
+        .insertInto('Decode')
+        .values({ id: decodeId, workspaceId: post.workspaceId, postId: post.id, ...data, createdAt: new Date() })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    } else if (sameDecode(existing, d)) [row, changed] = [existing, false];
+    else row = await tx.updateTable('Decode').set(data).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow();
     const saved = { post, postCreated: created, decode: row, decodeChanged: changed };
     await also(tx, saved);
     return saved;
@@ -57,14 +63,21 @@ export async function savePostWithDecode(db: Db, p: NewPost, decode: (text: stri
   try {
     return await saveOnce(db, p, decode, decodeId, also);
   } catch (err) {
-    if ((err as { code?: string }).code !== 'P2002') throw err;
+    if (!isUniqueViolation(err) || db.isTransaction) throw err;
     return saveOnce(db, p, decode, decodeId, also);
   }
 }
 
 /** The posts of a pipeline with their decodes, for pattern detection. */
 export async function postsWithDecodes(db: Db, pipelineId: string) {
-  const posts = await db.sourcePost.findMany({ where: { pipelineId }, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }], take: 5000 });
+  const posts = await db
+    .selectFrom('SourcePost')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .orderBy('publishedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(5000)
+    .execute();
   const decodes = await listDecodes(db, posts.map((p) => p.id));
   const byPost = new Map(decodes.map((d) => [d.postId, d]));
   return posts.flatMap((post) => {
@@ -87,27 +100,14 @@ export interface SavedBatch {
   decoded: Array<{ postId: string; decodeId: string }>;
 }
 
-/** Positional parameters in each provider's syntax: `?` on SQLite, `$n` (with a cast) on PostgreSQL. */
-function params(provider: Provider) {
-  let n = 0;
-  return (cast?: string) => (provider === 'postgresql' ? `$${++n}${cast ? `::${cast}` : ''}` : '?');
-}
-
-/** A date as Prisma stores it: ISO text with `+00:00` on SQLite, UTC `timestamp(3)` on PostgreSQL. */
-const dateParam = (provider: Provider, d: Date) => (provider === 'postgresql' ? d.toISOString().slice(0, 23) : d.toISOString().replace('Z', '+00:00'));
-
-const POST_COLUMNS = ['id', 'workspaceId', 'pipelineId', 'platform', 'externalId', 'url', 'text', 'publishedAt', 'likes', 'reposts', 'replies', 'quotes', 'visibility', 'media', 'replyTo', 'createdAt', 'updatedAt'] as const;
-const q = (c: string) => `"${c}"`;
-
 /**
  * Stores a batch of ingested posts and their decodes in one transaction of four statements
- * (which posts exist; one multi-row upsert of the posts; which decodes exist; one upsert of the
- * new or changed decodes), then `also` writes the events in the same transaction. Re-ingesting
+ * (which posts exist; one multi-row upsert of the posts; which decodes exist; one multi-row upsert
+ * of the new or changed decodes), then `also` writes the events in the same transaction. Re-ingesting
  * updates text, metrics, audience and media by (pipeline, external id), never duplicates.
  */
 export async function saveIngestBatch(
   db: Db,
-  provider: Provider,
   batch: { posts: BatchPost[]; now: Date; decode: (text: string) => DecodeData; newDecodeId: () => string },
   also: (tx: IngestTx, saved: SavedBatch) => Promise<void>,
 ): Promise<SavedBatch> {
@@ -115,29 +115,29 @@ export async function saveIngestBatch(
   const pipelineId = batch.posts[0]!.pipelineId;
   // The same external id twice in one batch: the last one wins, as two upserts would.
   const unique = [...new Map(batch.posts.map((p) => [p.externalId, p])).values()];
-  return db.$transaction(async (tx) => {
-    const known = await tx.sourcePost.findMany({ where: { pipelineId, externalId: { in: unique.map((p) => p.externalId) } }, select: { id: true, externalId: true } });
+  return transaction(db, async (tx) => {
+    const known = await tx.selectFrom('SourcePost').select(['id', 'externalId']).where('pipelineId', '=', pipelineId).where('externalId', 'in', unique.map((p) => p.externalId)).execute();
     const idOf = new Map(known.map((k) => [k.externalId, k.id]));
-    const rows = unique.map((p) => ({ ...p, id: idOf.get(p.externalId) ?? p.id }));
-    const p = params(provider);
-    const values: unknown[] = [];
-    const tuples = rows.map((r) => {
-      const cells = POST_COLUMNS.map((c) => {
-        if (c === 'publishedAt' || c === 'createdAt' || c === 'updatedAt') {
-          values.push(dateParam(provider, c === 'publishedAt' ? r.publishedAt : batch.now));
-          return p('timestamp(3)');
-        }
-        values.push(r[c as keyof typeof r] ?? null);
-        return p();
-      });
-      return `(${cells.join(', ')})`;
-    });
-    const update = ['url', 'text', 'likes', 'reposts', 'replies', 'quotes', 'visibility', 'media', 'replyTo', 'updatedAt'].map((c) => `${q(c)} = excluded.${q(c)}`).join(', ');
-    await tx.$executeRawUnsafe(
-      `INSERT INTO "SourcePost" (${POST_COLUMNS.map(q).join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT ("pipelineId", "externalId") DO UPDATE SET ${update}`,
-      ...values,
-    );
-    const existing = await tx.decode.findMany({ where: { postId: { in: rows.map((r) => r.id) } } });
+    const rows = unique.map((p) => ({ ...p, id: idOf.get(p.externalId) ?? p.id, createdAt: batch.now, updatedAt: batch.now }));
+    await tx
+      .insertInto('SourcePost')
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(['pipelineId', 'externalId']).doUpdateSet((eb) => ({
+          url: eb.ref('excluded.url'),
+          text: eb.ref('excluded.text'),
+          likes: eb.ref('excluded.likes'),
+          reposts: eb.ref('excluded.reposts'),
+          replies: eb.ref('excluded.replies'),
+          quotes: eb.ref('excluded.quotes'),
+          visibility: eb.ref('excluded.visibility'),
+          media: eb.ref('excluded.media'),
+          replyTo: eb.ref('excluded.replyTo'),
+          updatedAt: eb.ref('excluded.updatedAt'),
+        })),
+      )
+      .execute();
+    const existing = await listDecodes(tx, rows.map((r) => r.id));
     const byPost = new Map(existing.map((d) => [d.postId, d]));
     const changed: Array<{ id: string; postId: string; workspaceId: string; d: DecodeData }> = [];
     for (const r of rows) {
@@ -147,17 +147,13 @@ export async function saveIngestBatch(
       else if (!sameDecode(old, d)) changed.push({ id: old.id, postId: r.id, workspaceId: r.workspaceId, d });
     }
     if (changed.length) {
-      const dp = params(provider);
-      const dv: unknown[] = [];
-      const dt = changed.map((c) => {
-        dv.push(c.id, c.workspaceId, c.postId, c.d.hook, c.d.format, c.d.length, JSON.stringify(c.d.hashtags), JSON.stringify(c.d.links), dateParam(provider, batch.now));
-        return `(${dp()}, ${dp()}, ${dp()}, ${dp()}, ${dp()}, ${dp()}, ${dp()}, ${dp()}, ${dp('timestamp(3)')})`;
-      });
-      const set = ['hook', 'format', 'length', 'hashtags', 'links'].map((c) => `${q(c)} = excluded.${q(c)}`).join(', ');
-      await tx.$executeRawUnsafe(
-        `INSERT INTO "Decode" ("id", "workspaceId", "postId", "hook", "format", "length", "hashtags", "links", "createdAt") VALUES ${dt.join(', ')} ON CONFLICT ("postId") DO UPDATE SET ${set}`,
-        ...dv,
-      );
+      await tx
+        .insertInto('Decode')
+        .values(changed.map((c) => ({ id: c.id, workspaceId: c.workspaceId, postId: c.postId, hook: c.d.hook, format: c.d.format, length: c.d.length, hashtags: JSON.stringify(c.d.hashtags), links: JSON.stringify(c.d.links), createdAt: batch.now })))
+        .onConflict((oc) =>
+          oc.column('postId').doUpdateSet((eb) => ({ hook: eb.ref('excluded.hook'), format: eb.ref('excluded.format'), length: eb.ref('excluded.length'), hashtags: eb.ref('excluded.hashtags'), links: eb.ref('excluded.links') })),
+        )
+        .execute();
     }
     const saved: SavedBatch = { posts: rows.map((r) => ({ id: r.id, created: !idOf.has(r.externalId) })), decoded: changed.map((c) => ({ postId: c.postId, decodeId: c.id })) };
     await also(tx, saved);

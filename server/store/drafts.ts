@@ -1,20 +1,21 @@
 // Drafting's writes: an artifact is reserved (state `draft`, empty text) together with the run
 // that writes it, then the run fills the text and moves it to `review` with a compare-and-set,
 // so that an artifact discarded meanwhile is never written, and a failed run discards it.
-import type { Db } from './database.js';
-import type { Prisma } from './generated/sqlite/client.js';
+import { first, transaction, type Db } from './database.js';
 import { insertArtifact, type ArtifactRow, type NewArtifact } from './artifacts.js';
+import type { PostRow } from './posts.js';
 
-/** An interactive transaction (artifact, run, session rows and events of one change). */
-export type DraftTx = Prisma.TransactionClient;
+/** A transaction (artifact, run, session rows and events of one change). */
+export type DraftTx = Db;
 
 /** Reserves the artifact and lets `also` queue its run (and more) in the same transaction. */
 export function reserveArtifact<T>(db: Db, a: NewArtifact, also: (tx: DraftTx, row: ArtifactRow) => Promise<T>): Promise<T> {
-  return db.$transaction(async (tx) => also(tx, await insertArtifact(tx, a)));
+  return transaction(db, async (tx) => also(tx, await insertArtifact(tx, a)));
 }
 
-export function findPosts(db: Db, workspaceId: string, ids: string[]) {
-  return db.sourcePost.findMany({ where: { workspaceId, id: { in: ids } } });
+export async function findPosts(db: Db, workspaceId: string, ids: string[]): Promise<PostRow[]> {
+  if (!ids.length) return [];
+  return db.selectFrom('SourcePost').selectAll().where('workspaceId', '=', workspaceId).where('id', 'in', ids).execute();
 }
 
 /**
@@ -27,8 +28,10 @@ export async function writeDraft(
   q: { id: string; text: string; now: Date },
   also: (tx: DraftTx, row: ArtifactRow) => Promise<void>,
 ): Promise<ArtifactRow | null> {
-  return db.$transaction(async (tx) => {
-    const [row] = await tx.artifact.updateManyAndReturn({ where: { id: q.id, state: 'draft' }, data: { text: q.text, state: 'review', updatedAt: q.now } });
+  return transaction(db, async (tx) => {
+    const row = await first(
+      tx.updateTable('Artifact').set({ text: q.text, state: 'review', updatedAt: q.now }).where('id', '=', q.id).where('state', '=', 'draft').returningAll(),
+    );
     if (!row) return null;
     await also(tx, row);
     return row;
@@ -40,12 +43,18 @@ export async function writeDraft(
  * counts (nothing was drafted from them after all). No-op unless it is still a draft.
  */
 export async function discardUnwritten(tx: DraftTx, q: { id: string; now: Date }): Promise<boolean> {
-  const a = await tx.artifact.findUnique({ where: { id: q.id } });
+  // The compare-and-set returns the row it moved: no read before it.
+  const a = await first(
+    tx.updateTable('Artifact').set({ state: 'discarded', updatedAt: q.now }).where('id', '=', q.id).where('state', '=', 'draft').returning(['sourcePostIds', 'sourcePostId']),
+  );
   if (!a) return false;
-  const { count } = await tx.artifact.updateMany({ where: { id: q.id, state: 'draft' }, data: { state: 'discarded', updatedAt: q.now } });
-  if (count === 0) return false;
   const listed = JSON.parse(a.sourcePostIds) as string[];
   const sources = listed.length ? listed : [a.sourcePostId];
-  await tx.sourcePost.updateMany({ where: { id: { in: sources }, artifactCount: { gt: 0 } }, data: { artifactCount: { decrement: 1 } } });
+  await tx
+    .updateTable('SourcePost')
+    .set((eb) => ({ artifactCount: eb('artifactCount', '-', 1), updatedAt: q.now }))
+    .where('id', 'in', sources)
+    .where('artifactCount', '>', 0)
+    .execute();
   return true;
 }

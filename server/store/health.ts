@@ -1,57 +1,71 @@
 // Reads for diagnose and the inbox: a pipeline's runs, its drafts in review, its posts without a
 // draft, and the failed webhook deliveries of a workspace's events. Read-only.
-import type { Db } from './database.js';
+import { first, type Db } from './database.js';
+import type { ArtifactRow } from './artifacts.js';
+import type { DeliveryRow } from './deliveries.js';
+import type { RunRow } from './pipelines.js';
+import type { PostRow } from './posts.js';
 
 const DRAFT_KINDS = ['draft', 'regenerate_variant'];
 
+const ingest = (db: Db, pipelineId: string) => db.selectFrom('Run').where('pipelineId', '=', pipelineId).where('kind', '=', 'ingest');
+
 /** The newest finished ingest run, and the newest successful one. */
-export async function ingestRuns(db: Db, pipelineId: string) {
-  const finished = { pipelineId, kind: 'ingest' };
-  const newest = [{ finishedAt: 'desc' as const }, { id: 'desc' as const }];
+export async function ingestRuns(db: Db, pipelineId: string): Promise<{ last: RunRow | null; lastGood: RunRow | null; count: number }> {
+  const newest = (statuses: string[]) =>
+    first(ingest(db, pipelineId).selectAll().where('status', 'in', statuses).orderBy('finishedAt', 'desc').orderBy('id', 'desc').limit(1));
   const [last, lastGood, any] = await Promise.all([
-    db.run.findFirst({ where: { ...finished, status: { in: ['succeeded', 'failed'] } }, orderBy: newest }),
-    db.run.findFirst({ where: { ...finished, status: 'succeeded' }, orderBy: newest }),
-    db.run.count({ where: finished }),
+    newest(['succeeded', 'failed']),
+    newest(['succeeded']),
+    ingest(db, pipelineId).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { last, lastGood, count: any };
+  return { last, lastGood, count: Number(any.n) };
 }
 
 /** Runs of the pipeline still queued although they were due before `dueBefore`. */
-export function stalledRuns(db: Db, pipelineId: string, dueBefore: Date) {
-  return db.run.findMany({ where: { pipelineId, status: 'queued', runAfter: { lt: dueBefore } }, orderBy: { runAfter: 'asc' }, take: 20 });
+export function stalledRuns(db: Db, pipelineId: string, dueBefore: Date): Promise<RunRow[]> {
+  return db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).where('status', '=', 'queued').where('runAfter', '<', dueBefore).orderBy('runAfter', 'asc').limit(20).execute();
 }
 
 /** Drafting runs of the pipeline that failed since `since`, newest first. */
-export function failedDraftRuns(db: Db, pipelineId: string, since: Date, take: number) {
-  return db.run.findMany({
-    where: { pipelineId, kind: { in: DRAFT_KINDS }, status: 'failed', finishedAt: { gte: since } },
-    orderBy: [{ finishedAt: 'desc' }, { id: 'desc' }],
-    take,
-  });
+export function failedDraftRuns(db: Db, pipelineId: string, since: Date, take: number): Promise<RunRow[]> {
+  return db
+    .selectFrom('Run')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where('kind', 'in', DRAFT_KINDS)
+    .where('status', '=', 'failed')
+    .where('finishedAt', '>=', since)
+    .orderBy('finishedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(take)
+    .execute();
 }
 
-export function artifactsInReview(db: Db, pipelineId: string, take: number) {
-  return db.artifact.findMany({ where: { pipelineId, state: 'review' }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take });
+export function artifactsInReview(db: Db, pipelineId: string, take: number): Promise<ArtifactRow[]> {
+  return db.selectFrom('Artifact').selectAll().where('pipelineId', '=', pipelineId).where('state', '=', 'review').orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(take).execute();
 }
 
 /** Posts without any draft, newest first. */
-export function postsWithoutArtifact(db: Db, pipelineId: string, take: number) {
-  return db.sourcePost.findMany({ where: { pipelineId, artifactCount: 0 }, orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }], take });
+export function postsWithoutArtifact(db: Db, pipelineId: string, take: number): Promise<PostRow[]> {
+  return db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', pipelineId).where('artifactCount', '=', 0).orderBy('publishedAt', 'desc').orderBy('id', 'desc').limit(take).execute();
 }
 
-export function countPosts(db: Db, pipelineId: string) {
-  return db.sourcePost.count({ where: { pipelineId } });
+export async function countPosts(db: Db, pipelineId: string): Promise<number> {
+  const r = await db.selectFrom('SourcePost').select((eb) => eb.fn.countAll().as('n')).where('pipelineId', '=', pipelineId).executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
-export function findArtifacts(db: Db, workspaceId: string, ids: string[]) {
-  return ids.length ? db.artifact.findMany({ where: { workspaceId, id: { in: ids } } }) : Promise.resolve([]);
+export async function findArtifacts(db: Db, workspaceId: string, ids: string[]): Promise<ArtifactRow[]> {
+  if (!ids.length) return [];
+  return db.selectFrom('Artifact').selectAll().where('workspaceId', '=', workspaceId).where('id', 'in', ids).execute();
 }
 
 /** Webhook deliveries that ended `failed` since `since`, of events of this workspace (newest first). */
-export async function failedDeliveries(db: Db, workspaceId: string, since: Date) {
-  const failed = await db.delivery.findMany({ where: { status: 'failed', updatedAt: { gte: since } }, orderBy: { updatedAt: 'desc' }, take: 500 });
+export async function failedDeliveries(db: Db, workspaceId: string, since: Date): Promise<DeliveryRow[]> {
+  const failed = await db.selectFrom('Delivery').selectAll().where('status', '=', 'failed').where('updatedAt', '>=', since).orderBy('updatedAt', 'desc').limit(500).execute();
   if (!failed.length) return [];
-  const ours = await db.event.findMany({ where: { workspaceId, id: { in: failed.map((d) => d.eventId) } }, select: { id: true } });
+  const ours = await db.selectFrom('Event').select('id').where('workspaceId', '=', workspaceId).where('id', 'in', failed.map((d) => d.eventId)).execute();
   const ids = new Set(ours.map((e) => e.id));
   return failed.filter((d) => ids.has(d.eventId));
 }

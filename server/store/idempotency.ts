@@ -1,7 +1,7 @@
 // Idempotency records: one row per (workspace, operation, key).
-import type { Db, Provider } from './database.js';
+import { first, type Db, type Provider, type Row } from './database.js';
 
-export type IdempotencyRow = NonNullable<Awaited<ReturnType<Db['idempotencyRecord']['findFirst']>>>;
+export type IdempotencyRow = Row<'IdempotencyRecord'>;
 
 export interface RecordKey {
   workspaceId: string;
@@ -11,32 +11,31 @@ export interface RecordKey {
 
 type NewClaim = RecordKey & { requestHash: string; now: Date; lockedUntil: Date; expiresAt: Date };
 
-/**
- * Inserts the claim unless the key exists; true when this call inserted it. One statement on both
- * providers, the unique key deciding between concurrent claims: on PostgreSQL an INSERT … ON
- * CONFLICT DO NOTHING (Prisma's skipDuplicates, which it offers there only; a failed INSERT would
- * cost a rolled-back statement and an error in the server's log on every replay), on SQLite a
- * plain INSERT whose unique violation (P2002) means "exists".
- */
 /** The columns a claim sets, on a new row and on a row taken over. */
 function claimFields(k: NewClaim) {
   return { requestHash: k.requestHash, state: 'in_progress', lockedUntil: k.lockedUntil, createdAt: k.now, expiresAt: k.expiresAt };
 }
 
-async function insertClaim(db: Db, provider: Provider, k: NewClaim): Promise<boolean> {
-  const data = { workspaceId: k.workspaceId, operation: k.operation, key: k.key, ...claimFields(k) };
-  if (provider === 'postgresql') {
-    // The store's client type is SQLite's, whose createMany has no skipDuplicates.
-    const createMany = db.idempotencyRecord.createMany as unknown as (args: { data: (typeof data)[]; skipDuplicates: true }) => Promise<{ count: number }>;
-    return (await createMany({ data: [data], skipDuplicates: true })).count === 1;
-  }
-  try {
-    await db.idempotencyRecord.create({ data });
-    return true;
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'P2002') throw err;
-    return false;
-  }
+/** The row's primary key, for `.where((eb) => eb.and(keyOf(k)))`. */
+const keyOf = (k: RecordKey) => ({ workspaceId: k.workspaceId, operation: k.operation, key: k.key });
+
+/**
+ * Inserts the claim unless the key exists; true when this call inserted it. One statement on both
+ * providers, the unique key deciding between concurrent claims: INSERT … ON CONFLICT DO NOTHING
+ * (a failed INSERT would cost a rolled-back statement and an error in the server's log on every
+ * replay).
+ */
+async function insertClaim(db: Db, k: NewClaim): Promise<boolean> {
+  const r = await db
+    .insertInto('IdempotencyRecord')
+    .values({ workspaceId: k.workspaceId, operation: k.operation, key: k.key, ...claimFields(k) })
+    .onConflict((oc) => oc.columns(['workspaceId', 'operation', 'key']).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+function findKey(db: Db, k: RecordKey): Promise<IdempotencyRow | null> {
+  return first(db.selectFrom('IdempotencyRecord').selectAll().where((eb) => eb.and(keyOf(k))));
 }
 
 /**
@@ -44,37 +43,36 @@ async function insertClaim(db: Db, provider: Provider, k: NewClaim): Promise<boo
  * A fresh key (the common case) is one statement.
  */
 export async function claimKey(db: Db, provider: Provider, k: NewClaim): Promise<IdempotencyRow | null> {
-  const id = { workspaceId: k.workspaceId, operation: k.operation, key: k.key };
-  if (await insertClaim(db, provider, k)) return null;
-  const existing = await db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
+  if (await insertClaim(db, k)) return null;
+  const existing = await findKey(db, k);
   // Deleted between the two statements (released, or swept as expired): claim it again.
   if (!existing) return claimKey(db, provider, k);
   // An abandoned claim (its holder died before finishing) or an expired record may be taken over.
   const abandoned = existing.state === 'in_progress' && existing.lockedUntil < k.now;
   const expired = existing.expiresAt < k.now;
   if (!abandoned && !expired) return existing;
-  const { count } = await db.idempotencyRecord.updateMany({
-    where: { ...id, lockedUntil: existing.lockedUntil, state: existing.state },
-    data: { ...claimFields(k), responseStatus: null, responseBody: null },
-  });
-  return count === 1 ? null : db.idempotencyRecord.findUnique({ where: { workspaceId_operation_key: id } });
+  const r = await db
+    .updateTable('IdempotencyRecord')
+    .set({ ...claimFields(k), responseStatus: null, responseBody: null })
+    .where((eb) => eb.and(keyOf(k)))
+    .where('lockedUntil', '=', existing.lockedUntil)
+    .where('state', '=', existing.state)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1 ? null : findKey(db, k);
 }
 
-/** A client or an interactive transaction: a reply may be stored in the transaction that did the work. */
-export type IdempotencyTx = Pick<Db, 'idempotencyRecord'>;
+/** The database or the transaction that did the work: a reply may be stored in that transaction. */
+export type IdempotencyTx = Db;
 
 export async function completeKey(db: IdempotencyTx, k: RecordKey & { status: number; body: string }): Promise<void> {
-  await db.idempotencyRecord.update({
-    where: { workspaceId_operation_key: { workspaceId: k.workspaceId, operation: k.operation, key: k.key } },
-    data: { state: 'completed', responseStatus: k.status, responseBody: k.body },
-  });
+  await db.updateTable('IdempotencyRecord').set({ state: 'completed', responseStatus: k.status, responseBody: k.body }).where((eb) => eb.and(keyOf(k))).execute();
 }
 
 export async function releaseKey(db: Db, k: RecordKey): Promise<void> {
-  await db.idempotencyRecord.deleteMany({ where: { workspaceId: k.workspaceId, operation: k.operation, key: k.key, state: 'in_progress' } });
+  await db.deleteFrom('IdempotencyRecord').where((eb) => eb.and(keyOf(k))).where('state', '=', 'in_progress').execute();
 }
 
 export async function deleteExpiredKeys(db: Db, now: Date): Promise<number> {
-  const { count } = await db.idempotencyRecord.deleteMany({ where: { expiresAt: { lt: now } } });
-  return count;
+  const r = await db.deleteFrom('IdempotencyRecord').where('expiresAt', '<', now).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

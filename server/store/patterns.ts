@@ -1,10 +1,9 @@
 // Patterns of a pipeline, one row per (kind, key).
-import type { Db } from './database.js';
-import type { Prisma } from './generated/sqlite/client.js';
+import { transaction, type Db, type Row } from './database.js';
 
-export type PatternRow = NonNullable<Awaited<ReturnType<Db['pattern']['findFirst']>>>;
+export type PatternRow = Row<'Pattern'>;
 /** The transaction that stores a detection, for the events about it. */
-export type PatternTx = Prisma.TransactionClient;
+export type PatternTx = Db;
 
 export interface PatternData {
   kind: string;
@@ -23,8 +22,8 @@ export async function replacePatterns(
   q: { workspaceId: string; pipelineId: string; patterns: PatternData[]; newId: () => string; now: Date },
   onChange: (tx: PatternTx, row: PatternRow, isNew: boolean) => Promise<void>,
 ): Promise<PatternRow[]> {
-  return db.$transaction(async (tx) => {
-    const existing = await tx.pattern.findMany({ where: { pipelineId: q.pipelineId } });
+  return transaction(db, async (tx) => {
+    const existing = await tx.selectFrom('Pattern').selectAll().where('pipelineId', '=', q.pipelineId).execute();
     const byKey = new Map(existing.map((p) => [`${p.kind}\u0000${p.key}`, p]));
     const changed: Array<{ row: PatternRow; isNew: boolean }> = [];
     for (const p of q.patterns) {
@@ -32,12 +31,16 @@ export async function replacePatterns(
       byKey.delete(`${p.kind}\u0000${p.key}`);
       if (old && old.occurrences === p.occurrences && old.description === p.description) continue;
       const row = old
-        ? await tx.pattern.update({ where: { id: old.id }, data: { occurrences: p.occurrences, description: p.description, updatedAt: q.now } })
-        : await tx.pattern.create({ data: { id: q.newId(), workspaceId: q.workspaceId, pipelineId: q.pipelineId, ...p, createdAt: q.now, updatedAt: q.now } });
+        ? await tx.updateTable('Pattern').set({ occurrences: p.occurrences, description: p.description, updatedAt: q.now }).where('id', '=', old.id).returningAll().executeTakeFirstOrThrow()
+        : await tx
+            .insertInto('Pattern')
+            .values({ id: q.newId(), workspaceId: q.workspaceId, pipelineId: q.pipelineId, ...p, createdAt: q.now, updatedAt: q.now })
+            .returningAll()
+            .executeTakeFirstOrThrow();
       if (!old || old.occurrences !== p.occurrences) changed.push({ row, isNew: !old });
     }
     const gone = [...byKey.values()].filter((p) => p.occurrences > 0).map((p) => p.id);
-    if (gone.length) await tx.pattern.updateMany({ where: { id: { in: gone } }, data: { occurrences: 0, updatedAt: q.now } });
+    if (gone.length) await tx.updateTable('Pattern').set({ occurrences: 0, updatedAt: q.now }).where('id', 'in', gone).execute();
     // Events last: on PostgreSQL recording one takes the outbox lock until commit.
     for (const c of changed) await onChange(tx, c.row, c.isNew);
     return changed.map((c) => c.row);

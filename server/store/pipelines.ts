@@ -1,11 +1,32 @@
 // Pipelines and the runs that belong to them.
-import type { Db } from './database.js';
+import { first, transaction, type Db, type Row } from './database.js';
 
-export type PipelineRow = NonNullable<Awaited<ReturnType<Db['pipeline']['findFirst']>>>;
-export type RunRow = NonNullable<Awaited<ReturnType<Db['run']['findFirst']>>>;
+export type PipelineRow = Row<'Pipeline'>;
+export type RunRow = Row<'Run'>;
 
-export function findPipeline(db: Db, workspaceId: string, id: string) {
-  return db.pipeline.findFirst({ where: { id, workspaceId } });
+export function findPipeline(db: Db, workspaceId: string, id: string): Promise<PipelineRow | null> {
+  return first(db.selectFrom('Pipeline').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
+}
+
+/**
+ * The pipeline with its post and artifact counts (one statement), and its last run (a second):
+ * what GET /pipelines/{id} shows. Null when the workspace has no such pipeline.
+ */
+export async function findPipelineWithStats(db: Db, workspaceId: string, id: string): Promise<{ pipeline: PipelineRow; counts: { posts: number; artifacts: number }; last: RunRow | null } | null> {
+  const row = await first(
+    db
+      .selectFrom('Pipeline')
+      .selectAll('Pipeline')
+      .select((eb) => [
+        eb.selectFrom('SourcePost').select((c) => c.fn.countAll().as('n')).whereRef('SourcePost.pipelineId', '=', 'Pipeline.id').as('postCount'),
+        eb.selectFrom('Artifact').select((c) => c.fn.countAll().as('n')).whereRef('Artifact.pipelineId', '=', 'Pipeline.id').as('artifactCount'),
+      ])
+      .where('Pipeline.id', '=', id)
+      .where('Pipeline.workspaceId', '=', workspaceId),
+  );
+  if (!row) return null;
+  const { postCount, artifactCount, ...pipeline } = row;
+  return { pipeline, counts: { posts: Number(postCount ?? 0), artifacts: Number(artifactCount ?? 0) }, last: await lastRun(db, id) };
 }
 
 /**
@@ -15,28 +36,33 @@ export function findPipeline(db: Db, workspaceId: string, id: string) {
 export async function upsertPipelineWithRun<T>(
   db: Db,
   p: { pipelineId: string; workspaceId: string; handle: string; intent: string; tone: string | null; platform: string; now: Date },
-  also: (tx: Pick<Db, 'run' | 'idempotencyRecord'>, pipeline: PipelineRow, resumed: boolean) => Promise<T>,
+  also: (tx: Db, pipeline: PipelineRow, resumed: boolean) => Promise<T>,
 ): Promise<{ pipeline: PipelineRow; answer: T }> {
-  return db.$transaction(async (tx) => {
-    const key = { workspaceId_handle_intent: { workspaceId: p.workspaceId, handle: p.handle, intent: p.intent } };
-    const existing = await tx.pipeline.findUnique({ where: key });
+  return transaction(db, async (tx) => {
+    const existing = await first(
+      tx.selectFrom('Pipeline').selectAll().where('workspaceId', '=', p.workspaceId).where('handle', '=', p.handle).where('intent', '=', p.intent),
+    );
     const pipeline = existing
-      ? await tx.pipeline.update({ where: { id: existing.id }, data: { tone: p.tone ?? existing.tone, updatedAt: p.now } })
-      : await tx.pipeline.create({
-          data: { id: p.pipelineId, workspaceId: p.workspaceId, handle: p.handle, intent: p.intent, tone: p.tone, platform: p.platform, createdAt: p.now, updatedAt: p.now },
-        });
+      ? await tx.updateTable('Pipeline').set({ tone: p.tone ?? existing.tone, updatedAt: p.now }).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
+      : await tx
+          .insertInto('Pipeline')
+          .values({ id: p.pipelineId, workspaceId: p.workspaceId, handle: p.handle, intent: p.intent, tone: p.tone, platform: p.platform, createdAt: p.now, updatedAt: p.now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
     return { pipeline, answer: await also(tx, pipeline, Boolean(existing)) };
   });
 }
 
-export function lastRun(db: Db, pipelineId: string) {
-  return db.run.findFirst({ where: { pipelineId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+export function lastRun(db: Db, pipelineId: string): Promise<RunRow | null> {
+  return first(db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(1));
 }
 
-export async function pipelineCounts(db: Db, pipelineId: string) {
-  const [posts, artifacts] = await Promise.all([
-    db.sourcePost.count({ where: { pipelineId } }),
-    db.artifact.count({ where: { pipelineId } }),
-  ]);
-  return { posts, artifacts };
+export async function pipelineCounts(db: Db, pipelineId: string): Promise<{ posts: number; artifacts: number }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('SourcePost').select((c) => c.fn.countAll().as('n')).where('pipelineId', '=', pipelineId).as('posts'),
+      eb.selectFrom('Artifact').select((c) => c.fn.countAll().as('n')).where('pipelineId', '=', pipelineId).as('artifacts'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { posts: Number(row.posts ?? 0), artifacts: Number(row.artifacts ?? 0) };
 }

@@ -1,58 +1,54 @@
 // Source posts, listed newest first with keyset pagination.
-import type { Db } from './database.js';
+import { first, type Db, type Row } from './database.js';
 
-export type PostRow = NonNullable<Awaited<ReturnType<Db['sourcePost']['findFirst']>>>;
+export type PostRow = Row<'SourcePost'>;
 
 export interface PostPosition {
   publishedAt: Date;
   id: string;
 }
 
-export function listPosts(db: Db, q: { pipelineId: string; after: PostPosition | null; limit: number; hasArtifact?: boolean }) {
-  const where: Record<string, unknown> = { pipelineId: q.pipelineId };
-  if (q.hasArtifact === true) where.artifactCount = { gt: 0 };
-  if (q.hasArtifact === false) where.artifactCount = 0;
-  if (q.after) {
-    where.OR = [
-      { publishedAt: { lt: q.after.publishedAt } },
-      { publishedAt: q.after.publishedAt, id: { lt: q.after.id } },
-    ];
+export function listPosts(db: Db, q: { pipelineId: string; after: PostPosition | null; limit: number; hasArtifact?: boolean }): Promise<PostRow[]> {
+  let query = db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', q.pipelineId);
+  if (q.hasArtifact === true) query = query.where('artifactCount', '>', 0);
+  if (q.hasArtifact === false) query = query.where('artifactCount', '=', 0);
+  const after = q.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([eb('publishedAt', '<', after.publishedAt), eb.and([eb('publishedAt', '=', after.publishedAt), eb('id', '<', after.id)])]),
+    );
   }
-  return db.sourcePost.findMany({
-    where,
-    orderBy: [{ publishedAt: 'desc' }, { id: 'desc' }],
-    take: q.limit,
-  });
+  return query.orderBy('publishedAt', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }
 
-export function findPost(db: Db, workspaceId: string, id: string) {
-  return db.sourcePost.findFirst({ where: { id, workspaceId } });
+export function findPost(db: Db, workspaceId: string, id: string): Promise<PostRow | null> {
+  return first(db.selectFrom('SourcePost').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
 }
 
-export interface NewPost {
-  id: string;
-  workspaceId: string;
-  pipelineId: string;
-  platform: string;
-  externalId: string;
-  url: string | null;
-  text: string;
-  publishedAt: Date;
-  likes: number;
-  reposts: number;
-  replies: number;
-  quotes: number;
-}
+/** A post as ingest produces it: every column but the counters and times the store keeps. */
+/** A post to store; audience, media and thread parent default to public, none and none (API adapters). */
+export type NewPost = Omit<PostRow, 'artifactCount' | 'createdAt' | 'updatedAt' | 'visibility' | 'media' | 'replyTo'> & Partial<Pick<PostRow, 'visibility' | 'media' | 'replyTo'>>;
 
-/** Inserts a post, or updates the metrics (and text) of the post with the same external id. */
-export async function upsertPost(db: Pick<Db, 'sourcePost'>, p: NewPost): Promise<{ post: PostRow; created: boolean }> {
-  const existing = await db.sourcePost.findUnique({ where: { pipelineId_externalId: { pipelineId: p.pipelineId, externalId: p.externalId } } });
-  if (existing) {
-    const post = await db.sourcePost.update({
-      where: { id: existing.id },
-      data: { text: p.text, url: p.url, likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes },
-    });
-    return { post, created: false };
-  }
-  return { post: await db.sourcePost.create({ data: p }), created: true };
+/**
+ * Inserts a post, or updates the metrics (and text) of the post with the same external id. A new
+ * post is one statement (the insert yields to the unique key with ON CONFLICT DO NOTHING); a known
+ * one two. `updatedAt` (and a new post's `createdAt`) take the wall clock, as Prisma's did.
+ */
+export async function upsertPost(db: Db, p: NewPost): Promise<{ post: PostRow; created: boolean }> {
+  const now = new Date();
+  const inserted = await db
+    .insertInto('SourcePost')
+    .values({ ...p, createdAt: now, updatedAt: now })
+    .onConflict((oc) => oc.columns(['pipelineId', 'externalId']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { post: inserted, created: true };
+  const post = await db
+    .updateTable('SourcePost')
+    .set({ text: p.text, url: p.url, likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes, updatedAt: now })
+    .where('pipelineId', '=', p.pipelineId)
+    .where('externalId', '=', p.externalId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { post, created: false };
 }

@@ -1,5 +1,6 @@
 // Shared rate-limit windows (PostgreSQL): one row per (key, window start) holding the count of
 // allowed hits in that window. Several instances on one database count into the same rows.
+import { sql } from 'kysely';
 import type { Db } from './database.js';
 
 export interface WindowHit {
@@ -20,7 +21,7 @@ export interface WindowCounts {
   current: number;
 }
 
-type Row = { previous: number | null; after: number | null; before: number | null };
+type Row = { previous: number | string | null; after: number | string | null; before: number | string | null };
 
 /**
  * Counts one hit unless it is over the limit, in ONE statement, so that it is atomic across
@@ -30,13 +31,13 @@ type Row = { previous: number | null; after: number | null; before: number | nul
  * push its own window further). The previous window is only read: nobody writes it any more.
  */
 export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
-  const capacity = BigInt(h.limit) * BigInt(h.windowMs);
-  const rows = await db.$queryRaw<Row[]>`
+  const capacity = (BigInt(h.limit) * BigInt(h.windowMs)).toString();
+  const { rows } = await sql<Row>`
     WITH prev AS (
-      SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${BigInt(h.previousStart)}
+      SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${h.previousStart}::bigint
     ), hit AS (
       INSERT INTO "RateLimitWindow" AS w ("key", "windowStart", "count")
-      SELECT ${h.key}, ${BigInt(h.windowStart)}, 1
+      SELECT ${h.key}, ${h.windowStart}::bigint, 1
       WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + ${h.windowMs}::bigint <= ${capacity}::bigint
       ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = w."count" + 1
       WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + (w."count" + 1)::bigint * ${h.windowMs}::bigint <= ${capacity}::bigint
@@ -44,7 +45,7 @@ export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
     )
     SELECT (SELECT "count" FROM prev) AS "previous",
            (SELECT "count" FROM hit) AS "after",
-           (SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${BigInt(h.windowStart)}) AS "before"`;
+           (SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${h.windowStart}::bigint) AS "before"`.execute(db);
   const r = rows[0] ?? { previous: null, after: null, before: null };
   const previous = Number(r.previous ?? 0);
   if (r.after !== null) return { allowed: true, previous, current: Number(r.after) };
@@ -53,13 +54,13 @@ export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
 
 /** The counts of the current and the previous window, writing nothing. */
 export async function readWindows(db: Db, q: { key: string; windowStart: number; previousStart: number }): Promise<{ previous: number; current: number }> {
-  const rows = await db.rateLimitWindow.findMany({ where: { key: q.key, windowStart: { in: [BigInt(q.previousStart), BigInt(q.windowStart)] } } });
-  const countAt = (start: number) => rows.find((r) => r.windowStart === BigInt(start))?.count ?? 0;
+  const rows = await db.selectFrom('RateLimitWindow').select(['windowStart', 'count']).where('key', '=', q.key).where('windowStart', 'in', [q.previousStart, q.windowStart]).execute();
+  const countAt = (start: number) => rows.find((r) => Number(r.windowStart) === start)?.count ?? 0;
   return { previous: countAt(q.previousStart), current: countAt(q.windowStart) };
 }
 
 /** Removes windows that started before `cutoffMs` (they no longer weigh on any decision). */
 export async function deleteWindowsBefore(db: Db, cutoffMs: number): Promise<number> {
-  const { count } = await db.rateLimitWindow.deleteMany({ where: { windowStart: { lt: BigInt(cutoffMs) } } });
-  return count;
+  const r = await db.deleteFrom('RateLimitWindow').where('windowStart', '<', cutoffMs).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

@@ -1,16 +1,15 @@
 // Runs: the job rows the worker claims, leases, finishes and retries. Every state change is a
 // compare-and-set on (status, lockedBy), so that two workers (or a worker and the recovery sweep)
 // can never both own a run, and a worker that lost its lease cannot overwrite the result.
-import type { Db, Provider } from './database.js';
-import type { Prisma } from './generated/sqlite/client.js';
+import { first, transaction, type Db, type Provider } from './database.js';
 import type { RunRow } from './pipelines.js';
 
 export type { RunRow };
 
-/** A Prisma client or an interactive-transaction client (enough to insert a run). */
-export type RunTx = Pick<Db, 'run'>;
+/** The database or a transaction on it (enough to insert a run). */
+export type RunTx = Db;
 /** The transaction that finishes a run, for its hooks (events, and whatever else commits with it). */
-export type FinishTx = Prisma.TransactionClient;
+export type FinishTx = Db;
 
 export interface NewRun {
   id: string;
@@ -22,8 +21,9 @@ export interface NewRun {
 }
 
 export function insertRun(tx: RunTx, r: NewRun): Promise<RunRow> {
-  return tx.run.create({
-    data: {
+  return tx
+    .insertInto('Run')
+    .values({
       id: r.id,
       workspaceId: r.workspaceId,
       pipelineId: r.pipelineId,
@@ -32,67 +32,57 @@ export function insertRun(tx: RunTx, r: NewRun): Promise<RunRow> {
       input: JSON.stringify(r.input),
       createdAt: r.now,
       runAfter: r.now,
-    },
-  });
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
-export function findRunById(db: Db, id: string) {
-  return db.run.findUnique({ where: { id } });
+export function findRunById(db: Db, id: string): Promise<RunRow | null> {
+  return first(db.selectFrom('Run').selectAll().where('id', '=', id));
 }
 
-export function findRun(db: Db, workspaceId: string, id: string) {
-  return db.run.findFirst({ where: { id, workspaceId } });
+export function findRun(db: Db, workspaceId: string, id: string): Promise<RunRow | null> {
+  return first(db.selectFrom('Run').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
 }
 
-/** Ids of queued runs that are due, oldest first (candidates; claiming decides). */
-async function dueIds(db: Db, provider: Provider, now: Date, limit: number): Promise<string[]> {
-  if (provider === 'postgresql') {
-    // SKIP LOCKED lets several instances poll at once without waiting on each other's rows; the
-    // compare-and-set in claimRuns stays the real guarantee.
-    const rows = await db.$queryRaw<Array<{ id: string }>>`
-      SELECT "id" FROM "Run" WHERE "status" = 'queued' AND "runAfter" <= ${now}
-      ORDER BY "runAfter", "id" LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-    return rows.map((r) => r.id);
-  }
-  const rows = await db.run.findMany({
-    where: { status: 'queued', runAfter: { lte: now } },
-    orderBy: [{ runAfter: 'asc' }, { id: 'asc' }],
-    take: limit,
-    select: { id: true },
-  });
-  return rows.map((r) => r.id);
-}
+const byQueueOrder = (a: RunRow, b: RunRow) => a.runAfter.getTime() - b.runAfter.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * Claims up to `limit` due runs for `workerId`: each becomes `running`, counts one more attempt
- * and holds a lease until `lockedUntil`. Returns the claimed rows.
+ * and holds a lease until `lockedUntil`. Returns the claimed rows, oldest first.
+ *
+ * One statement on both databases: an UPDATE … RETURNING whose candidates are the due runs, oldest
+ * first, and which re-checks `status = 'queued'` itself (compare-and-set: a run another worker took
+ * meanwhile is simply not returned). On PostgreSQL the candidates are selected FOR UPDATE SKIP
+ * LOCKED, so that several instances polling at once do not wait on each other's rows; the row
+ * locks hold until the statement's own transaction ends.
  */
 export async function claimRuns(db: Db, provider: Provider, q: { workerId: string; now: Date; lockedUntil: Date; limit: number }): Promise<RunRow[]> {
   if (q.limit <= 0) return [];
-  // One compare-and-set for all the candidates (UPDATE … RETURNING): a run another worker took
-  // meanwhile is no longer `queued` and is simply not returned.
-  const claim = async (tx: Pick<Db, 'run'>, ids: string[]) => {
-    if (!ids.length) return [];
-    const rows = await tx.run.updateManyAndReturn({
-      where: { id: { in: ids }, status: 'queued' },
-      data: { status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: { increment: 1 }, startedAt: q.now },
-    });
-    return rows.sort((a, b) => a.runAfter.getTime() - b.runAfter.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  };
-  if (provider === 'postgresql') {
-    // The row locks of FOR UPDATE hold until the transaction ends, so select and claim in one.
-    return db.$transaction(async (tx) => claim(tx, await dueIds(tx as unknown as Db, provider, q.now, q.limit)));
-  }
-  return claim(db, await dueIds(db, provider, q.now, q.limit));
+  let due = db
+    .selectFrom('Run')
+    .select('id')
+    .where('status', '=', 'queued')
+    .where('runAfter', '<=', q.now)
+    .orderBy('runAfter')
+    .orderBy('id')
+    .limit(q.limit);
+  if (provider === 'postgresql') due = due.forUpdate().skipLocked();
+  const rows = await db
+    .updateTable('Run')
+    .set((eb) => ({ status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: eb('attempts', '+', 1), startedAt: q.now }))
+    .where('id', 'in', due)
+    .where('status', '=', 'queued')
+    .returningAll()
+    .execute();
+  return rows.sort(byQueueOrder);
 }
 
-/** Extends the leases of the runs this worker holds. Returns the ids it still holds. */
+/** Extends the leases of the runs this worker holds. */
 export async function renewLeases(db: Db, q: { workerId: string; ids: string[]; lockedUntil: Date }): Promise<void> {
   if (!q.ids.length) return;
-  await db.run.updateMany({ where: { id: { in: q.ids }, status: 'running', lockedBy: q.workerId }, data: { lockedUntil: q.lockedUntil } });
+  await db.updateTable('Run').set({ lockedUntil: q.lockedUntil }).where('id', 'in', q.ids).where('status', '=', 'running').where('lockedBy', '=', q.workerId).execute();
 }
-
-const held = (id: string, workerId: string) => ({ id, status: 'running', lockedBy: workerId });
 
 /**
  * Finishes a run this worker holds (succeeded or failed), then runs `also` in the same
@@ -104,10 +94,10 @@ export async function finishRun(
   q: { id: string; workerId: string; now: Date; status: 'succeeded' | 'failed'; output?: Record<string, unknown> | null; errorCode?: string; errorMessage?: string },
   also?: (tx: FinishTx) => Promise<void>,
 ): Promise<boolean> {
-  return db.$transaction(async (tx) => {
-    const { count } = await tx.run.updateMany({
-      where: held(q.id, q.workerId),
-      data: {
+  const finish = async (tx: Db) => {
+    const r = await tx
+      .updateTable('Run')
+      .set({
         status: q.status,
         finishedAt: q.now,
         lockedBy: null,
@@ -115,21 +105,29 @@ export async function finishRun(
         output: q.output ? JSON.stringify(q.output) : null,
         errorCode: q.errorCode ?? null,
         errorMessage: q.errorMessage ?? null,
-      },
-    });
-    if (count !== 1) return false;
+      })
+      .where('id', '=', q.id)
+      .where('status', '=', 'running')
+      .where('lockedBy', '=', q.workerId)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== 1) return false;
     if (also) await also(tx);
     return true;
-  });
+  };
+  // Without hooks the compare-and-set is the whole change: no transaction around one statement.
+  return also ? transaction(db, finish) : finish(db);
 }
 
 /** Puts a run this worker holds back in the queue, to start again at `runAfter`. */
 export async function requeueRun(db: Db, q: { id: string; workerId: string; runAfter: Date; errorCode?: string | null; errorMessage?: string | null }): Promise<boolean> {
-  const { count } = await db.run.updateMany({
-    where: held(q.id, q.workerId),
-    data: { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.runAfter, errorCode: q.errorCode ?? null, errorMessage: q.errorMessage ?? null },
-  });
-  return count === 1;
+  const r = await db
+    .updateTable('Run')
+    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.runAfter, errorCode: q.errorCode ?? null, errorMessage: q.errorMessage ?? null })
+    .where('id', '=', q.id)
+    .where('status', '=', 'running')
+    .where('lockedBy', '=', q.workerId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /**
@@ -137,34 +135,42 @@ export async function requeueRun(db: Db, q: { id: string; workerId: string; runA
  * attempts left, otherwise returned so that the caller can fail them. Returns the ids re-queued.
  */
 export async function recoverExpired(db: Db, q: { now: Date; maxAttempts: number }): Promise<{ requeued: number; exhausted: RunRow[] }> {
-  const expired = { status: 'running', lockedUntil: { lt: q.now } };
-  const { count } = await db.run.updateMany({
-    where: { ...expired, attempts: { lt: q.maxAttempts } },
-    data: { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.now },
-  });
-  const exhausted = await db.run.findMany({ where: { ...expired, attempts: { gte: q.maxAttempts } } });
-  return { requeued: count, exhausted };
+  const r = await db
+    .updateTable('Run')
+    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.now })
+    .where('status', '=', 'running')
+    .where('lockedUntil', '<', q.now)
+    .where('attempts', '<', q.maxAttempts)
+    .executeTakeFirst();
+  const exhausted = await db.selectFrom('Run').selectAll().where('status', '=', 'running').where('lockedUntil', '<', q.now).where('attempts', '>=', q.maxAttempts).execute();
+  return { requeued: Number(r.numUpdatedRows), exhausted };
 }
 
 /** Takes over an exhausted, expired run so that it can be failed through `finishRun`. */
 export async function adoptExpired(db: Db, q: { id: string; workerId: string; now: Date; lockedUntil: Date }): Promise<boolean> {
-  const { count } = await db.run.updateMany({
-    where: { id: q.id, status: 'running', lockedUntil: { lt: q.now } },
-    data: { lockedBy: q.workerId, lockedUntil: q.lockedUntil },
-  });
-  return count === 1;
+  const r = await db
+    .updateTable('Run')
+    .set({ lockedBy: q.workerId, lockedUntil: q.lockedUntil })
+    .where('id', '=', q.id)
+    .where('status', '=', 'running')
+    .where('lockedUntil', '<', q.now)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Gives back the runs this worker holds (at shutdown), so that another worker starts them at once. */
 export async function releaseRuns(db: Db, q: { workerId: string; ids: string[]; now: Date }): Promise<void> {
   if (!q.ids.length) return;
-  await db.run.updateMany({
-    where: { id: { in: q.ids }, status: 'running', lockedBy: q.workerId },
-    data: { status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.now, attempts: { decrement: 1 } },
-  });
+  await db
+    .updateTable('Run')
+    .set((eb) => ({ status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.now, attempts: eb('attempts', '-', 1) }))
+    .where('id', 'in', q.ids)
+    .where('status', '=', 'running')
+    .where('lockedBy', '=', q.workerId)
+    .execute();
 }
 
 /** Records how far a running run is (`done` of `total` items), while this worker holds it. */
 export async function setRunProgress(db: Db, q: { id: string; done: number; total: number }): Promise<void> {
-  await db.run.updateMany({ where: { id: q.id, status: 'running' }, data: { progressDone: q.done, progressTotal: q.total } });
+  await db.updateTable('Run').set({ progressDone: q.done, progressTotal: q.total }).where('id', '=', q.id).where('status', '=', 'running').execute();
 }

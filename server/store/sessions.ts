@@ -1,11 +1,11 @@
 // Sessions, their items, variant rounds and activity rows. A session is created on first use;
 // every change writes its activity row in the same transaction.
-import type { Db } from './database.js';
+import { first, isUniqueViolation, transaction, type Db, type Row } from './database.js';
 import type { DraftTx } from './drafts.js';
 
-export type SessionItemRow = NonNullable<Awaited<ReturnType<Db['sessionItem']['findFirst']>>>;
-export type ActivityRow = NonNullable<Awaited<ReturnType<Db['activity']['findFirst']>>>;
-export type RoundRow = NonNullable<Awaited<ReturnType<Db['variantRound']['findFirst']>>>;
+export type SessionItemRow = Row<'SessionItem'>;
+export type ActivityRow = Row<'Activity'>;
+export type RoundRow = Row<'VariantRound'>;
 
 export interface NewActivity {
   id: string;
@@ -16,8 +16,12 @@ export interface NewActivity {
   now: Date;
 }
 
-export function insertActivity(tx: Pick<Db, 'activity'>, a: NewActivity) {
-  return tx.activity.create({ data: { id: a.id, workspaceId: a.workspaceId, sessionId: a.sessionId, kind: a.kind, summary: a.summary.slice(0, 500), createdAt: a.now } });
+export async function insertActivity(tx: Db, a: NewActivity): Promise<ActivityRow> {
+  return tx
+    .insertInto('Activity')
+    .values({ id: a.id, workspaceId: a.workspaceId, sessionId: a.sessionId, kind: a.kind, summary: a.summary.slice(0, 500), createdAt: a.now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export interface NewItem {
@@ -39,50 +43,56 @@ export interface NewItem {
  * last in that transaction.
  */
 export async function addItem(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity, also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>): Promise<SessionItemRow> {
-  // Prisma's upsert reads then inserts: two first items of a new session (or of a new source URL)
-  // can both try the insert, and the loser fails on the unique key. Its whole transaction is
-  // rolled back, so running it again finds the row the winner created.
+  // The session and the source are upserts that yield to the unique key (ON CONFLICT), so two
+  // first items of a new session no longer collide; a retry is kept for anything else unique.
   for (let attempt = 1; ; attempt++) {
     try {
       return await addItemOnce(db, item, activity, also);
     } catch (err) {
-      if (attempt >= 3 || (err as { code?: string }).code !== 'P2002') throw err;
+      if (attempt >= 3 || !isUniqueViolation(err) || db.isTransaction) throw err;
     }
   }
 }
 
 function addItemOnce(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity, also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>): Promise<SessionItemRow> {
-  return db.$transaction(async (tx) => {
-    const key = { workspaceId_id: { workspaceId: item.workspaceId, id: item.sessionId } };
-    await tx.session.upsert({ where: key, create: { workspaceId: item.workspaceId, id: item.sessionId, createdAt: item.now }, update: {} });
+  return transaction(db, async (tx) => {
+    await tx
+      .insertInto('Session')
+      .values({ workspaceId: item.workspaceId, id: item.sessionId, createdAt: item.now })
+      .onConflict((oc) => oc.columns(['workspaceId', 'id']).doNothing())
+      .execute();
     let sourceId: string | null = null;
     if (item.kind === 'source' && item.url && item.newSourceId) {
-      const source = await tx.source.upsert({
-        where: { workspaceId_url: { workspaceId: item.workspaceId, url: item.url } },
-        create: { id: item.newSourceId, workspaceId: item.workspaceId, url: item.url, createdAt: item.now, updatedAt: item.now },
-        update: {},
-      });
+      // DO UPDATE of the key to itself: a no-op that makes RETURNING give the existing row too.
+      const source = await tx
+        .insertInto('Source')
+        .values({ id: item.newSourceId, workspaceId: item.workspaceId, url: item.url, createdAt: item.now, updatedAt: item.now })
+        .onConflict((oc) => oc.columns(['workspaceId', 'url']).doUpdateSet((eb) => ({ url: eb.ref('excluded.url') })))
+        .returning('id')
+        .executeTakeFirstOrThrow();
       sourceId = source.id;
     }
-    const row = await tx.sessionItem.create({
-      data: { id: item.id, workspaceId: item.workspaceId, sessionId: item.sessionId, kind: item.kind, text: item.text, url: item.url, artifactId: item.artifactId, sourceId, createdAt: item.now },
-    });
+    const row = await tx
+      .insertInto('SessionItem')
+      .values({ id: item.id, workspaceId: item.workspaceId, sessionId: item.sessionId, kind: item.kind, text: item.text, url: item.url, artifactId: item.artifactId, sourceId, createdAt: item.now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await insertActivity(tx, activity(row));
     await also?.(tx, row);
     return row;
   });
 }
 
-export function findItem(db: Db, workspaceId: string, sessionId: string, id: string) {
-  return db.sessionItem.findFirst({ where: { workspaceId, sessionId, id } });
+export function findItem(db: Db, workspaceId: string, sessionId: string, id: string): Promise<SessionItemRow | null> {
+  return first(db.selectFrom('SessionItem').selectAll().where('workspaceId', '=', workspaceId).where('sessionId', '=', sessionId).where('id', '=', id));
 }
 
-export function listActivity(db: Db, workspaceId: string, limit: number) {
-  return db.activity.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit });
+export function listActivity(db: Db, workspaceId: string, limit: number): Promise<ActivityRow[]> {
+  return db.selectFrom('Activity').selectAll().where('workspaceId', '=', workspaceId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
-export function lastRound(db: Db, variantId: string) {
-  return db.variantRound.findFirst({ where: { variantId }, orderBy: { round: 'desc' } });
+export function lastRound(db: Db, variantId: string): Promise<RoundRow | null> {
+  return first(db.selectFrom('VariantRound').selectAll().where('variantId', '=', variantId).orderBy('round', 'desc').limit(1));
 }
 
 /**
@@ -96,22 +106,24 @@ export async function appendRound(
   build: (tx: DraftTx) => Promise<{ runId: string; artifactId: string; activity: NewActivity }>,
 ): Promise<RoundRow | null> {
   try {
-    return await db.$transaction(async (tx) => {
+    return await transaction(db, async (tx) => {
       const made = await build(tx);
-      const row = await tx.variantRound.create({
-        data: { id: q.id, workspaceId: q.workspaceId, sessionId: q.sessionId, variantId: q.variantId, round: q.next, runId: made.runId, artifactId: made.artifactId, createdAt: q.now },
-      });
+      const row = await tx
+        .insertInto('VariantRound')
+        .values({ id: q.id, workspaceId: q.workspaceId, sessionId: q.sessionId, variantId: q.variantId, round: q.next, runId: made.runId, artifactId: made.artifactId, createdAt: q.now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
       await insertActivity(tx, made.activity);
       return row;
     });
   } catch (err) {
-    if ((err as { code?: string }).code === 'P2002') return null;
+    if (isUniqueViolation(err) && !db.isTransaction) return null;
     throw err;
   }
 }
 
 /** The sessions that hold an item tracking this source. */
-export async function sessionsTracking(db: Pick<Db, 'sessionItem'>, workspaceId: string, sourceId: string): Promise<string[]> {
-  const rows = await db.sessionItem.findMany({ where: { workspaceId, sourceId }, select: { sessionId: true }, distinct: ['sessionId'] });
+export async function sessionsTracking(db: Db, workspaceId: string, sourceId: string): Promise<string[]> {
+  const rows = await db.selectFrom('SessionItem').select('sessionId').distinct().where('workspaceId', '=', workspaceId).where('sourceId', '=', sourceId).execute();
   return rows.map((r) => r.sessionId);
 }

@@ -3,13 +3,7 @@ import type { Db } from './database.js';
 
 /** Returns the stored value, storing `candidate` first when there is none (first writer wins). */
 export async function getOrCreateSetting(db: Db, key: string, candidate: string): Promise<string> {
-  const existing = await db.setting.findUnique({ where: { key } });
-  if (existing) return existing.value;
-  try {
-    await db.setting.create({ data: { key, value: candidate } });
-  } catch {
-    // another instance created it first
-  }
-  const row = await db.setting.findUniqueOrThrow({ where: { key } });
+  await db.insertInto('Setting').values({ key, value: candidate }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  const row = await db.selectFrom('Setting').select('value').where('key', '=', key).executeTakeFirstOrThrow();
   return row.value;
 }

@@ -1,14 +1,13 @@
 // Upstream sources (tracked webpages) and their snapshots. A refresh stores a snapshot only when
 // the content's hash changed; the source row remembers the last one.
-import type { Db } from './database.js';
-import type { Prisma } from './generated/sqlite/client.js';
+import { first, transaction, type Db, type Row } from './database.js';
 
-export type SourceRow = NonNullable<Awaited<ReturnType<Db['source']['findFirst']>>>;
-export type SnapshotRow = NonNullable<Awaited<ReturnType<Db['snapshot']['findFirst']>>>;
-export type SourceTx = Prisma.TransactionClient;
+export type SourceRow = Row<'Source'>;
+export type SnapshotRow = Row<'Snapshot'>;
+export type SourceTx = Db;
 
-export function findSource(db: Db, workspaceId: string, id: string) {
-  return db.source.findFirst({ where: { workspaceId, id } });
+export function findSource(db: Db, workspaceId: string, id: string): Promise<SourceRow | null> {
+  return first(db.selectFrom('Source').selectAll().where('workspaceId', '=', workspaceId).where('id', '=', id));
 }
 
 export interface FetchedPage {
@@ -30,17 +29,21 @@ export async function recordRefresh(
   also: (tx: SourceTx, snapshot: SnapshotRow | null) => Promise<void>,
 ): Promise<SnapshotRow | null> {
   const { source, page } = q;
-  return db.$transaction(async (tx) => {
+  return transaction(db, async (tx) => {
     let snapshot: SnapshotRow | null = null;
     if (page.contentHash !== source.lastHash) {
-      const { count } = await tx.source.updateMany({
-        where: { id: source.id, lastHash: source.lastHash },
-        data: { lastHash: page.contentHash, lastSnapshotId: page.snapshotId, updatedAt: page.now },
-      });
-      if (count === 1) {
-        snapshot = await tx.snapshot.create({
-          data: { id: page.snapshotId, workspaceId: source.workspaceId, sourceId: source.id, contentHash: page.contentHash, title: page.title, markdown: page.markdown, fetchedAt: page.now },
-        });
+      const r = await tx
+        .updateTable('Source')
+        .set({ lastHash: page.contentHash, lastSnapshotId: page.snapshotId, updatedAt: page.now })
+        .where('id', '=', source.id)
+        .where('lastHash', source.lastHash === null ? 'is' : '=', source.lastHash)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) {
+        snapshot = await tx
+          .insertInto('Snapshot')
+          .values({ id: page.snapshotId, workspaceId: source.workspaceId, sourceId: source.id, contentHash: page.contentHash, title: page.title, markdown: page.markdown, fetchedAt: page.now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
       }
     }
     await also(tx, snapshot);

@@ -1,24 +1,32 @@
 // Workspaces and their agent tokens (stored as SHA-256 hex digests).
-import type { Db } from './database.js';
+import { first, transaction, type Db, type Row } from './database.js';
+
+export type WorkspaceRow = Row<'Workspace'>;
+export type TokenRow = Row<'AgentToken'>;
 
 export async function countWorkspaces(db: Db): Promise<number> {
-  return db.workspace.count();
+  const r = await db.selectFrom('Workspace').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
-export async function firstWorkspace(db: Db) {
-  return db.workspace.findFirst({ orderBy: { createdAt: 'asc' } });
+export function firstWorkspace(db: Db): Promise<WorkspaceRow | null> {
+  return first(db.selectFrom('Workspace').selectAll().orderBy('createdAt', 'asc').limit(1));
 }
 
-export async function createWorkspaceWithToken(db: Db, w: { id: string; name: string; tokenId: string; tokenHash: string }) {
-  return db.workspace.create({
-    data: { id: w.id, name: w.name, tokens: { create: { id: w.tokenId, tokenHash: w.tokenHash } } },
+/** The workspace and its first token, in one transaction. `createdAt` takes the wall clock, as Prisma's default did. */
+export async function createWorkspaceWithToken(db: Db, w: { id: string; name: string; tokenId: string; tokenHash: string }): Promise<WorkspaceRow> {
+  const now = new Date();
+  return transaction(db, async (tx) => {
+    const row = await tx.insertInto('Workspace').values({ id: w.id, name: w.name, createdAt: now }).returningAll().executeTakeFirstOrThrow();
+    await tx.insertInto('AgentToken').values({ id: w.tokenId, workspaceId: w.id, tokenHash: w.tokenHash, createdAt: now }).execute();
+    return row;
   });
 }
 
-export async function addToken(db: Db, t: { id: string; workspaceId: string; tokenHash: string }) {
-  return db.agentToken.create({ data: t });
+export async function addToken(db: Db, t: { id: string; workspaceId: string; tokenHash: string }): Promise<TokenRow> {
+  return db.insertInto('AgentToken').values({ ...t, createdAt: new Date() }).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function findToken(db: Db, tokenHash: string) {
-  return db.agentToken.findUnique({ where: { tokenHash } });
+export function findToken(db: Db, tokenHash: string): Promise<TokenRow | null> {
+  return first(db.selectFrom('AgentToken').selectAll().where('tokenHash', '=', tokenHash));
 }

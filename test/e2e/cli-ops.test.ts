@@ -3,6 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { seedArtifact } from '../support/seed.js';
 import { cliServer, expectExit, json } from './support.js';
+import { updateRows } from '../support/rows.js';
 
 // Subprocesses: generous limits for a loaded machine (each call takes well under a second when idle).
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -101,7 +102,7 @@ describe('runs', () => {
     const failing = await t.newPipeline('@ada@mastodon.example');
     // a run queued for later stays queued
     const queued = await t.newPipeline();
-    await t.s.running.deps.db.run.update({ where: { id: queued.run_id }, data: { status: 'queued', runAfter: new Date(Date.now() + 3_600_000) } });
+    await updateRows(t.s.running.deps.db, 'Run', { id: queued.run_id }, { status: 'queued', runAfter: new Date(Date.now() + 3_600_000) });
     const [failed, timedOut, unknown] = await Promise.all([
       run(['wait', failing.run_id, '--interval', '100', '--timeout', '20']),
       run(['wait', queued.run_id, '--timeout', '1', '--interval', '100', '--json']),

@@ -11,6 +11,7 @@ import { outboundEnvFor } from '../support/https-fake.js';
 import { rssDocument, startBlueskyFake, startConnectProxy, startFeedFake, startMastodonFake, type ProxyFake } from '../support/platforms.js';
 import { archiveFixture, connect, V1 } from '../support/pipelines.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { findRows } from '../support/rows.js';
 
 let s: TestServer;
 let keyed: TestServer;
@@ -42,7 +43,7 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-const accountRows = (t: TestServer) => t.running.deps.db.account.findMany();
+const accountRows = (t: TestServer) => findRows(t.running.deps.db, 'Account');
 
 describe('mastodon', () => {
   it('adds an account after verify_credentials, then rotates it; the token is never returned and is sealed at rest', async () => {

@@ -19,6 +19,7 @@ import { claimDue } from '../../server/store/deliveries.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startFake, type Fake } from '../support/https-fake.js';
 import { cpa, expectExit, json } from '../e2e/support.js';
+import { findRows, updateRows } from '../support/rows.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
@@ -90,11 +91,11 @@ beforeEach(async () => {
   script.length = 0;
   fake.requests.length = 0;
   // Each test counts its own attempts: nothing of an earlier test may still be due.
-  await deps.db.delivery.updateMany({ where: { status: 'pending' }, data: { status: 'failed' } });
+  await updateRows(deps.db, 'Delivery', { status: 'pending' }, { status: 'failed' });
 });
 
-const delivery = async (eventId: string) => (await deps.db.delivery.findMany({ where: { eventId } }))[0]!;
-const attempts = (deliveryId: string) => deps.db.deliveryAttempt.findMany({ where: { deliveryId }, orderBy: { attempt: 'asc' } });
+const delivery = async (eventId: string) => (await findRows(deps.db, 'Delivery', { eventId }))[0]!;
+const attempts = (deliveryId: string) => findRows(deps.db, 'DeliveryAttempt', { deliveryId }, 'attempt');
 const emit = (data: Record<string, unknown> = { riff_id: 'art_1', source_post_id: 'post_1' }) => recordEvent(deps.db, deps, ws, 'riff.ready', data);
 
 /** Checks a received request against the spec's scheme, computed here with node:crypto. */
@@ -231,7 +232,7 @@ describe('surviving a crash and a restart', () => {
       expect(await w.runDue()).toBe(0);
       now = new Date(now.getTime() + 31_000);
       expect(await w.runDue()).toBe(1);
-      expect((await reopened.db.delivery.findFirst({ where: { eventId: event.id } }))?.status).toBe('succeeded');
+      expect((await findRows(reopened.db, 'Delivery', { eventId: event.id }))[0]?.status).toBe('succeeded');
     } finally {
       await reopened.close();
     }

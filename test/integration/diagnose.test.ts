@@ -10,6 +10,7 @@ import { serverSuite } from '../support/suite.js';
 import { refusal } from '../support/errors.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
+import { insertRow } from '../support/rows.js';
 
 const V1 = '/api/agent/v1';
 let fake: Fake;
@@ -97,7 +98,7 @@ describe('diagnose', () => {
     const failDraft = async (code: string) => {
       const a = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId, postId: postId!, state: 'discarded', text: '' });
       const id = t.s.running.deps.ids.id('run');
-      await t.s.running.deps.db.run.create({ data: { id, workspaceId: t.ws, pipelineId, kind: 'draft', status: 'failed', input: JSON.stringify({ artifact_id: a.id }), errorCode: code, errorMessage: 'it broke', finishedAt: new Date() } });
+      await insertRow(t.s.running.deps.db, 'Run', { id, workspaceId: t.ws, pipelineId, kind: 'draft', status: 'failed', input: JSON.stringify({ artifact_id: a.id }), errorCode: code, errorMessage: 'it broke', finishedAt: new Date(), createdAt: new Date(), runAfter: new Date() });
       return id;
     };
     const other = await failDraft('not_found');

@@ -10,6 +10,7 @@ import { seedArtifact } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { upsertPost } from '../../server/store/posts.js';
+import { countRows, findRows, insertRow } from '../support/rows.js';
 
 const V1 = '/api/agent/v1';
 const t = serverSuite();
@@ -54,7 +55,7 @@ async function drafted(postId: string, body: Parameters<typeof draft>[1] = {}) {
 }
 
 async function eventsOf(type: string) {
-  const rows = await t.s.running.deps.db.event.findMany({ where: { workspaceId: t.ws, type }, orderBy: { seq: 'asc' } });
+  const rows = await findRows(t.s.running.deps.db, 'Event', { workspaceId: t.ws, type }, 'seq');
   return rows.map((r) => JSON.parse(r.data) as Record<string, unknown>);
 }
 
@@ -94,7 +95,7 @@ describe('a first draft', () => {
     const again = await draft(postId, {}, key);
     expect(again).toEqual(first);
     await expectRunSucceeded(t.s.running.deps, first.run_id);
-    expect(await t.s.running.deps.db.artifact.count({ where: { sourcePostId: postId } })).toBe(1);
+    expect(await countRows(t.s.running.deps.db, 'Artifact', { sourcePostId: postId })).toBe(1);
   });
 
   it('is 404 for a post that does not exist or belongs to another workspace', async () => {
@@ -194,7 +195,7 @@ describe('the drafting run', () => {
     const pl = await pipeline();
     const postId = await post(pl);
     const a = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId, state: 'discarded', text: '' });
-    const run = await t.s.running.deps.db.run.create({ data: { id: 'run_direct_1', workspaceId: t.ws, pipelineId: pl, kind: 'draft', status: 'running', input: '{}' } });
+    const run = await insertRow(t.s.running.deps.db, 'Run', { id: 'run_direct_1', workspaceId: t.ws, pipelineId: pl, kind: 'draft', status: 'running', input: '{}', createdAt: new Date(), runAfter: new Date() });
     const out = await draftJob({ deps: t.s.running.deps, run, input: { artifact_id: a.id, style_reference: null }, log: pino({ level: 'silent' }), signal: new AbortController().signal });
     expect(out).toEqual({ artifact_id: a.id, written: false, state: 'discarded' });
     expect((await getArtifact(a.id)).text).toBe('');

@@ -4,6 +4,7 @@ import { unwrap, type ContentPipelineError, newIdempotencyKey } from '../../clie
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { refusal } from '../support/errors.js';
+import { countRows, updateRows } from '../support/rows.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -292,7 +293,7 @@ describe('idempotency', () => {
     const { pipeline_id, run_id } = JSON.parse(firstText);
     const p = await unwrap(s.client().GET(`${V1}/pipelines/{id}`, { params: { path: { id: pipeline_id } } }));
     expect(p.last_run?.run_id).toBe(run_id); // no second run was queued
-    const runs = await s.running.deps.db.run.count({ where: { pipelineId: pipeline_id } });
+    const runs = await countRows(s.running.deps.db, 'Run', { pipelineId: pipeline_id });
     expect(runs).toBe(1);
   });
 
@@ -325,7 +326,7 @@ describe('idempotency', () => {
     expect(ok.length).toBeGreaterThan(0);
     expect(new Set(ok.map((r) => r.value.run_id)).size).toBe(1);
     const pipelineId = ok[0]!.value.pipeline_id;
-    expect(await s.running.deps.db.run.count({ where: { pipelineId } })).toBe(1);
+    expect(await countRows(s.running.deps.db, 'Run', { pipelineId })).toBe(1);
   });
 
   it('does not remember a request that failed, so it can be retried with the same key', async () => {
@@ -336,7 +337,7 @@ describe('idempotency', () => {
     const key = newIdempotencyKey();
     const e = await refusal(unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } })));
     expect(e.status).toBe(403);
-    await s.running.deps.db.artifact.update({ where: { id: a.id }, data: { state: 'ready' } });
+    await updateRows(s.running.deps.db, 'Artifact', { id: a.id }, { state: 'ready', updatedAt: new Date() });
     const done = await unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } }));
     expect(done.state).toBe('published');
     const replay = await unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } }));

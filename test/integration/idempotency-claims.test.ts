@@ -10,6 +10,7 @@ import { draftFromPost } from '../../server/services/drafting.js';
 import { createFromIntent } from '../../server/services/pipelines.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedPosts, workspaceOf } from '../support/seed.js';
+import { countRows } from '../support/rows.js';
 
 let s: TestServer;
 let store: ClaimStore;
@@ -97,7 +98,7 @@ describe('a reply stored in the transaction that does the work', () => {
     // The process dies here, before the router would complete the claim. Past the claim's lease:
     t += LEASE_MS + 1;
     expect(await claim(store, k)).toEqual({ kind: 'replay', reply: { status: 202, body: JSON.stringify(answer) } });
-    expect(await deps.db.artifact.count({ where: { sourcePostId: postId } })).toBe(1);
+    expect(await countRows(deps.db, 'Artifact', { sourcePostId: postId })).toBe(1);
   });
 
   it('rolls back with the work: the key is still a claim in progress, and is taken over after the lease', async () => {
@@ -110,7 +111,7 @@ describe('a reply stored in the transaction that does the work', () => {
       throw new Error('the transaction fails after storing the reply');
     });
     await expect(failing).rejects.toThrow('the transaction fails');
-    expect(await deps.db.artifact.count({ where: { sourcePostId: postId } })).toBe(0);
+    expect(await countRows(deps.db, 'Artifact', { sourcePostId: postId })).toBe(0);
     const busy = await refusal(claim(store, k));
     expect(busy.status).toBe(409);
     t += LEASE_MS + 1;

@@ -38,8 +38,9 @@ async function allPosts(pipelineId: string) {
   return out;
 }
 
+const importCount = async () => (await s.running.deps.db.selectFrom('Import').select('id').execute()).length;
 const blobFiles = () => (existsSync(path.join(s.db.dataDir, 'blobs')) ? readdirSync(path.join(s.db.dataDir, 'blobs')) : []);
-const blobCount = async () => (s.db.kind === 'postgresql' ? new Set((await s.running.deps.db.blobChunk.findMany({ select: { blobId: true } })).map((c) => c.blobId)).size : blobFiles().length);
+const blobCount = async () => (s.db.kind === 'postgresql' ? new Set((await s.running.deps.db.selectFrom('BlobChunk').select('blobId').execute()).map((c) => c.blobId)).size : blobFiles().length);
 
 describe('an X archive ZIP of several MB', () => {
   const g = xArchive({ posts: 1500, partSize: 600, filler: 2800 });
@@ -152,7 +153,7 @@ describe('privacy', () => {
 describe('bad input leaves nothing behind', () => {
   it('refuses each kind of bad archive with 422 naming what is wrong', async () => {
     const before = await blobCount();
-    const imports = await s.running.deps.db.import.count();
+    const imports = await importCount();
     const cases: Array<[Buffer, Record<string, string>, RegExp]> = [
       [(await writeZip([{ name: 'photos/cat.jpg', data: Buffer.from('x') }]))!, { handle: 'bad' }, /^body is not an export we can import: The ZIP holds no .*Found: photos\/cat\.jpg \(1 file\)/],
       [(await writeZip(xArchive({ posts: 40 }).files))!.subarray(0, 3000), { handle: 'bad' }, /corrupt or truncated/],
@@ -167,7 +168,7 @@ describe('bad input leaves nothing behind', () => {
       expect(r.json.error.message).toMatch(message);
     }
     expect(await blobCount()).toBe(before);
-    expect(await s.running.deps.db.import.count()).toBe(imports);
+    expect(await importCount()).toBe(imports);
   });
 
   it('an upload over IMPORT_MAX_BYTES is 413, and nothing is kept', async () => {
@@ -188,7 +189,7 @@ describe('bad input leaves nothing behind', () => {
     const other = await s.newWorkspace();
     const r = await upload(Buffer.from('x'), { handle: 'x' }, 'application/octet-stream');
     expect(r.status).toBe(422);
-    const mine = await s.running.deps.db.import.findFirst();
+    const mine = await s.running.deps.db.selectFrom('Import').select('id').executeTakeFirst();
     const res = await s.client(other).GET(`${V1}/imports/{id}`, { params: { path: { id: mine!.id } } });
     expect(res.response.status).toBe(404);
   });

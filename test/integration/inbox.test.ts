@@ -7,6 +7,7 @@ import { waitForRun } from '../support/runs.js';
 import { seedArtifact } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 import { refusal } from '../support/errors.js';
+import { insertRow } from '../support/rows.js';
 
 const V1 = '/api/agent/v1';
 const t = serverSuite();
@@ -49,7 +50,7 @@ describe('the inbox', () => {
     await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId: drafted, state: 'ready' });
     const failed = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId: drafted, state: 'discarded', text: '' });
     const runId = t.s.running.deps.ids.id('run');
-    await t.s.running.deps.db.run.create({ data: { id: runId, workspaceId: t.ws, pipelineId: pl, kind: 'draft', status: 'failed', input: JSON.stringify({ artifact_id: failed.id }), errorCode: 'writer_failed', errorMessage: 'HTTP 401', finishedAt: new Date() } });
+    await insertRow(t.s.running.deps.db, 'Run', { id: runId, workspaceId: t.ws, pipelineId: pl, kind: 'draft', status: 'failed', input: JSON.stringify({ artifact_id: failed.id }), errorCode: 'writer_failed', errorMessage: 'HTTP 401', finishedAt: new Date(), createdAt: new Date(), runAfter: new Date() });
 
     const { pipeline_id, data } = await inbox(pl);
     expect(pipeline_id).toBe(pl);

@@ -7,6 +7,7 @@ import { mastodonStatus, rssDocument, startBlueskyFake, startFeedFake, startMast
 import { archiveFixture, connect, failedIngest, ingest, ingestArchive, listAllPosts, recordedEvents, startPipeline } from '../support/pipelines.js';
 import { waitForRun } from '../support/runs.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { findRow, findRows } from '../support/rows.js';
 
 let s: TestServer;
 let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
@@ -60,13 +61,13 @@ describe('archive', () => {
     expect(shipped.text).toContain('4x faster on large CSVs & half the memory');
 
     const db = s.running.deps.db;
-    const decode = await db.decode.findUniqueOrThrow({ where: { postId: shipped.id } });
+    const decode = await findRow(db, 'Decode', { postId: shipped.id });
     expect(decode.hook).toBe('Shipped importer v2.3 today: 4x faster on large CSVs & half the memory. Changelog below.');
     expect(decode.format).toBe('announcement');
     expect(JSON.parse(decode.hashtags)).toEqual(['rustlang']);
     expect(JSON.parse(decode.links)).toEqual(['https://github.com/ada/importer/releases/tag/v2.3.0']);
 
-    const patterns = await db.pattern.findMany({ where: { pipelineId: pipeline_id } });
+    const patterns = await findRows(db, 'Pattern', { pipelineId: pipeline_id });
     const keys = patterns.map((p) => `${p.kind}:${p.key}`);
     // The three best posts: two numbered lists opening with a number, all three tagged #rustlang.
     expect(keys).toEqual(expect.arrayContaining(['hashtag:rustlang', 'format:list', 'hook:number']));
@@ -132,7 +133,7 @@ describe('mastodon', () => {
     const friday = posts.find((p) => p.text.startsWith('Why do we ship'))!;
     expect(friday.text).toBe('Why do we ship on Fridays?\nWe do not.\n\n#ops');
     expect(friday.metrics).toEqual({ likes: 999, reposts: 47, replies: 47 % 3, quotes: 0 });
-    const decode = await s.running.deps.db.decode.findUniqueOrThrow({ where: { postId: friday.id } });
+    const decode = await findRow(s.running.deps.db, 'Decode', { postId: friday.id });
     expect(decode.format).toBe('question');
   });
 
@@ -153,7 +154,7 @@ describe('mastodon', () => {
     other.state.revoked = true;
     const { pipeline_id, run } = await failedIngest(s, other.handle);
     expect(run.errorCode).toBe('credential_dead');
-    const account = await s.running.deps.db.account.findFirstOrThrow({ where: { handle: other.handle } });
+    const account = await findRow(s.running.deps.db, 'Account', { handle: other.handle });
     expect(account.status).toBe('dead');
     expect(account.lastProbeError).toMatch(/401/);
     const [evt] = (await recordedEvents(s, 'operator.error')).filter((e) => e.data.operator_id === pipeline_id);

@@ -15,6 +15,7 @@ import { archiveFixture, connect, ingestArchive, recordedEvents, startPipeline, 
 import { waitForRun } from '../support/runs.js';
 import { workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { countRows, findRow, updateRows } from '../support/rows.js';
 
 const feedItems = (n: number) =>
   rssDocument(Array.from({ length: n }, (_, i) => ({ guid: `g${i}`, title: `Entry ${i}`, description: `<p>Body of entry ${i}.</p>`, pubDate: new Date(Date.UTC(2026, 9, 1 + i)).toUTCString() })));
@@ -46,14 +47,14 @@ describe('restart', () => {
     const first = await startTestServer({ db, env: { ...env, SHUTDOWN_GRACE_SECONDS: '1' } });
     const { pipeline_id } = await ingestArchive(first, 'x-tweets.js', 'ada-x');
     const deps = first.running.deps;
-    const workspaceId = (await deps.db.pipeline.findUniqueOrThrow({ where: { id: pipeline_id } })).workspaceId;
+    const workspaceId = (await findRow(deps.db, 'Pipeline', { id: pipeline_id })).workspaceId;
     const past = new Date(Date.now() - 60_000);
     // A run that a crashed process was running: status running, its lease long expired.
     const crashed = await enqueueRun(deps.db, deps, { workspaceId, pipelineId: pipeline_id, kind: 'ingest', input: {} });
-    await deps.db.run.update({ where: { id: crashed.id }, data: { status: 'running', attempts: 1, lockedBy: 'wrk_dead', lockedUntil: past, startedAt: past } });
+    await updateRows(deps.db, 'Run', { id: crashed.id }, { status: 'running', attempts: 1, lockedBy: 'wrk_dead', lockedUntil: past, startedAt: past });
     // One that crashed on every one of its five attempts.
     const poisoned = await enqueueRun(deps.db, deps, { workspaceId, pipelineId: pipeline_id, kind: 'ingest', input: {} });
-    await deps.db.run.update({ where: { id: poisoned.id }, data: { status: 'running', attempts: 5, lockedBy: 'wrk_dead', lockedUntil: past, startedAt: past } });
+    await updateRows(deps.db, 'Run', { id: poisoned.id }, { status: 'running', attempts: 5, lockedBy: 'wrk_dead', lockedUntil: past, startedAt: past });
     // And one that is running when the process is stopped: handed back to the queue at once.
     stuck.state.delayMs = 30_000;
     const interrupted = await startPipeline(first, stuck.url);
@@ -146,7 +147,7 @@ describe('concurrency', () => {
       for (const r of runs) expect(completed.has(r.id)).toBe(true);
       // Every post once per pipeline, although twelve ingests of the same archive ran side by side.
       const ids = new Set(started.map((r) => r.pipeline_id));
-      expect(await s.running.deps.db.sourcePost.count({ where: { pipelineId: { in: [...ids] } } })).toBe(12 * 3);
+      expect(await countRows(s.running.deps.db, 'SourcePost', { pipelineId: [...ids] })).toBe(12 * 3);
     } finally {
       for (const w of extra) await w.stop();
     }

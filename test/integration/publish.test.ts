@@ -11,6 +11,7 @@ import { connect, ingest, ingestArchive, listAllPosts, startPipeline, V1 } from 
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { findRow, findRows } from '../support/rows.js';
 
 let s: TestServer;
 let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
@@ -100,7 +101,7 @@ describe('credentials', () => {
     const handle = `@nobody@${mastodon.fake.host}`;
     const { pipeline_id, run_id } = await startPipeline(s, handle);
     await waitForRun(s.running.deps, run_id);
-    const [post] = await s.running.deps.db.sourcePost.findMany({ where: { pipelineId: mastodonPipeline.id }, take: 1 });
+    const [post] = await findRows(s.running.deps.db, 'SourcePost', { pipelineId: mastodonPipeline.id });
     // A post of another pipeline stands in as the source: what matters is this artifact's pipeline.
     const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pipeline_id, postId: post.id, state: 'ready' });
     const res = await publish(a.id);
@@ -118,8 +119,8 @@ describe('credentials', () => {
     const res = await publish(a.id);
     expect(res.response.status).toBe(424);
     expect(res.error?.error).toMatchObject({ code: 'credential_dead', suggested_action: 'connect_account', platform: 'mastodon' });
-    expect((await s.running.deps.db.account.findFirstOrThrow({ where: { handle: other.handle } })).status).toBe('dead');
-    expect((await s.running.deps.db.artifact.findUniqueOrThrow({ where: { id: a.id } })).state).toBe('ready');
+    expect((await findRow(s.running.deps.db, 'Account', { handle: other.handle })).status).toBe('dead');
+    expect((await findRow(s.running.deps.db, 'Artifact', { id: a.id })).state).toBe('ready');
     // Dead now: refused before any call upstream.
     const calls = other.fake.requests.length;
     const again = await publish(a.id);
@@ -150,7 +151,7 @@ describe('bluesky, rss and archive', () => {
   });
 
   it('refuses a text over 300 characters for Bluesky with 409, before calling it', async () => {
-    const pipelineId = (await s.running.deps.db.pipeline.findFirstOrThrow({ where: { handle: bluesky.state.handle } })).id;
+    const pipelineId = (await findRow(s.running.deps.db, 'Pipeline', { handle: bluesky.state.handle })).id;
     const [post] = await listAllPosts(s, pipelineId);
     const a = await artifact({ id: pipelineId, postId: post.id }, 'ready', 'x'.repeat(301));
     const calls = bluesky.state.createCalls;

@@ -13,6 +13,7 @@ import { expectRunSucceeded } from '../support/runs.js';
 import { seedPosts } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openStream, recordEvents } from '../support/stream-reader.js';
+import { countRows } from '../support/rows.js';
 
 const V1 = '/api/agent/v1';
 const onPg = testDbKind() === 'postgresql';
@@ -91,8 +92,8 @@ describe.skipIf(!onPg)('two instances on one PostgreSQL database', () => {
       }
     }
     // Once per key: one artifact (and one run) each, though every key reached both instances.
-    const artifacts = await a.running.deps.db.artifact.count({ where: { workspaceId: w.workspaceId } });
-    const runs = await a.running.deps.db.run.count({ where: { workspaceId: w.workspaceId, kind: 'draft' } });
+    const artifacts = await countRows(a.running.deps.db, 'Artifact', { workspaceId: w.workspaceId });
+    const runs = await countRows(a.running.deps.db, 'Run', { workspaceId: w.workspaceId, kind: 'draft' });
     expect(artifacts).toBe(keys.length);
     expect(runs).toBe(keys.length);
     // A key finished on one instance is replayed by the other.

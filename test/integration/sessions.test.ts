@@ -8,6 +8,7 @@ import { serverSuite } from '../support/suite.js';
 import { refusal } from '../support/errors.js';
 import { expectRunSucceeded, waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
+import { findRow, findRows } from '../support/rows.js';
 
 const V1 = '/api/agent/v1';
 let fake: Fake;
@@ -47,7 +48,7 @@ const refresh = (id: string, token = t.s.token) => unwrap(t.s.client(token).POST
 const getArtifact = (id: string) => unwrap(t.s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id } } }));
 
 async function events(type: string) {
-  const rows = await t.s.running.deps.db.event.findMany({ where: { workspaceId: t.ws, type }, orderBy: { seq: 'asc' } });
+  const rows = await findRows(t.s.running.deps.db, 'Event', { workspaceId: t.ws, type }, 'seq');
   return rows.map((r) => JSON.parse(r.data) as Record<string, string>);
 }
 
@@ -145,7 +146,7 @@ describe('source refresh', () => {
     expect(first.source_id).toBe(sourceId);
     const { output: o1 } = await expectRunSucceeded(t.s.running.deps, first.run_id);
     expect(o1).toMatchObject({ source_id: sourceId, changed: true });
-    const snap1 = await t.s.running.deps.db.snapshot.findUniqueOrThrow({ where: { id: o1!.snapshot_id as string } });
+    const snap1 = await findRow(t.s.running.deps.db, 'Snapshot', { id: o1!.snapshot_id as string });
     expect(snap1.markdown).toContain('Version 1.0 is out');
     expect(snap1.title).toBe('Changelog');
 

@@ -10,6 +10,7 @@ import { createTestDatabase, testDbKind, type TestDatabase } from '../support/da
 import { startTestServer, type TestServer } from '../support/server.js';
 import { workspaceOf } from '../support/seed.js';
 import { openStream, recordEvents, riffs } from '../support/stream-reader.js';
+import { findRows } from '../support/rows.js';
 
 const onPostgres = testDbKind() === 'postgresql';
 
@@ -59,17 +60,14 @@ describe.skipIf(!onPostgres)('several instances on one PostgreSQL database', () 
       let yCommitted!: () => void;
       const inserted = new Promise<void>((r) => (xInserted = r));
       const committed = new Promise<void>((r) => (yCommitted = r));
-      const x = a.running.deps.db.$transaction(
-        async (tx) => {
-          const e = await recordEvent(tx, a.running.deps, ws, 'riff.refined', event(round * 2));
-          xInserted();
-          await Promise.race([committed, sleep(400)]);
-          return e;
-        },
-        { timeout: 10_000 },
-      );
+      const x = a.running.deps.db.transaction().execute(async (tx) => {
+        const e = await recordEvent(tx, a.running.deps, ws, 'riff.refined', event(round * 2));
+        xInserted();
+        await Promise.race([committed, sleep(400)]);
+        return e;
+      });
       await inserted;
-      const y = b.running.deps.db.$transaction((tx) => recordEvent(tx, b.running.deps, ws, 'riff.refined', event(round * 2 + 1)), { timeout: 10_000, maxWait: 10_000 }).then((e) => {
+      const y = b.running.deps.db.transaction().execute((tx) => recordEvent(tx, b.running.deps, ws, 'riff.refined', event(round * 2 + 1))).then((e) => {
         yCommitted();
         return e;
       });
@@ -77,7 +75,7 @@ describe.skipIf(!onPostgres)('several instances on one PostgreSQL database', () 
     }
     // And a burst of concurrent writers on both instances.
     await Promise.all(Array.from({ length: 24 }, (_, i) => recordEvents((i % 2 ? a : b).running.deps, ws, 'riff.refined', [event(100 + i)], { wake: false })));
-    const inSeqOrder = (await a.running.deps.db.event.findMany({ where: { type: 'riff.refined' }, orderBy: { seq: 'asc' }, select: { id: true } })).map((r) => r.id);
+    const inSeqOrder = (await findRows(a.running.deps.db, 'Event', { type: 'riff.refined' }, 'seq')).map((r) => r.id);
     expect(inSeqOrder).toHaveLength(32);
     await watcher.waitForEvents(32, 8000);
     expect(watcher.events.map((f) => f.id)).toEqual(inSeqOrder);

@@ -5,6 +5,7 @@ import { addToken } from '../../server/store/workspaces.js';
 import { generateToken, hashToken } from '../../server/services/tokens.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { workspaceOf } from '../support/seed.js';
+import { deleteRows } from '../support/rows.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -22,7 +23,7 @@ describe('the token cache of the bearer check', () => {
     await addToken(s.running.deps.db, { id: s.running.deps.ids.id('tok'), workspaceId: await workspaceOf(s.running.deps, s.token), tokenHash: hashToken(token) });
     expect(await get(token)).toBe(404); // authenticated: the pipeline is what is missing
     // Gone from the database, yet still known for TOKEN_CACHE_MS: the second request did not look it up.
-    await s.running.deps.db.agentToken.deleteMany({ where: { tokenHash: hashToken(token) } });
+    await deleteRows(s.running.deps.db, 'AgentToken', { tokenHash: hashToken(token) });
     expect(await get(token)).toBe(404);
   });
 

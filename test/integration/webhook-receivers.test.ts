@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { workspaceOf } from '../support/seed.js';
 import { openStream } from '../support/stream-reader.js';
 import { deliveryId, eventId, expectedSignature, nowSeconds, riffReady, signatureHeader, signedHeaders } from '../support/webhook-signing.js';
+import { countRows } from '../support/rows.js';
 
 const BACKEND = '/api/webhooks/backend';
 const MONITOR = '/api/webhooks/scraper-monitor';
@@ -150,7 +151,7 @@ describe('replays', () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => deliver(BACKEND, e)));
     expect(answers.map((a) => a.response.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(answers.filter((a) => !a.data?.duplicate)).toHaveLength(1);
-    expect(await s.running.deps.db.event.count({ where: { id: e.id } })).toBe(1);
+    expect(await countRows(s.running.deps.db, 'Event', { id: e.id })).toBe(1);
   });
 });
 

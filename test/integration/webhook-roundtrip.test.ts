@@ -7,6 +7,7 @@ import { rescheduleNow } from '../../server/store/deliveries.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { workspaceOf } from '../support/seed.js';
 import { openStream, recordEvents } from '../support/stream-reader.js';
+import { countRows, findRows } from '../support/rows.js';
 
 const SECRET = 'shared-backend-secret-0123456789';
 let a: TestServer;
@@ -40,11 +41,11 @@ it('emitter → receiver → stream', async () => {
     expect(JSON.parse(frame!.data)).toEqual(sent);
 
     // A records the delivery as succeeded, with B's answer (right after B answered).
-    const settled = () => a.running.deps.db.delivery.findFirst({ where: { eventId: sent!.id } });
+    const settled = () => findRows(a.running.deps.db, 'Delivery', { eventId: sent!.id }).then((r) => r[0] ?? null);
     await vi.waitFor(async () => expect((await settled())?.status).toBe('succeeded'), { timeout: 10_000 });
     const delivery = (await settled())!;
     expect(delivery).toMatchObject({ attempts: 1, lastStatus: 200, target: `${b.url}/api/webhooks/backend` });
-    const attemptsOf = () => a.running.deps.db.deliveryAttempt.findMany({ where: { deliveryId: delivery.id }, orderBy: { attempt: 'asc' } });
+    const attemptsOf = () => findRows(a.running.deps.db, 'DeliveryAttempt', { deliveryId: delivery.id }, 'attempt');
     const [attempt] = await attemptsOf();
     expect(attempt!.responseBody).toBe('{"ok":true}');
     expect(attempt!.id).toMatch(/^wd_/);
@@ -58,8 +59,8 @@ it('emitter → receiver → stream', async () => {
     expect(second!.id).not.toBe(attempt!.id);
 
     // B stored it once, under A's id; B has no targets, so it sends nothing on.
-    expect(await b.running.deps.db.event.count({ where: { id: sent!.id } })).toBe(1);
-    expect(await b.running.deps.db.delivery.count()).toBe(0);
+    expect(await countRows(b.running.deps.db, 'Event', { id: sent!.id })).toBe(1);
+    expect(await countRows(b.running.deps.db, 'Delivery')).toBe(0);
     expect(onB.events.map((f) => f.id)).toEqual([sent!.id]);
   } finally {
     onB.close();

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { newIdempotencyKey, unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { expectRunSucceeded, waitForRun } from './runs.js';
 import type { TestServer } from './server.js';
+import { findRows } from './rows.js';
 
 export const V1 = '/api/agent/v1';
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/archives');
@@ -55,6 +56,6 @@ export interface StoredEvent {
 
 /** Events recorded in the outbox, oldest first (optionally of one type). */
 export async function recordedEvents(s: TestServer, type?: string): Promise<StoredEvent[]> {
-  const rows = await s.running.deps.db.event.findMany({ where: type ? { type } : {}, orderBy: { seq: 'asc' } });
+  const rows = await findRows(s.running.deps.db, 'Event', type ? { type } : {}, 'seq');
   return rows.map((r) => ({ id: r.id, type: r.type, data: JSON.parse(r.data) as Record<string, unknown> }));
 }

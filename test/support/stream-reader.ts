@@ -86,7 +86,7 @@ export async function recordEvents(
 ) {
   const out: EventEnvelope[] = [];
   if (opts.oneTransaction) out.push(...(await recordMany(deps.db, deps, workspaceId, datas.map((data) => ({ type, data })))));
-  else for (const data of datas) out.push(await deps.db.$transaction((tx) => recordEvent(tx, deps, workspaceId, type, data)));
+  else for (const data of datas) out.push(await deps.db.transaction().execute((tx) => recordEvent(tx, deps, workspaceId, type, data)));
   if (opts.wake !== false) deps.events.wake();
   return out;
 }

@@ -6,6 +6,7 @@ import { SharedWindowLimiter } from '../../server/lib/rate-limit-shared.js';
 import { SlidingWindowLimiter } from '../../server/lib/sliding-window.js';
 import { openDatabase, type DatabaseHandle } from '../../server/store/database.js';
 import { createTestDatabase, testDbKind, type TestDatabase } from '../support/database.js';
+import { countRows } from '../support/rows.js';
 
 const W = 60_000;
 const T = 9_000 * W;
@@ -61,7 +62,7 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     const l = new SharedWindowLimiter(a.db, 5, undefined, W);
     const base = T + 200 * W;
     await l.hit('tok_old', base + 1);
-    const count = () => a.db.rateLimitWindow.count({ where: { key: 'tok_old' } });
+    const count = () => countRows(a.db, 'RateLimitWindow', { key: 'tok_old' });
     expect(await count()).toBe(1);
     // two windows later the first one is two back: the sweep (fire and forget) removes it
     await l.hit('tok_new', base + 2 * W + 1);

@@ -73,7 +73,7 @@ export function buildProgram(): Command {
 
 /**
  * The operator commands that open the database directly (`admin deliveries`). Their modules load
- * Prisma, so they are added only when the command line asks for `admin` (or `completion`, which
+ * the store (Kysely and the database drivers), so they are added only when the command line asks for `admin` (or `completion`, which
  * lists every command): every other command starts without that weight.
  */
 export async function addOperatorCommands(program: Command): Promise<void> {

@@ -1,0 +1,18 @@
+// What the benchmark scenarios read, seeded through the store: a pipeline, `posts` source posts,
+// one artifact in review (scripts/bench/server.ts, scripts/bench/statements.ts).
+import { enqueueRun } from '../../server/jobs/enqueue.js';
+import type { ServiceDeps } from '../../server/services/context.js';
+import { upsertPipelineWithRun } from '../../server/store/pipelines.js';
+import { seedArtifact, seedPosts, workspaceOf } from '../../test/support/seed.js';
+
+export async function seedBench(deps: ServiceDeps, token: string, posts = 300) {
+  const workspaceId = await workspaceOf(deps, token);
+  const { pipeline } = await upsertPipelineWithRun(
+    deps.db,
+    { pipelineId: deps.ids.id('pl'), workspaceId, handle: 'bench-archive', intent: 'Benchmark', tone: null, platform: 'archive', now: deps.clock.now() },
+    (tx, p) => enqueueRun(tx, deps, { workspaceId, pipelineId: p.id, kind: 'ingest', input: {} }),
+  );
+  const postIds = await seedPosts(deps, { workspaceId, pipelineId: pipeline.id, count: posts });
+  const artifact = await seedArtifact(deps, { workspaceId, pipelineId: pipeline.id, postId: postIds[0]!, state: 'review', text: 'A benchmark draft. '.repeat(20) });
+  return { workspaceId, pipelineId: pipeline.id, postIds, artifactId: artifact.id };
+}

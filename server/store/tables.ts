@@ -1,0 +1,306 @@
+import type { ColumnType } from "kysely";
+export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
+  ? ColumnType<S, I | undefined, U>
+  : ColumnType<T, T | undefined, T>;
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export type Account = {
+    id: string;
+    workspaceId: string;
+    platform: string;
+    handle: string;
+    credentials: string;
+    proxyUrl: string | null;
+    status: string;
+    lastProbedAt: Date;
+    lastProbeError: string | null;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+};
+export type Activity = {
+    id: string;
+    workspaceId: string;
+    sessionId: string;
+    kind: string;
+    summary: string;
+    createdAt: Generated<Date>;
+};
+export type AgentToken = {
+    id: string;
+    workspaceId: string;
+    tokenHash: string;
+    createdAt: Generated<Date>;
+};
+export type Artifact = {
+    id: string;
+    workspaceId: string;
+    pipelineId: string;
+    sourcePostId: string;
+    parentArtifactId: string | null;
+    rootArtifactId: string;
+    generation: Generated<number>;
+    ancestors: Generated<string>;
+    /**
+     * Every source post the artifact draws on (JSON list, `sourcePostId` first); more than one makes it a brief.
+     */
+    sourcePostIds: Generated<string>;
+    text: string;
+    state: string;
+    publishedAt: Date | null;
+    publishedUrl: string | null;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+    /**
+     * The most restricted audience of its source posts: publishing anything but public/unlisted needs confirming.
+     */
+    sourceVisibility: Generated<string>;
+};
+export type BlobChunk = {
+    blobId: string;
+    seq: number;
+    data: Buffer;
+    createdAt: Generated<Date>;
+};
+export type Decode = {
+    id: string;
+    workspaceId: string;
+    postId: string;
+    hook: string;
+    format: string;
+    length: number;
+    hashtags: Generated<string>;
+    links: Generated<string>;
+    createdAt: Generated<Date>;
+};
+export type Delivery = {
+    id: string;
+    eventId: string;
+    target: string;
+    status: string;
+    attempts: Generated<number>;
+    nextAttemptAt: Date;
+    lockedUntil: Date | null;
+    lastStatus: number | null;
+    lastError: string | null;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+};
+export type DeliveryAttempt = {
+    id: string;
+    deliveryId: string;
+    attempt: number;
+    status: number | null;
+    error: string | null;
+    responseBody: string | null;
+    startedAt: Date;
+    finishedAt: Date;
+};
+export type Event = {
+    seq: Generated<number>;
+    id: string;
+    workspaceId: string;
+    type: string;
+    data: string;
+    createdAt: Date;
+};
+export type ExtractionSchema = {
+    workspaceId: string;
+    id: string;
+    definition: string;
+    createdAt: Generated<Date>;
+};
+export type IdempotencyRecord = {
+    workspaceId: string;
+    operation: string;
+    key: string;
+    requestHash: string;
+    state: string;
+    responseStatus: number | null;
+    responseBody: string | null;
+    lockedUntil: Date;
+    createdAt: Generated<Date>;
+    expiresAt: Date;
+};
+export type Import = {
+    id: string;
+    workspaceId: string;
+    handle: string;
+    idempotencyKey: string;
+    /**
+     * SHA-256 of the uploaded bytes and the import's options: a replay must match it.
+     */
+    requestHash: string;
+    format: string;
+    container: string;
+    status: string;
+    sizeBytes: number;
+    sha256: string;
+    blobId: string | null;
+    includeNonPublic: Generated<number>;
+    /**
+     * JSON: what the scan found (files used, posts, by visibility, skipped by reason).
+     */
+    summary: string;
+    /**
+     * X: the account's own user id, to tell self-threads from replies to others.
+     */
+    ownUserId: string | null;
+    createdAt: Generated<Date>;
+};
+export type Pattern = {
+    id: string;
+    workspaceId: string;
+    pipelineId: string;
+    kind: string;
+    key: string;
+    description: string;
+    occurrences: Generated<number>;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+};
+export type Pipeline = {
+    id: string;
+    workspaceId: string;
+    handle: string;
+    intent: string;
+    tone: string | null;
+    platform: string;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+};
+export type RateLimitWindow = {
+    key: string;
+    windowStart: number;
+    count: number;
+};
+export type Run = {
+    id: string;
+    workspaceId: string;
+    pipelineId: string | null;
+    kind: string;
+    status: string;
+    attempts: Generated<number>;
+    input: Generated<string>;
+    output: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    runAfter: Generated<Date>;
+    lockedUntil: Date | null;
+    lockedBy: string | null;
+    createdAt: Generated<Date>;
+    startedAt: Date | null;
+    finishedAt: Date | null;
+    /**
+     * Progress of a long run (an archive ingest): items done of `progressTotal`.
+     */
+    progressDone: number | null;
+    progressTotal: number | null;
+};
+export type Session = {
+    workspaceId: string;
+    id: string;
+    createdAt: Generated<Date>;
+};
+export type SessionItem = {
+    id: string;
+    workspaceId: string;
+    sessionId: string;
+    kind: string;
+    text: string | null;
+    url: string | null;
+    artifactId: string | null;
+    sourceId: string | null;
+    createdAt: Generated<Date>;
+};
+export type Setting = {
+    key: string;
+    value: string;
+};
+export type Snapshot = {
+    id: string;
+    workspaceId: string;
+    sourceId: string;
+    contentHash: string;
+    title: string | null;
+    markdown: string;
+    fetchedAt: Date;
+};
+export type Source = {
+    id: string;
+    workspaceId: string;
+    url: string;
+    lastSnapshotId: string | null;
+    lastHash: string | null;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+};
+export type SourcePost = {
+    id: string;
+    workspaceId: string;
+    pipelineId: string;
+    platform: string;
+    externalId: string;
+    url: string | null;
+    text: string;
+    publishedAt: Date;
+    likes: Generated<number>;
+    reposts: Generated<number>;
+    replies: Generated<number>;
+    quotes: Generated<number>;
+    artifactCount: Generated<number>;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+    /**
+     * Who could see the post where it was written: public | unlisted | followers | connections.
+     */
+    visibility: Generated<string>;
+    /**
+     * Media references (JSON list: type, url, archive_path, alt_text, width, height).
+     */
+    media: Generated<string>;
+    /**
+     * The external id of the author's own post this one answers (a self-thread), if any.
+     */
+    replyTo: string | null;
+};
+export type VariantRound = {
+    id: string;
+    workspaceId: string;
+    sessionId: string;
+    variantId: string;
+    round: number;
+    runId: string;
+    artifactId: string | null;
+    createdAt: Generated<Date>;
+};
+export type Workspace = {
+    id: string;
+    name: string;
+    createdAt: Generated<Date>;
+};
+export type DB = {
+    Account: Account;
+    Activity: Activity;
+    AgentToken: AgentToken;
+    Artifact: Artifact;
+    BlobChunk: BlobChunk;
+    Decode: Decode;
+    Delivery: Delivery;
+    DeliveryAttempt: DeliveryAttempt;
+    Event: Event;
+    ExtractionSchema: ExtractionSchema;
+    IdempotencyRecord: IdempotencyRecord;
+    Import: Import;
+    Pattern: Pattern;
+    Pipeline: Pipeline;
+    RateLimitWindow: RateLimitWindow;
+    Run: Run;
+    Session: Session;
+    SessionItem: SessionItem;
+    Setting: Setting;
+    Snapshot: Snapshot;
+    Source: Source;
+    SourcePost: SourcePost;
+    VariantRound: VariantRound;
+    Workspace: Workspace;
+};
