@@ -6,7 +6,8 @@
 #
 #   bash scripts/node.sh npm ci                   # run one command with the pinned Node 26 first on PATH
 #   bash scripts/node.sh --node 24 npm test       # ... with Node 24
-#   eval "$(bash scripts/node.sh --env)"          # this shell: pinned Node 26 first on PATH (bash, zsh)
+#   eval "$(bash scripts/node.sh --env)"          # this shell: pinned Node 26 first on PATH (bash, zsh;
+#                                                 #   --env --node 24 for 24)
 #   bash scripts/node.sh --install 26 24          # install only (CI)
 #
 # The command runs with npm_config_nodedir set to that Node's folder (it holds include/node), so a
@@ -75,28 +76,29 @@ install() {
 }
 
 major="$DEFAULT_MAJOR"
-case "${1:-}" in
-  --install)
-    shift
-    for m in "${@:-${!PIN_VERSION[@]}}"; do install "$m"; done
-    exit 0
-    ;;
-  --env)
-    shift
-    if [[ "${1:-}" == "--node" ]]; then major="$2"; fi
-    install "$major"
-    printf 'export PATH=%q:"$PATH"\nexport npm_config_nodedir=%q\n' "$tools/node-$major/bin" "$tools/node-$major"
-    exit 0
-    ;;
-  --node)
-    major="$2"
-    shift 2
-    ;;
-  -h | --help | '')
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
-    exit 0
-    ;;
-esac
+mode=run
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --node) major="$2"; shift 2 ;;
+    --env) mode=env; shift ;;
+    --install)
+      shift
+      for m in "${@:-${!PIN_VERSION[@]}}"; do install "$m"; done
+      exit 0
+      ;;
+    -h | --help) mode=help; break ;;
+    *) break ;;
+  esac
+done
+if [[ $mode == help || ($mode == run && $# -eq 0) ]]; then
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+  exit 0
+fi
+if [[ $mode == env ]]; then
+  install "$major"
+  printf 'export PATH=%q:"$PATH"\nexport npm_config_nodedir=%q\n' "$tools/node-$major/bin" "$tools/node-$major"
+  exit 0
+fi
 
 install "$major"
 export PATH="$tools/node-$major/bin:$PATH"
