@@ -4,6 +4,15 @@
 //   3. vitest on PostgreSQL (Debian's PostgreSQL 15, started by scripts/pg-start.sh)
 //   4. contract fuzzing with schemathesis against the running server
 // Set TEST_SKIP_PG=1 or TEST_SKIP_CONTRACT=1 to leave a stage out locally (CI never does).
+//
+// `npm run test:smoke` (`--smoke`): what CI runs on the other supported Node, after the whole
+// suite on the newest LTS. What can differ between two Node versions is how the code meets the
+// runtime: the native SQLite driver, the TLS/socket/fetch stack of the outbound client, child
+// processes, the tsx loader, the generators. So: stage 1 without tsc (the same verdict on any
+// Node), the unit tests (outbound TLS, proxies, SQLite-backed rate limits) and the CLI's whole
+// agent workflow (archive → ingest → draft → publish, a page fetch over TLS) on SQLite, and
+// `npm start` itself serving a fresh data directory. Not PostgreSQL (the pg driver, Prisma's WASM engine and Kysely are plain JavaScript
+// and WebAssembly, identical on both) nor the contract fuzzing (it checks the API, not the runtime).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -81,49 +90,39 @@ const count = (c, ok) => {
   if (!ok && (!c || c.failed === 0)) failed += 1; // a stage that failed without a failing test (crash, lint)
 };
 
+const smoke = process.argv.includes('--smoke');
 for (const [name, script] of [['lint: openapi', 'lint:openapi'], ['lint: typescript', 'lint:ts'], ['lint: generated files', 'check:generated'], ['docs: build the Redoc page', 'docs']]) {
+  if (smoke && script === 'lint:ts') continue; // tsc's verdict does not depend on the Node that runs it
   const ok = await stage(name, 'npm', ['run', '--silent', script]);
   if (ok) passed += 1;
   else failed += 1;
 }
 
-/**
- * One vitest pass. Vitest 4 can fail a run in which every test passed, when one of its worker
- * processes errs while it is being stopped ("[vitest-pool]: Worker forks emitted error", an
- * EPIPE on the IPC channel; vitest-dev/vitest#10964, fixed in vitest 5, which needs Node 22).
- * Such a pass is run once more, and what the first attempt printed stays in the summary. A
- * failing test, or an error that escaped a test from our own code, fails the stage at once.
- */
-async function vitestStage(name, label, env) {
+/** One vitest pass, its JSON report read for the counts and the failing tests' names. */
+async function vitestStage(name, label, env, files = []) {
   const report = `build/vitest-${label.toLowerCase()}.json`;
-  const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
-  const seen = failures.length;
   rmSync(report, { force: true }); // a report left by an earlier run must not stand in for this one
-  let ok = await stage(name, 'npx', args, env);
-  const first = existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : null;
-  const outside = failures.slice(seen);
-  const poolOnly = outside.length > 0 && outside.every((f) => f.includes('[vitest-pool]'));
-  if (!ok && first && first.numFailedTests === 0 && first.numFailedTestSuites === 0 && poolOnly) {
-    const why = failures.splice(seen);
-    console.log(`\n=== ${name}: every test passed, but a vitest worker failed outside the tests; running the pass once more`);
-    results.pop();
-    rmSync(report, { force: true });
-    ok = await stage(`${name} (second attempt)`, 'npx', args, env);
-    for (const w of why) failures.push(`first attempt (retried): ${w}`);
-  }
+  const ok = await stage(name, 'npx', ['vitest', 'run', ...files, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], env);
   count(vitestCounts(report, label), ok);
 }
 
-// The browser test of /docs (test/e2e/docs-browser.test.ts) drives Debian's Chromium.
-const browser = spawnSync('bash', ['scripts/chromium-install.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-if (browser.status !== 0) {
-  console.error('could not install Chromium');
-  results.push({ name: 'install Chromium', ok: false, seconds: 0 });
-  failed += 1;
+if (smoke) {
+  await vitestStage('smoke: unit tests and the CLI workflow on SQLite', 'SQLite', { TEST_DATABASE: 'sqlite' }, ['test/unit', 'test/e2e/cli-flow.test.ts']);
+  const ok = await stage('smoke: npm start serves a fresh data directory', 'node', ['scripts/start-smoke.mjs']);
+  if (ok) passed += 1;
+  else failed += 1;
+} else {
+  // The browser test of /docs (test/e2e/docs-browser.test.ts) drives Debian's Chromium.
+  const browser = spawnSync('bash', ['scripts/chromium-install.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (browser.status !== 0) {
+    console.error('could not install Chromium');
+    results.push({ name: 'install Chromium', ok: false, seconds: 0 });
+    failed += 1;
+  }
+  await vitestStage('tests on SQLite', 'SQLite', { TEST_DATABASE: 'sqlite' });
 }
-await vitestStage('tests on SQLite', 'SQLite', { TEST_DATABASE: 'sqlite' });
 
-if (process.env.TEST_SKIP_PG !== '1') {
+if (!smoke && process.env.TEST_SKIP_PG !== '1') {
   const pg = spawnSync('bash', ['scripts/pg-start.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (pg.status !== 0) {
     console.error('could not start PostgreSQL');
@@ -134,14 +133,14 @@ if (process.env.TEST_SKIP_PG !== '1') {
   }
 }
 
-if (process.env.TEST_SKIP_CONTRACT !== '1') {
+if (!smoke && process.env.TEST_SKIP_CONTRACT !== '1') {
   const ok = await stage('contract fuzzing (schemathesis)', 'node', ['scripts/contract-test.mjs']);
   if (ok) passed += 1;
   else failed += 1;
 }
 
-console.log('\n=== summary');
+console.log(`\n=== summary (Node ${process.version}${smoke ? ', smoke pass' : ''})`);
 for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.seconds}s)`);
-for (const f of failures) console.log(`  ${f.startsWith('first attempt') ? '' : 'failed: '}${f}`);
+for (const f of failures) console.log(`  failed: ${f}`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed === 0 && results.every((r) => r.ok) ? 0 : 1);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { promises as dns } from 'node:dns';
 import net from 'node:net';
 import tls from 'node:tls';
-import { Agent, Pool, ProxyAgent, Socks5ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, buildConnector, Pool, ProxyAgent, Socks5ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Config } from '../config.js';
 import { AllowList, bareHost, nonPublicRange } from './address-policy.js';
 import { ACCEPT_ENCODING, readCappedBody, tooLarge } from './body.js';
@@ -132,13 +132,42 @@ export function createOutboundClient(config: Config, options: OutboundClientOpti
     await resolvePublic(resolve, host);
   }
 
+  /**
+   * Through a SOCKS5 proxy: the tunnel comes from undici's Socks5ProxyAgent (its connection to the
+   * proxy through the guarded connector), the TLS upgrade from undici's own connector. The agent's
+   * own upgrade passes `servername: <target host>` to tls.connect even for an IP address, which
+   * Node 26 refuses (ERR_INVALID_ARG_VALUE, formerly the warning DEP0123) and the request never
+   * completes; the connector sends SNI for a name only and checks the certificate against the
+   * address otherwise. (undici 7.30 and 8.12 both do this.)
+   */
+  function socksDispatcher(u: URL): Dispatcher {
+    // `createSocks5Connection` is public on the class but missing from undici's types.
+    const socks = new Socks5ProxyAgent(u.href, { connect: connector }) as Socks5ProxyAgent & {
+      createSocks5Connection(host: string, port: number): Promise<net.Socket>;
+    };
+    const upgrade = buildConnector({ ...tlsOptions });
+    return new Agent({
+      connect: (opts, callback) => {
+        const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+        socks.createSocks5Connection(opts.hostname, port).then(
+          (socket) => {
+            if (opts.protocol !== 'https:') return callback(null, socket);
+            try {
+              upgrade({ ...opts, httpSocket: socket }, callback);
+            } catch (err) {
+              socket.destroy();
+              callback(err as Error, null);
+            }
+          },
+          (err: Error) => callback(err, null),
+        );
+      },
+    });
+  }
+
   function proxyDispatcher(proxyUrl: string): Dispatcher {
     const u = parseUrl(proxyUrl, 'proxy_url');
-    if (u.protocol === 'socks5:' || u.protocol === 'socks:') {
-      // `requestTls` (TLS to the target through the tunnel) is read by undici but missing from its types.
-      const socksOptions = { connect: connector, requestTls: tlsOptions };
-      return new Socks5ProxyAgent(u.href, socksOptions);
-    }
+    if (u.protocol === 'socks5:' || u.protocol === 'socks:') return socksDispatcher(u);
     if (u.protocol === 'http:' || u.protocol === 'https:') {
       return new ProxyAgent({
         uri: u.href,
