@@ -4,6 +4,7 @@
 import net from 'node:net';
 import type { components } from '../../generated/api.js';
 import { adapterFor } from '../adapters/index.js';
+import { AdapterError } from '../adapters/types.js';
 import { API_PREFIX, notFound } from '../errors.js';
 import { AllowList, nonPublicRange } from '../outbound/address-policy.js';
 import { findAccount, type AccountRow } from '../store/accounts.js';
@@ -39,12 +40,20 @@ export interface Facts {
   allowHosts: string[];
 }
 
+/**
+ * The pipeline's account. Only the expected refusal becomes "no account": a handle of the wrong
+ * form for its platform names none. Anything else (the database failing) propagates, so that it
+ * is a 500 and not a diagnosis that sends the agent to connect an account it already has.
+ */
 async function accountOf(deps: ServiceDeps, p: PipelineRow): Promise<AccountRow | null> {
+  let handle: string;
   try {
-    return await findAccount(deps.db, p.workspaceId, p.platform, adapterFor(p.platform).normalizeHandle(p.handle));
-  } catch {
-    return null; // a handle of the wrong form has no account
+    handle = adapterFor(p.platform).normalizeHandle(p.handle);
+  } catch (err) {
+    if (err instanceof AdapterError && err.kind === 'invalid_input') return null;
+    throw err;
   }
+  return findAccount(deps.db, p.workspaceId, p.platform, handle);
 }
 
 export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineId: string): Promise<Facts> {
