@@ -11,6 +11,8 @@ import { markLoopback } from '../http/loopback.js';
 import type { ToolDef } from './catalog.js';
 import { createMcpServer } from './server.js';
 
+export const MCP_PATH = '/api/mcp';
+
 /** The address this request arrived on: the server itself, reachable from itself. */
 export function loopbackUrl(req: IncomingMessage): string {
   const raw = req.socket.localAddress ?? '127.0.0.1';
@@ -30,9 +32,9 @@ function tokenOf(req: IncomingMessage): string {
   return /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
 }
 
-export function mcpRouter(opts: { catalog: ToolDef[]; version?: string }): express.Router {
-  const router = express.Router();
-  router.post('/', express.json({ limit: '1mb' }), async (req, res, next) => {
+/** Mounts the endpoint at exactly `/api/mcp` (the app's routing is case-sensitive and strict). */
+export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; version?: string }): void {
+  app.post(MCP_PATH, express.json({ limit: '1mb' }), async (req, res, next) => {
     try {
       // No retries here: the tools' REST calls are not counted again (the MCP request was), and any
       // other failure comes back to the agent as a tool error.
@@ -50,11 +52,10 @@ export function mcpRouter(opts: { catalog: ToolDef[]; version?: string }): expre
     }
   });
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
-  router.all('/', (_req, res) => {
+  app.all(MCP_PATH, (_req, res) => {
     res
       .status(405)
       .setHeader('Allow', 'POST')
       .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.' }, id: null });
   });
-  return router;
 }
