@@ -11,6 +11,7 @@ import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { errorHandler, fallthrough } from './http/errors.js';
+import { canonicalQuery, storableInput } from './http/input.js';
 import { rateLimit, rateLimiterFor } from './http/rate-limit.js';
 import { RouteTable } from './http/route-table.js';
 import { buildRouter, onContractRoutes } from './http/router.js';
@@ -102,6 +103,7 @@ export function createApp(parts: AppParts): express.Express {
       }),
     ),
   );
+  app.use(canonicalQuery(routes));
   app.use(
     onContractRoutes(routes, OpenApiValidator.middleware({
       apiSpec: runtimeSpec as never,
@@ -113,6 +115,7 @@ export function createApp(parts: AppParts): express.Express {
       ignoreUndocumented: true,
     })),
   );
+  app.use(storableInput(routes));
   app.use(buildRouter(routes, handlers, { db: deps.db, provider: deps.provider, clock: deps.clock }));
   app.use(fallthrough(routes));
   app.use(errorHandler(routes));
