@@ -12,13 +12,13 @@ import { AppError } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { errorHandler, fallthrough } from './http/errors.js';
 import { canonicalQuery, storableInput } from './http/input.js';
-import { rateLimit, rateLimiterFor } from './http/rate-limit.js';
+import { rateCharge, rateLimit, rateLimiterFor } from './http/rate-limit.js';
 import { RouteTable } from './http/route-table.js';
 import { buildRouter, onContractRoutes } from './http/router.js';
 import type { Handlers } from './http/typed.js';
 import { verifySignedWebhooks } from './events/receiver.js';
 import { buildToolCatalog } from './mcp/catalog.js';
-import { mountMcp } from './mcp/http.js';
+import { isMcpPost, mountMcp } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
 import { docsFile, loadSpec } from './spec.js';
 
@@ -83,9 +83,9 @@ export function createApp(parts: AppParts): express.Express {
   });
 
   app.use(bearerAuth(deps, routes));
-  app.use(rateLimit(limiter, deps.clock));
+  app.use(rateLimit(limiter, deps.clock, { chargedLater: isMcpPost }));
   // MCP (outside the description): after auth and the rate limit, before the REST body parser.
-  mountMcp(app, { catalog: buildToolCatalog(loadSpec('public')) });
+  mountMcp(app, { catalog: buildToolCatalog(loadSpec('public')), charge: rateCharge(limiter, deps.clock), clock: deps.clock });
   // The signed receivers: signature headers checked before the body is read, the HMAC on the raw
   // bytes before they are parsed (server/events/receiver.ts); express.json then skips them.
   app.use(verifySignedWebhooks(config, deps.clock));

@@ -11,6 +11,8 @@ export interface WindowHit {
   weight: number;
   windowMs: number;
   limit: number;
+  /** How many hits to count at once (all or none); 1 unless given. */
+  cost?: number;
 }
 
 export interface WindowCounts {
@@ -23,7 +25,7 @@ export interface WindowCounts {
 type Row = { previous: number | null; after: number | null; before: number | null };
 
 /**
- * Counts one hit unless it is over the limit, in ONE statement, so that it is atomic across
+ * Counts `cost` hits (one unless given) unless they would go over the limit, in ONE statement, so that it is atomic across
  * instances without a transaction: the conditional upsert (`INSERT … ON CONFLICT DO UPDATE …
  * WHERE`) locks the row, re-checks the rule against the latest committed count and increments it
  * only when the hit fits; a refused hit writes nothing (a client hammering while limited does not
@@ -31,15 +33,16 @@ type Row = { previous: number | null; after: number | null; before: number | nul
  */
 export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
   const capacity = BigInt(h.limit) * BigInt(h.windowMs);
+  const cost = h.cost ?? 1;
   const rows = await db.$queryRaw<Row[]>`
     WITH prev AS (
       SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${BigInt(h.previousStart)}
     ), hit AS (
       INSERT INTO "RateLimitWindow" AS w ("key", "windowStart", "count")
-      SELECT ${h.key}, ${BigInt(h.windowStart)}, 1
-      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + ${h.windowMs}::bigint <= ${capacity}::bigint
-      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = w."count" + 1
-      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + (w."count" + 1)::bigint * ${h.windowMs}::bigint <= ${capacity}::bigint
+      SELECT ${h.key}, ${BigInt(h.windowStart)}, ${cost}::int
+      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + ${cost}::bigint * ${h.windowMs}::bigint <= ${capacity}::bigint
+      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = w."count" + ${cost}::int
+      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + (w."count" + ${cost}::int)::bigint * ${h.windowMs}::bigint <= ${capacity}::bigint
       RETURNING w."count"
     )
     SELECT (SELECT "count" FROM prev) AS "previous",
