@@ -16,6 +16,7 @@ import { cleanupExpired } from './http/idempotency.js';
 import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
 import { JobWorker } from './jobs/worker.js';
+import { answerClientErrors } from './http/client-error.js';
 
 export interface Running {
   server: Server;
@@ -82,6 +83,7 @@ export async function start(config: Config): Promise<Running> {
   const app = createApp({ config, deps, logger, handlers, isClosing: () => lifecycle.isClosing });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
+    answerClientErrors(s, logger);
     s.once('error', reject);
   });
   const addr = server.address();

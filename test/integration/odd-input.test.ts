@@ -134,3 +134,40 @@ describe('strings a database cannot store', () => {
     expect(q.res.headers.get('x-request-id')).toMatch(/^req_/);
   });
 });
+
+describe("requests Node's HTTP parser refuses", () => {
+  /** Sends raw bytes and reads the whole answer (the server closes the connection). */
+  async function rawHttp(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    const { connect } = await import('node:net');
+    const url = new URL(t.s.url);
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+      let data = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d) => (data += d));
+      socket.on('end', () => resolve(data));
+      socket.on('error', (err) => (data ? resolve(data) : reject(err)));
+    });
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    const [statusLine = '', ...lines] = head.split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    return { status: Number(statusLine.split(' ')[1]), headers, body };
+  }
+
+  const cases: Array<[string, string, number, string]> = [
+    ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400, 'bad_request'],
+    ['a header name with a space', 'GET /api/health HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n', 400, 'bad_request'],
+    ['headers over 16 KiB', `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'bad_request'],
+    ['a URL over 16 KiB', `GET /api/health?${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414, 'bad_request'],
+  ];
+  for (const [what, bytes, status, code] of cases) {
+    it(`answers ${what} with ${status} in the envelope, X-Request-Id and Connection: close`, async () => {
+      const r = await rawHttp(bytes);
+      expect(r.status).toBe(status);
+      expect(r.headers['content-type']).toMatch(/^application\/json/);
+      expect(r.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(r.headers.connection).toBe('close');
+      expect(JSON.parse(r.body)).toEqual({ error: { code, message: expect.any(String) } });
+    });
+  }
+});
