@@ -21,6 +21,11 @@ export function stalledRuns(db: Db, pipelineId: string, dueBefore: Date) {
   return db.run.findMany({ where: { pipelineId, status: 'queued', runAfter: { lt: dueBefore } }, orderBy: { runAfter: 'asc' }, take: 20 });
 }
 
+/** Runs of the pipeline waiting for another attempt after a transient failure (queued, with an error kept), soonest first. */
+export function retryingRuns(db: Db, pipelineId: string) {
+  return db.run.findMany({ where: { pipelineId, status: 'queued', errorCode: { not: null } }, orderBy: { runAfter: 'asc' }, take: 20 });
+}
+
 /** Drafting runs of the pipeline that failed since `since`, newest first. */
 export function failedDraftRuns(db: Db, pipelineId: string, since: Date, take: number) {
   return db.run.findMany({

@@ -5,10 +5,12 @@ import { CliError, EXIT } from './errors.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-function describe(run: Run, startedMs: number): string {
+/** The progress line: a run waiting to retry says why, and when its next attempt is due. */
+export function describeRun(run: Run, startedMs: number): string {
   const seconds = Math.round((Date.now() - startedMs) / 1000);
   const attempt = run.attempts ? ` · attempt ${run.attempts}` : '';
-  return `run ${run.run_id} (${run.kind}): ${run.status}${attempt} · ${seconds}s`;
+  const retry = run.retrying && run.last_error ? ` · retrying after ${run.last_error.code}: ${run.last_error.message} · next attempt at ${run.next_attempt_at}` : '';
+  return `run ${run.run_id} (${run.kind}): ${run.status}${attempt}${retry} · ${seconds}s`;
 }
 
 /** Polls the run to its end (RunTimeoutError, exit 11, past the timeout). A failed run is returned. */
@@ -19,10 +21,10 @@ export async function followRun(client: ApiClient, runId: string, opts: { timeou
   let frame = 0;
   const onProgress = (run: Run) => {
     if (opts.quiet) return;
-    const line = describe(run, started);
+    const line = describeRun(run, started);
     if (tty) process.stderr.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${line}`);
-    else if (run.status !== last) process.stderr.write(`${line}\n`);
-    last = run.status;
+    else if (`${run.status}${run.retrying}` !== last) process.stderr.write(`${line}\n`);
+    last = `${run.status}${run.retrying}`;
   };
   try {
     const run = await waitForRun(client, runId, {
@@ -30,7 +32,7 @@ export async function followRun(client: ApiClient, runId: string, opts: { timeou
       intervalMs: opts.intervalMs,
       onProgress,
     });
-    if (tty && !opts.quiet) process.stderr.write(`\r\x1b[2K${describe(run, started)}\n`);
+    if (tty && !opts.quiet) process.stderr.write(`\r\x1b[2K${describeRun(run, started)}\n`);
     return run;
   } finally {
     if (tty && !opts.quiet) process.stderr.write('\r\x1b[2K');
