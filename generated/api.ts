@@ -859,10 +859,11 @@ export interface components {
             /** @enum {string} */
             kind: "ingest" | "draft" | "regenerate_variant" | "refresh_source";
             /**
-             * @description `queued` → `running` → `succeeded` or `failed`. A transient upstream failure puts a run back to `queued` with a later start, up to 5 attempts.
+             * @description `queued` → `running` → `succeeded` or `failed`. A transient upstream failure puts a run back to `queued` with a later start, up to 5 attempts: it then shows `retrying: true`, its `last_error` and its `next_attempt_at`.
              * @enum {string}
              */
             status: "queued" | "running" | "succeeded" | "failed";
+            /** @description Attempts started so far (the one under way included). */
             attempts: number;
             created_at: components["schemas"]["Timestamp"];
             started_at: components["schemas"]["Timestamp"] | null;
@@ -874,6 +875,19 @@ export interface components {
             };
             /** @description Why the run failed; `null` unless `status` is `failed`. */
             error: null | {
+                code: string;
+                message: string;
+            };
+            /**
+             * @description `true` while the run waits (`status: queued`) for another attempt after a transient failure
+             *     (an upstream down, a DNS failure): `last_error` says what failed, `attempts` how many
+             *     attempts were made, `next_attempt_at` when the next one is due.
+             */
+            retrying: boolean;
+            /** @description When a retrying run is tried again; `null` unless `retrying`. */
+            next_attempt_at: components["schemas"]["Timestamp"] | null;
+            /** @description The error of the latest attempt, while the run is retrying and once it failed (then the same as `error`); `null` otherwise. */
+            last_error: null | {
                 code: string;
                 message: string;
             };
@@ -924,6 +938,7 @@ export interface components {
          *     | `connect_account` | no usable credential for the platform | `POST /accounts/connect` |
          *     | `fetch_artifact` | the artifact may have changed state | `GET /artifacts/{id}` |
          *     | `fetch_pipeline` | the pipeline may have changed state | `GET /pipelines/{id}` |
+         *     | `fetch_run` | a run waits to retry; follow it | `GET /runs/{id}` |
          *     | `diagnose_pipeline` | the pipeline is unhealthy | `GET /pipelines/{id}/diagnose` |
          *     | `retry_later` | the same request is still being processed, or the service is busy | the same request again |
          *     | `start_pipeline` | there is no source material yet | `POST /pipelines/from-intent` |
@@ -1002,6 +1017,7 @@ export interface components {
              *     | `ingest_failed` | error | the pipeline's latest finished ingest run failed |
              *     | `ingest_never_succeeded` | warning | no ingest run has succeeded yet (one may be queued) |
              *     | `ingest_stale` | warning | the last successful ingest is more than 24 hours old |
+             *     | `run_retrying` | warning | a run of the pipeline failed transiently and waits for its next attempt |
              *     | `runs_stalled` | warning | a run of the pipeline has waited more than 15 minutes to start |
              *     | `no_posts` | warning | an ingest succeeded but found no post |
              *     | `runs_failing` | warning | drafting runs of the pipeline failed in the last 24 hours |

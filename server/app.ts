@@ -11,13 +11,14 @@ import { AppError } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { docsPage } from './http/docs.js';
 import { errorHandler, fallthrough } from './http/errors.js';
-import { rateLimit, rateLimiterFor } from './http/rate-limit.js';
+import { canonicalQuery, storableInput } from './http/input.js';
+import { rateCharge, rateLimit, rateLimiterFor } from './http/rate-limit.js';
 import { RouteTable } from './http/route-table.js';
-import { buildRouter } from './http/router.js';
+import { buildRouter, onContractRoutes } from './http/router.js';
 import type { Handlers } from './http/typed.js';
 import { verifySignedWebhooks } from './events/receiver.js';
 import { buildToolCatalog } from './mcp/catalog.js';
-import { mcpRouter } from './mcp/http.js';
+import { isMcpPost, mountMcp } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
 import { docsFile, loadSpec } from './spec.js';
 
@@ -41,6 +42,11 @@ export function createApp(parts: AppParts): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Paths are spelled exactly as in the contract: `/Docs` and `/openapi.json/` are unknown routes.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  // Express's last-resort handler (reached only if ours fails) then shows no stack trace.
+  app.set('env', 'production');
 
   app.use(
     pinoHttp({
@@ -68,9 +74,9 @@ export function createApp(parts: AppParts): express.Express {
   app.get('/docs', docsPage(docsFile));
 
   app.use(bearerAuth(deps, routes));
-  app.use(rateLimit(limiter, deps.clock));
+  app.use(rateLimit(limiter, deps.clock, { chargedLater: isMcpPost }));
   // MCP (outside the description): after auth and the rate limit, before the REST body parser.
-  app.use('/api/mcp', mcpRouter({ catalog: buildToolCatalog(loadSpec('public')) }));
+  mountMcp(app, { catalog: buildToolCatalog(loadSpec('public')), charge: rateCharge(limiter, deps.clock), clock: deps.clock });
   // The signed receivers: signature headers checked before the body is read, the HMAC on the raw
   // bytes before they are parsed (server/events/receiver.ts); express.json then skips them.
   app.use(verifySignedWebhooks(config, deps.clock));
@@ -80,10 +86,19 @@ export function createApp(parts: AppParts): express.Express {
       (req as express.Request).rawBody = buf;
     },
   });
-  // Uploads (a `format: binary` body) stream to their handler untouched, whatever their size.
-  app.use((req, res, next) => (routes.matchRequest(req).route?.binaryBody ? next() : json(req, res, next)));
+  // The body parser and the validator see only the contract's routes: any other spelling of a
+  // path goes on, unread, to the 404 (the validator's own matching ignores case and a trailing
+  // slash, and would validate the answer of a route the contract does not have).
   app.use(
-    OpenApiValidator.middleware({
+    onContractRoutes(
+      routes,
+      // Uploads (a `format: binary` body) stream to their handler untouched, whatever their size.
+      (req, res, next) => (routes.matchRequest(req).route?.binaryBody ? next() : json(req, res, next)),
+    ),
+  );
+  app.use(canonicalQuery(routes));
+  app.use(
+    onContractRoutes(routes, OpenApiValidator.middleware({
       apiSpec: runtimeSpec as never,
       validateApiSpec: false,
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
@@ -91,8 +106,9 @@ export function createApp(parts: AppParts): express.Express {
       validateSecurity: false,
       validateFormats: true,
       ignoreUndocumented: true,
-    }),
+    })),
   );
+  app.use(storableInput(routes));
   app.use(buildRouter(routes, handlers, { db: deps.db, provider: deps.provider, clock: deps.clock }));
   app.use(fallthrough(routes));
   app.use(errorHandler(routes));

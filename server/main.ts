@@ -17,6 +17,7 @@ import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
 import { JobWorker } from './jobs/worker.js';
 import { consoleModeOf, logDestination, startupMessage } from './console.js';
+import { answerClientErrors } from './http/client-error.js';
 
 export interface Running {
   server: Server;
@@ -96,6 +97,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const app = createApp({ config, deps, logger, handlers, isClosing: () => lifecycle.isClosing });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
+    answerClientErrors(s, logger);
     s.once('error', reject);
   });
   const addr = server.address();

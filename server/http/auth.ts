@@ -40,11 +40,26 @@ function cachedAuthenticate(deps: ServiceDeps): (token: string | null) => Promis
   };
 }
 
+/**
+ * Whether an unknown path is under /api in any spelling (`/API/…`, `//api/…`, `/%61pi/…`): it is
+ * a 404 only after the token, like every unknown route there, so that probing learns nothing.
+ */
+function underApi(path: string): boolean {
+  let p = path;
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    // a malformed escape: judge the path as written
+  }
+  p = p.replace(/[\\/]+/g, '/').toLowerCase();
+  return p === '/api' || p.startsWith('/api/');
+}
+
 export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandler {
   const check = cachedAuthenticate(deps);
   return async (req, _res, next) => {
     const { route, allowed } = routes.matchRequest(req);
-    const needsToken = route ? route.bearer : allowed.length > 0 ? routes.routes.some((r) => r.regex.test(req.path) && r.bearer) : req.path.startsWith('/api/');
+    const needsToken = route ? route.bearer : allowed.length > 0 ? routes.routes.some((r) => r.regex.test(req.path) && r.bearer) : underApi(req.path);
     if (!needsToken) return next();
     try {
       const header = req.headers.authorization;

@@ -1,6 +1,6 @@
 // The one error handler. Whatever failed (body parser, validator, auth, domain, database), the
 // answer is the envelope with the right status, never HTML and never a stack trace.
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AppError, validationFailed } from '../errors.js';
 import type { RouteTable } from './route-table.js';
 
@@ -54,7 +54,7 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
     if (status === 404) return notFoundRoute(req);
     if (status === 405) return methodNotAllowed(req, routes);
   }
-  return new AppError(500, 'internal_error', 'Something went wrong on our side. Quote the X-Request-Id header when you report it.');
+  return internalError();
 }
 
 export function notFoundRoute(req: Request): AppError {
@@ -89,10 +89,32 @@ export function errorHandler(routes: RouteTable): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    for (const [k, v] of Object.entries(appError.extras.headers ?? {})) res.setHeader(k, v);
-    res.status(appError.status);
-    // A response that failed its own validation must not be validated (and fail) again.
-    if (appError.status >= 500) res.type('application/json').send(JSON.stringify(appError.envelope()));
-    else res.json(appError.envelope());
+    try {
+      for (const [k, v] of Object.entries(appError.extras.headers ?? {})) res.setHeader(k, v);
+      res.status(appError.status);
+      // A response that failed its own validation must not be validated (and fail) again.
+      if (appError.status >= 500) res.type('application/json').send(JSON.stringify(appError.envelope()));
+      else res.json(appError.envelope());
+    } catch (failure) {
+      // The envelope itself was refused (the response validator found no schema for it): never
+      // let Express's own handler answer with its HTML page.
+      req.log?.error({ err: failure, refused: appError.status }, 'the error response failed; answering 500');
+      sendRaw(res, internalError());
+    }
   };
+}
+
+function internalError(): AppError {
+  return new AppError(500, 'internal_error', 'Something went wrong on our side. Quote the X-Request-Id header when you report it.');
+}
+
+/** The envelope written past every hook on the response (the validator's `json`). */
+export function sendRaw(res: Response, e: AppError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.statusCode = e.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(e.envelope()));
 }

@@ -1,5 +1,5 @@
 // Per-token rate limit: headers on every authenticated response, 429 past the quota.
-import type { NextFunction, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -30,25 +30,56 @@ function setHeaders(res: Response, d: RateDecision) {
   res.setHeader('RateLimit', `"default";r=${d.remaining};t=${d.resetSeconds}`);
 }
 
-function apply(res: Response, next: NextFunction, d: RateDecision) {
-  setHeaders(res, d);
-  if (d.allowed) return next();
-  next(
-    new AppError(429, 'rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.resetSeconds} seconds.`, {
-      headers: { 'Retry-After': String(d.resetSeconds) },
-    }),
-  );
+function refusal(d: RateDecision, cost: number): AppError {
+  let message = `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.resetSeconds} seconds.`;
+  if (cost > 1) {
+    message =
+      cost > d.limit
+        ? `This request carries ${cost} messages and costs ${cost} requests, more than the whole quota of ${d.limit} per minute: split it into smaller batches.`
+        : `This request carries ${cost} messages and costs ${cost} requests, more than is left of the quota of ${d.limit} per minute; retry in ${d.resetSeconds} seconds or send a smaller batch.`;
+  }
+  return new AppError(429, 'rate_limited', message, { headers: { 'Retry-After': String(d.resetSeconds) } });
 }
 
-export function rateLimit(limiter: RateLimiter, clock: Clock): RequestHandler {
+function apply(res: Response, next: NextFunction, d: RateDecision, cost = 1) {
+  setHeaders(res, d);
+  if (d.allowed) return next();
+  next(refusal(d, cost));
+}
+
+export interface RateLimitOptions {
+  /**
+   * Requests whose cost is known only once their body is read (an MCP batch: one request per
+   * message). Before the body, they are refused only when not even one request is left, counting
+   * nothing; the handler then counts their whole cost at once with `charge`.
+   */
+  chargedLater?: (req: Request) => boolean;
+}
+
+export function rateLimit(limiter: RateLimiter, clock: Clock, opts: RateLimitOptions = {}): RequestHandler {
   return (req, res, next) => {
     if (!req.caller) return next();
     const key = req.caller.tokenId;
     const now = clock.now().getTime();
-    // A tool call of the MCP server reaching the REST API: its MCP request was counted already.
-    const d = isLoopbackCall(req) ? limiter.peek(key, now) : limiter.hit(key, now);
+    // A tool call of the MCP server reaching the REST API: its MCP message was counted already.
+    let d;
+    if (isLoopbackCall(req)) d = limiter.peek(key, now);
+    else if (opts.chargedLater?.(req)) d = limiter.peek(key, now, 1);
+    else d = limiter.hit(key, now);
     // The in-memory limiter answers synchronously: no promise (and no extra tick) on that path.
     if (d instanceof Promise) d.then((v) => apply(res, next, v), next);
     else apply(res, next, d);
+  };
+}
+
+/** Counts `cost` requests of the caller's quota, all or none, for a request `chargedLater`; rejects with the 429 when they do not fit. */
+export type Charge = (req: Request, res: Response, cost: number) => Promise<void>;
+
+export function rateCharge(limiter: RateLimiter, clock: Clock): Charge {
+  return async (req, res, cost) => {
+    if (!req.caller) return;
+    const d = await limiter.hit(req.caller.tokenId, clock.now().getTime(), cost);
+    setHeaders(res, d);
+    if (!d.allowed) throw refusal(d, cost);
   };
 }

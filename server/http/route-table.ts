@@ -22,23 +22,37 @@ export interface Route {
   idempotent: boolean;
   /** the body is raw bytes (every media type's schema is `format: binary`): streamed to the handler, never parsed */
   binaryBody: boolean;
+  /** The query parameters whose schema is a number, an integer or a boolean, by name. */
+  typedQuery: Record<string, 'integer' | 'number' | 'boolean'>;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
+type Operation = { operationId: string; security?: Array<Record<string, unknown>>; parameters?: unknown[]; requestBody?: { content?: Record<string, { schema?: unknown }> } };
 type Spec = {
   security?: Array<Record<string, unknown>>;
-  paths: Record<string, Record<string, { operationId: string; security?: Array<Record<string, unknown>>; requestBody?: { content?: Record<string, { schema?: unknown }> } }>>;
-  components?: { schemas?: Record<string, unknown> };
+  paths: Record<string, Record<string, Operation> & { parameters?: unknown[] }>;
+  components?: { schemas?: Record<string, unknown>; parameters?: Record<string, unknown> };
 };
 
-function resolve(spec: Spec, schema: unknown): Record<string, unknown> | undefined {
-  let s = schema as Record<string, unknown> | undefined;
+/** A schema or parameter with its `$ref`s (to components) followed. */
+function resolve(spec: Spec, node: unknown): Record<string, unknown> | undefined {
+  let s = node as Record<string, unknown> | undefined;
   while (s && typeof s.$ref === 'string') {
-    const name = (s.$ref as string).replace('#/components/schemas/', '');
-    s = spec.components?.schemas?.[name] as Record<string, unknown> | undefined;
+    const [, kind, name] = /^#\/components\/(schemas|parameters)\/(.+)$/.exec(s.$ref) ?? [];
+    s = (kind ? spec.components?.[kind as 'schemas' | 'parameters']?.[name!] : undefined) as Record<string, unknown> | undefined;
   }
   return s;
+}
+
+function typedQueryOf(spec: Spec, parameters: unknown[]): Route['typedQuery'] {
+  const typed: Route['typedQuery'] = {};
+  for (const raw of parameters) {
+    const p = resolve(spec, raw);
+    const type = resolve(spec, p?.schema)?.type;
+    if (p?.in === 'query' && (type === 'integer' || type === 'number' || type === 'boolean')) typed[p.name as string] = type;
+  }
+  return typed;
 }
 
 export class RouteTable {
@@ -48,7 +62,7 @@ export class RouteTable {
     for (const [template, item] of Object.entries(spec.paths)) {
       const regex = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)')}$`);
       for (const method of METHODS) {
-        const op = item[method];
+        const op = item[method] as Operation | undefined;
         if (!op) continue;
         const security = op.security ?? spec.security ?? [];
         const contents = Object.values(op.requestBody?.content ?? {});
@@ -64,6 +78,7 @@ export class RouteTable {
           bearer: security.some((s) => 'bearerAuth' in s),
           idempotent: 'idempotency_key' in props,
           binaryBody,
+          typedQuery: typedQueryOf(spec, [...(item.parameters ?? []), ...(op.parameters ?? [])]),
         });
       }
     }

@@ -1,7 +1,7 @@
 // Registers one Express route per operation of the description and adapts the typed handler's
 // `{ status, body, headers }` to the response. The registry is checked against the description
 // at start: an operation without a handler, or a handler without an operation, stops the server.
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { claim, requestHash, type ClaimStore, type StoredReply } from './idempotency.js';
 import type { Route, RouteTable } from './route-table.js';
 import type { Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
@@ -15,6 +15,16 @@ function send(res: Response, reply: { status: number; body: unknown; headers?: R
     return;
   }
   res.status(reply.status).json(reply.body);
+}
+
+/**
+ * Runs `handlers` only for a request on one of the contract's routes (as the route table matches
+ * it: case-sensitive, no trailing slash); any other request skips them.
+ */
+export function onContractRoutes(routes: RouteTable, handlers: RequestHandler | RequestHandler[]): RequestHandler {
+  const chain = Router();
+  chain.use(handlers);
+  return (req, res, next) => (routes.matchRequest(req).route ? chain(req, res, next) : next());
 }
 
 export function buildRouter(routes: RouteTable, handlers: Handlers, deps: ClaimStore): RequestHandler {

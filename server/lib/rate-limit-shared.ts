@@ -19,7 +19,7 @@ export class SharedWindowLimiter implements RateLimiter {
     this.rule = new SlidingWindow(limit, windowMs);
   }
 
-  async hit(key: string, nowMs: number): Promise<RateDecision> {
+  async hit(key: string, nowMs: number, cost = 1): Promise<RateDecision> {
     this.sweep(nowMs);
     const windowStart = this.rule.windowStart(nowMs);
     const c = await hitWindow(this.db, {
@@ -29,14 +29,15 @@ export class SharedWindowLimiter implements RateLimiter {
       weight: this.rule.previousWeight(nowMs),
       windowMs: this.rule.windowMs,
       limit: this.limit,
+      cost,
     });
-    return this.rule.decision(c.allowed, c.previous, c.current, nowMs);
+    return this.rule.decision(c.allowed, c.previous, c.current, nowMs, cost);
   }
 
-  async peek(key: string, nowMs: number): Promise<RateDecision> {
+  async peek(key: string, nowMs: number, cost = 0): Promise<RateDecision> {
     const windowStart = this.rule.windowStart(nowMs);
     const c = await readWindows(this.db, { key, windowStart, previousStart: windowStart - this.rule.windowMs });
-    return this.rule.decision(true, c.previous, c.current, nowMs);
+    return this.rule.decision(cost === 0 || this.rule.admits(c.previous, c.current, nowMs, cost), c.previous, c.current, nowMs, cost);
   }
 
   /**

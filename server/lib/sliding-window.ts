@@ -14,10 +14,16 @@ export interface RateDecision {
 /** Anything that counts hits per key: in memory (one instance) or in the database (several). */
 export interface RateLimiter {
   readonly limit: number;
-  /** Counts one hit for `key` at `nowMs` unless it is over the limit; says whether it was allowed. */
-  hit(key: string, nowMs: number): RateDecision | Promise<RateDecision>;
-  /** The quota as it stands, counting nothing (for a request that was counted already): always allowed. */
-  peek(key: string, nowMs: number): RateDecision | Promise<RateDecision>;
+  /**
+   * Counts `cost` hits (default 1: one request) for `key` at `nowMs`, all or none: unless they
+   * would go over the limit; says whether they were allowed.
+   */
+  hit(key: string, nowMs: number, cost?: number): RateDecision | Promise<RateDecision>;
+  /**
+   * The quota as it stands, counting nothing. With the default `cost` 0 (a request that was
+   * counted already) it is always allowed; otherwise it says whether `cost` hits would fit now.
+   */
+  peek(key: string, nowMs: number, cost?: number): RateDecision | Promise<RateDecision>;
 }
 
 /**
@@ -45,30 +51,34 @@ export class SlidingWindow {
     return previous * this.previousWeight(nowMs) + current * this.windowMs;
   }
 
-  /** Whether one more hit fits, given the counts before it. */
-  admits(previous: number, current: number, nowMs: number): boolean {
-    return this.usedScaled(previous, current + 1, nowMs) <= this.limit * this.windowMs;
+  /** Whether `cost` more hits fit, given the counts before them. */
+  admits(previous: number, current: number, nowMs: number, cost = 1): boolean {
+    return this.usedScaled(previous, current + cost, nowMs) <= this.limit * this.windowMs;
   }
 
-  /** The decision to report: `current` counts this hit when it was allowed. */
-  decision(allowed: boolean, previous: number, current: number, nowMs: number): RateDecision {
-    if (!allowed) return { allowed, limit: this.limit, remaining: 0, resetSeconds: this.waitSeconds(previous, current, nowMs) };
+  /** The decision to report: `current` counts these hits when they were allowed. */
+  decision(allowed: boolean, previous: number, current: number, nowMs: number, cost = 1): RateDecision {
+    if (!allowed) return { allowed, limit: this.limit, remaining: 0, resetSeconds: this.waitSeconds(previous, current, nowMs, cost) };
     const left = this.limit * this.windowMs - this.usedScaled(previous, current, nowMs);
     const end = this.windowStart(nowMs) + this.windowMs;
     return { allowed, limit: this.limit, remaining: Math.max(0, Math.floor(left / this.windowMs)), resetSeconds: Math.max(1, Math.ceil((end - nowMs) / 1000)) };
   }
 
-  /** Seconds until the weighted count drops enough for one more request (1 to 60). */
-  waitSeconds(previous: number, current: number, nowMs: number): number {
+  /**
+   * Seconds until the weighted count drops enough for `cost` more requests (1 to 60; 60 when
+   * `cost` is more than the whole limit, which never fits).
+   */
+  waitSeconds(previous: number, current: number, nowMs: number, cost = 1): number {
+    if (cost > this.limit) return 60;
     const end = this.windowStart(nowMs) + this.windowMs;
     let at: number;
-    if (previous > 0 && current + 1 <= this.limit) {
+    if (previous > 0 && current + cost <= this.limit) {
       // Within this window, the previous window's weight decays linearly.
-      const needOverlap = (this.limit - 1 - current) / previous;
+      const needOverlap = (this.limit - cost - current) / previous;
       at = end - needOverlap * this.windowMs;
     } else {
       // Otherwise the current window must become the previous one and decay far enough.
-      const needOverlap = current > 0 ? (this.limit - 1) / current : 1;
+      const needOverlap = current > 0 ? (this.limit - cost) / current : 1;
       at = end + (1 - needOverlap) * this.windowMs;
     }
     return Math.min(60, Math.max(1, Math.ceil((at - nowMs) / 1000)));
@@ -94,17 +104,17 @@ export class SlidingWindowLimiter implements RateLimiter {
     this.rule = new SlidingWindow(limit, windowMs);
   }
 
-  hit(key: string, nowMs: number): RateDecision {
+  hit(key: string, nowMs: number, cost = 1): RateDecision {
     this.sweep(nowMs);
     const w = this.windowsOf(key, nowMs);
-    const allowed = this.rule.admits(w.previous, w.current, nowMs);
-    if (allowed) w.current += 1;
-    return this.rule.decision(allowed, w.previous, w.current, nowMs);
+    const allowed = this.rule.admits(w.previous, w.current, nowMs, cost);
+    if (allowed) w.current += cost;
+    return this.rule.decision(allowed, w.previous, w.current, nowMs, cost);
   }
 
-  peek(key: string, nowMs: number): RateDecision {
+  peek(key: string, nowMs: number, cost = 0): RateDecision {
     const w = this.windowsOf(key, nowMs);
-    return this.rule.decision(true, w.previous, w.current, nowMs);
+    return this.rule.decision(cost === 0 || this.rule.admits(w.previous, w.current, nowMs, cost), w.previous, w.current, nowMs, cost);
   }
 
   /** The key's counts, rolled over to the window of `nowMs`. */

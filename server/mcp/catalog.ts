@@ -101,6 +101,26 @@ function parametersOf(spec: Json, item: Json, op: Json): Json[] {
   return [...byKey.values()];
 }
 
+/**
+ * What a host may infer about a tool, from its operation: GET only reads (and is idempotent);
+ * DELETE, PUT (it replaces what was stored) and a body that can move something to `discarded`
+ * are destructive; only the HTTP-idempotent methods are idempotent (a tool whose
+ * `idempotency_key` is generated when omitted does the work again on every call); an operation
+ * marked `x-reaches-upstream` (a platform, a web page or a model, itself or through the run it
+ * queues) is open-world.
+ */
+function annotationsOf(method: string, op: Json, body: Json | undefined, title: string): ToolDef['annotations'] {
+  const readOnlyHint = method === 'get';
+  const enums = Object.values((body?.properties ?? {}) as Record<string, Json>).flatMap((s) => (Array.isArray(s.enum) ? s.enum : []));
+  return {
+    title,
+    readOnlyHint,
+    destructiveHint: method === 'delete' || method === 'put' || enums.includes('discarded'),
+    idempotentHint: readOnlyHint || method === 'put' || method === 'delete',
+    openWorldHint: op['x-reaches-upstream'] === true,
+  };
+}
+
 function buildTool(spec: Json, path: string, method: string, item: Json, op: Json): ToolDef | null {
   const security = (op.security ?? spec.security ?? []) as Json[];
   if (!security.some((s) => 'bearerAuth' in s) || op['x-internal']) return null;
@@ -140,7 +160,7 @@ function buildTool(spec: Json, path: string, method: string, item: Json, op: Jso
   }
 
   const summary = String(op.summary ?? op.operationId);
-  const readOnly = method === 'get';
+  const annotations = annotationsOf(method, op, body, summary);
   const description = [`${summary}.`, String(op.description ?? '').trim(), `REST: ${method.toUpperCase()} ${path} (operation ${op.operationId as string}).`]
     .filter(Boolean)
     .join('\n\n');
@@ -157,7 +177,7 @@ function buildTool(spec: Json, path: string, method: string, item: Json, op: Jso
     locations,
     idempotent,
     hasBody: Boolean(body),
-    annotations: { title: summary, readOnlyHint: readOnly, destructiveHint: false, idempotentHint: readOnly || idempotent, openWorldHint: false },
+    annotations,
   };
 }
 

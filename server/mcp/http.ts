@@ -2,14 +2,26 @@
 // shares them. Stateless: every POST gets a fresh server and transport (no session to keep, so
 // any instance behind a load balancer can answer), and the JSON-RPC answer comes back as JSON.
 // Tool calls go back into this same server's REST API over loopback, with the caller's token;
-// the rate limit counts the MCP request, not its tools' REST calls again (http/loopback.ts).
+// the rate limit counts each JSON-RPC message of the POST (a batch costs what its messages sent
+// one by one would), not its tools' REST calls again (http/loopback.ts). What else a batch could
+// multiply is bounded too: its body shares one 1 MiB limit, its calls run a few at a time
+// (MCP_MAX_CONCURRENT_CALLS) and none starts after MCP_REQUEST_BUDGET_MS.
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createApiClient } from '../../clients/typescript/src/index.js';
+import { AppError } from '../errors.js';
 import { markLoopback } from '../http/loopback.js';
+import type { Charge } from '../http/rate-limit.js';
+import type { Clock } from '../lib/clock.js';
 import type { ToolDef } from './catalog.js';
 import { createMcpServer } from './server.js';
+
+export const MCP_PATH = '/api/mcp';
+/** The most messages of one batch (the SDK's own limit, refused here before they are counted). */
+export const MCP_MAX_BATCH = 100;
+/** How long one POST may keep starting tool calls; calls that could not start by then are tool errors to send again. */
+export const MCP_REQUEST_BUDGET_MS = 60_000;
 
 /** The address this request arrived on: the server itself, reachable from itself. */
 export function loopbackUrl(req: IncomingMessage): string {
@@ -30,14 +42,38 @@ function tokenOf(req: IncomingMessage): string {
   return /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
 }
 
-export function mcpRouter(opts: { catalog: ToolDef[]; version?: string }): express.Router {
-  const router = express.Router();
-  router.post('/', express.json({ limit: '1mb' }), async (req, res, next) => {
+/** A POST of JSON-RPC messages: its cost against the rate limit is known once its body is read. */
+export const isMcpPost = (req: IncomingMessage & { path: string }) => req.method === 'POST' && req.path === MCP_PATH;
+
+/**
+ * What a POST costs against the token's quota: one request per JSON-RPC message, so that a batch
+ * (up to the SDK's 100 messages) costs what the same calls sent one by one would. Each message
+ * makes at most one REST call, which is then not counted again (http/loopback.ts).
+ */
+export const messageCount = (body: unknown) => (Array.isArray(body) ? Math.max(1, body.length) : 1);
+
+/** Mounts the endpoint at exactly `/api/mcp` (the app's routing is case-sensitive and strict). */
+export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; charge: Charge; clock: Clock; version?: string }): void {
+  const { charge, clock } = opts;
+  const now = () => clock.now().getTime();
+  const json = express.json({ limit: '1mb' });
+  // A body that cannot be read costs one request, like any refused request that got this far.
+  const chargeRefused: express.ErrorRequestHandler = (err, req, res, next) => {
+    charge(req, res, 1).then(() => next(err), next);
+  };
+  app.post(MCP_PATH, json, chargeRefused, async (req: express.Request, res: express.Response, next: express.NextFunction) => {
     try {
+      const messages = messageCount(req.body);
+      if (messages > MCP_MAX_BATCH) {
+        await charge(req, res, 1);
+        throw new AppError(400, 'bad_request', `A JSON-RPC batch carries at most ${MCP_MAX_BATCH} messages; this one has ${messages}. Split it.`);
+      }
+      await charge(req, res, messages);
       // No retries here: the tools' REST calls are not counted again (the MCP request was), and any
       // other failure comes back to the agent as a tool error.
       const client = createApiClient({ baseUrl: loopbackUrl(req), token: tokenOf(req), maxRetries: 0, userAgent: 'content-pipeline-mcp/1', fetch: loopbackFetch });
-      const server = createMcpServer({ catalog: opts.catalog, client, version: opts.version });
+      // A batch's calls run MCP_MAX_CONCURRENT_CALLS at a time, and none starts after the budget.
+      const server = createMcpServer({ catalog: opts.catalog, client, version: opts.version, deadline: { at: now() + MCP_REQUEST_BUDGET_MS, now } });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();
@@ -50,11 +86,10 @@ export function mcpRouter(opts: { catalog: ToolDef[]; version?: string }): expre
     }
   });
   // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
-  router.all('/', (_req, res) => {
+  app.all(MCP_PATH, (_req, res) => {
     res
       .status(405)
       .setHeader('Allow', 'POST')
       .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.' }, id: null });
   });
-  return router;
 }

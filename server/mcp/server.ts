@@ -24,6 +24,42 @@ export interface McpServerOptions {
   client: ApiClient;
   newKey?: () => string;
   version?: string;
+  /** REST calls (tool calls, resource reads, prompts) of this server open at once; MCP_MAX_CONCURRENT_CALLS unless given. */
+  maxConcurrentCalls?: number;
+  /** When set (one HTTP request's server), no call starts at or after `at` (ms, as `now` counts). */
+  deadline?: { at: number; now: () => number };
+}
+
+/**
+ * A JSON-RPC batch may carry 100 messages, which the SDK starts all at once: one request's calls
+ * run a few at a time instead, so that a batch cannot take more of the server than a few
+ * requests in parallel would.
+ */
+export const MCP_MAX_CONCURRENT_CALLS = 4;
+
+/** Runs tasks at most `max` at a time, in the order they came; refuses to start one past the deadline. */
+function callGate(max: number, deadline: McpServerOptions['deadline']) {
+  let open = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (open >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    else open += 1;
+    try {
+      if (deadline && deadline.now() >= deadline.at) throw new CallNotStarted();
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else open -= 1;
+    }
+  };
+}
+
+/** A call the request's time budget left no room for: it was not made. */
+export class CallNotStarted extends Error {
+  constructor() {
+    super('This MCP request ran out of its time budget before this call could start; the call was not made. Send it again (in a smaller batch).');
+  }
 }
 
 const INSTRUCTIONS = `Content Pipeline turns a social handle's posts into publishable drafts.
@@ -34,6 +70,7 @@ Mutating tools take an optional idempotency_key: pass a UUID and reuse it when y
 /** What a failed call reports: the error envelope, the HTTP status and the request id. */
 export function errorBody(err: unknown) {
   if (err instanceof ContentPipelineError) return errorReport(err);
+  if (err instanceof CallNotStarted) return { error: { code: 'backend_unavailable', message: err.message, suggested_action: 'retry_later' }, status: null, request_id: null };
   const message = `The REST API could not be reached: ${(err as Error)?.message ?? String(err)}`;
   return { error: { code: 'backend_unavailable', message, suggested_action: 'retry_later' }, status: null, request_id: null };
 }
@@ -80,7 +117,8 @@ export function createMcpServer(opts: McpServerOptions): Server {
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
   );
 
-  const call = (tool: ToolDef, args: Record<string, unknown>) => (tool.run ? tool.run(args) : callOperation(opts.client, toRequest(tool, args, newKey)));
+  const gate = callGate(opts.maxConcurrentCalls ?? MCP_MAX_CONCURRENT_CALLS, opts.deadline);
+  const call = (tool: ToolDef, args: Record<string, unknown>) => gate(() => (tool.run ? tool.run(args) : callOperation(opts.client, toRequest(tool, args, newKey))));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: opts.catalog.map((t) => ({

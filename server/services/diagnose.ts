@@ -4,6 +4,7 @@
 import net from 'node:net';
 import type { components } from '../../generated/api.js';
 import { adapterFor } from '../adapters/index.js';
+import { AdapterError } from '../adapters/types.js';
 import { API_PREFIX, notFound } from '../errors.js';
 import { AllowList, nonPublicRange } from '../outbound/address-policy.js';
 import { findAccount, type AccountRow } from '../store/accounts.js';
@@ -31,6 +32,8 @@ export interface Facts {
   account: AccountRow | null;
   ingest: Awaited<ReturnType<typeof health.ingestRuns>>;
   stalled: RunRow[];
+  /** Runs waiting for another attempt after a transient failure. */
+  retrying: RunRow[];
   postCount: number;
   /** Drafting runs that failed recently, newest first, with the artifact each reserved. */
   failedDrafts: Array<{ run: RunRow; artifact: ArtifactRow | null }>;
@@ -39,12 +42,20 @@ export interface Facts {
   allowHosts: string[];
 }
 
+/**
+ * The pipeline's account. Only the expected refusal becomes "no account": a handle of the wrong
+ * form for its platform names none. Anything else (the database failing) propagates, so that it
+ * is a 500 and not a diagnosis that sends the agent to connect an account it already has.
+ */
 async function accountOf(deps: ServiceDeps, p: PipelineRow): Promise<AccountRow | null> {
+  let handle: string;
   try {
-    return await findAccount(deps.db, p.workspaceId, p.platform, adapterFor(p.platform).normalizeHandle(p.handle));
-  } catch {
-    return null; // a handle of the wrong form has no account
+    handle = adapterFor(p.platform).normalizeHandle(p.handle);
+  } catch (err) {
+    if (err instanceof AdapterError && err.kind === 'invalid_input') return null;
+    throw err;
   }
+  return findAccount(deps.db, p.workspaceId, p.platform, handle);
 }
 
 export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineId: string): Promise<Facts> {
@@ -52,10 +63,11 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
   if (!pipeline) throw notFound('pipeline');
   const now = deps.clock.now();
   const ago = (ms: number) => new Date(now.getTime() - ms);
-  const [account, ingest, stalled, postCount, failedRuns, deliveries] = await Promise.all([
+  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries] = await Promise.all([
     accountOf(deps, pipeline),
     health.ingestRuns(deps.db, pipeline.id),
     health.stalledRuns(deps.db, pipeline.id, ago(STALLED_AFTER_MS)),
+    health.retryingRuns(deps.db, pipeline.id),
     health.countPosts(deps.db, pipeline.id),
     health.failedDraftRuns(deps.db, pipeline.id, ago(DRAFT_FAILURE_WINDOW_MS), 20),
     health.failedDeliveries(deps.db, caller.workspaceId, ago(DELIVERY_FAILURE_WINDOW_MS)),
@@ -68,6 +80,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     account,
     ingest,
     stalled,
+    retrying,
     postCount,
     failedDrafts: failedRuns.map((run) => ({ run, artifact: artifacts.find((a) => a.id === artifactOfRun(run)) ?? null })),
     deliveries,
@@ -133,6 +146,16 @@ export function ingestIssues(f: Facts): Issue[] {
       suggested_endpoint: FROM_INTENT,
     },
   ];
+}
+
+export function retryingIssues(f: Facts): Issue[] {
+  return f.retrying.map((r) => ({
+    code: 'run_retrying',
+    severity: 'warning' as const,
+    message: `The ${r.kind} run ${r.id} failed on attempt ${r.attempts} (${runFailure(r)}) and will be tried again at ${r.runAfter.toISOString()}.`,
+    suggested_action: 'fetch_run',
+    suggested_endpoint: `GET ${API_PREFIX}/runs/${r.id}`,
+  }));
 }
 
 export function stalledIssues(f: Facts): Issue[] {
@@ -233,7 +256,7 @@ export function deliveryIssues(f: Facts): Issue[] {
   ];
 }
 
-const CHECKS = [accountIssues, ingestIssues, stalledIssues, postIssues, draftIssues, writerIssues, deliveryIssues];
+const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, writerIssues, deliveryIssues];
 const RANK: Record<Issue['severity'], number> = { error: 0, warning: 1, info: 2 };
 
 export function issuesOf(f: Facts): Issue[] {

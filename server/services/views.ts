@@ -9,6 +9,9 @@ const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function runView(r: RunRow): S['Run'] {
+  // A queued run keeps the error of its last transient failure until the next attempt starts (jobs/worker.ts).
+  const retrying = r.status === 'queued' && r.errorCode !== null;
+  const lastError = retrying || r.status === 'failed' ? { code: r.errorCode ?? 'failed', message: r.errorMessage ?? 'The run failed.' } : null;
   return {
     run_id: r.id,
     kind: r.kind as S['Run']['kind'],
@@ -19,6 +22,9 @@ export function runView(r: RunRow): S['Run'] {
     finished_at: isoOrNull(r.finishedAt),
     progress: r.progressTotal === null ? null : { done: Math.min(r.progressDone ?? 0, r.progressTotal), total: r.progressTotal },
     error: r.status === 'failed' ? { code: r.errorCode ?? 'failed', message: r.errorMessage ?? 'The run failed.' } : null,
+    retrying,
+    next_attempt_at: retrying ? iso(r.runAfter) : null,
+    last_error: lastError,
   };
 }
 

@@ -27,6 +27,11 @@ export function stalledRuns(db: Db, pipelineId: string, dueBefore: Date): Promis
   return db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).where('status', '=', 'queued').where('runAfter', '<', dueBefore).orderBy('runAfter', 'asc').limit(20).execute();
 }
 
+/** Runs of the pipeline waiting for another attempt after a transient failure (queued, with an error kept), soonest first. */
+export function retryingRuns(db: Db, pipelineId: string): Promise<RunRow[]> {
+  return db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).where('status', '=', 'queued').where('errorCode', 'is not', null).orderBy('runAfter', 'asc').limit(20).execute();
+}
+
 /** Drafting runs of the pipeline that failed since `since`, newest first. */
 export function failedDraftRuns(db: Db, pipelineId: string, since: Date, take: number): Promise<RunRow[]> {
   return db

@@ -12,6 +12,8 @@ export interface WindowHit {
   weight: number;
   windowMs: number;
   limit: number;
+  /** How many hits to count at once (all or none); 1 unless given. */
+  cost?: number;
 }
 
 export interface WindowCounts {
@@ -24,7 +26,7 @@ export interface WindowCounts {
 type Row = { previous: number | string | null; after: number | string | null; before: number | string | null };
 
 /**
- * Counts one hit unless it is over the limit, in ONE statement, so that it is atomic across
+ * Counts `cost` hits (one unless given) unless they would go over the limit, in ONE statement, so that it is atomic across
  * instances without a transaction: the conditional upsert (`INSERT … ON CONFLICT DO UPDATE …
  * WHERE`) locks the row, re-checks the rule against the latest committed count and increments it
  * only when the hit fits; a refused hit writes nothing (a client hammering while limited does not
@@ -32,15 +34,16 @@ type Row = { previous: number | string | null; after: number | string | null; be
  */
 export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
   const capacity = (BigInt(h.limit) * BigInt(h.windowMs)).toString();
+  const cost = h.cost ?? 1;
   const { rows } = await sql<Row>`
     WITH prev AS (
       SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${h.previousStart}::bigint
     ), hit AS (
       INSERT INTO "RateLimitWindow" AS w ("key", "windowStart", "count")
-      SELECT ${h.key}, ${h.windowStart}::bigint, 1
-      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + ${h.windowMs}::bigint <= ${capacity}::bigint
-      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = w."count" + 1
-      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + (w."count" + 1)::bigint * ${h.windowMs}::bigint <= ${capacity}::bigint
+      SELECT ${h.key}, ${h.windowStart}::bigint, ${cost}::int
+      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + ${cost}::bigint * ${h.windowMs}::bigint <= ${capacity}::bigint
+      ON CONFLICT ("key", "windowStart") DO UPDATE SET "count" = w."count" + ${cost}::int
+      WHERE COALESCE((SELECT "count" FROM prev), 0)::bigint * ${h.weight}::bigint + (w."count" + ${cost}::int)::bigint * ${h.windowMs}::bigint <= ${capacity}::bigint
       RETURNING w."count"
     )
     SELECT (SELECT "count" FROM prev) AS "previous",

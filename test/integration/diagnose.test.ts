@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { saveAccount, setProbeResult } from '../../server/store/accounts.js';
+import { diagnosePipeline } from '../../server/services/diagnose.js';
 import { rssFeed } from '../support/feeds.js';
 import { startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
@@ -118,4 +119,18 @@ describe('diagnose', () => {
     for (const [id, token] of [['pl_nope', t.s.token], [pipelineId, await t.s.newWorkspace()]] as const) {
       expect((await refusal(diagnose(id, token))).status).toBe(404);
     }  });
+
+  it('lets a database failure while reading the account propagate instead of reporting a missing account', async () => {
+    const created = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@dbdown@mastodon.example', intent: 'db down', idempotency_key: newIdempotencyKey() } }));
+    const deps = t.s.running.deps;
+    const caller = { workspaceId: t.ws, tokenId: 'tok_test' };
+    // Every other query reaches the real database; only the account lookup fails, as a lost connection would.
+    const db = new Proxy(deps.db, {
+      get: (target, prop) => (prop === 'account' ? { findUnique: () => Promise.reject(new Error('connection terminated unexpectedly')) } : Reflect.get(target, prop)),
+    });
+    await expect(diagnosePipeline({ ...deps, db }, caller, created.pipeline_id)).rejects.toThrow('connection terminated unexpectedly');
+    // A handle that cannot name an account is still an expected answer: no account, no error.
+    const report = await diagnosePipeline(deps, caller, created.pipeline_id);
+    expect(byCode(report, 'no_account')).toBeDefined();
+  });
 });

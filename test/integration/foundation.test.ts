@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { refusal } from '../support/errors.js';
 import { countRows, updateRows } from '../support/rows.js';
+import { rawRequest } from '../support/raw.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -16,20 +17,7 @@ afterAll(async () => {
 
 const V1 = '/api/agent/v1';
 
-async function raw(path: string, init: RequestInit & { token?: string | null } = {}) {
-  const headers = new Headers(init.headers);
-  const token = init.token === undefined ? s.token : init.token;
-  if (token !== null) headers.set('Authorization', `Bearer ${token}`);
-  const res = await fetch(`${s.url}${path}`, { ...init, headers });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { res, body: body as { error?: { code: string; message: string; suggested_action?: string } } & Record<string, unknown> };
-}
+const raw = (path: string, init: RequestInit & { token?: string | null } = {}) => rawRequest(s, path, init);
 
 async function newPipeline(token = s.token, handle = '@ada@mastodon.example', intent = `intent ${Math.random()}`) {
   return unwrap(s.client(token).POST(`${V1}/pipelines/from-intent`, { body: { handle, intent, idempotency_key: newIdempotencyKey() } }));

@@ -252,6 +252,66 @@ describe('rate limit', () => {
   });
 });
 
+describe('batches', () => {
+  /** A JSON-RPC batch of `n` get_run calls, posted as a host would. */
+  const batch = (server: TestServer, n: number, first = 1) =>
+    fetch(`${server.url}/api/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: first + i, method: 'tools/call', params: { name: 'get_run', arguments: { id: 'run_none' } } }))),
+    });
+
+  it('count every message against the token, and a batch that does not fit is refused whole with 429, counting nothing', async () => {
+    const limited = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '10' } });
+    try {
+      const ok = await batch(limited, 4);
+      expect(ok.status).toBe(200);
+      const answers = (await ok.json()) as Array<{ id: number; result: ToolResult }>;
+      expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4]);
+      for (const a of answers) expect(textOf(a.result).status).toBe(404); // each call reached the operation
+      expect(ok.headers.get('ratelimit-remaining')).toBe('6');
+
+      const refused = await batch(limited, 7, 10);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-request-id')).toMatch(/^req_/);
+      expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+      expect(refused.headers.get('ratelimit-limit')).toBe('10');
+      const retry = Number(refused.headers.get('retry-after'));
+      expect(retry).toBeGreaterThanOrEqual(1);
+      expect(retry).toBeLessThanOrEqual(60);
+      const body = (await refused.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('rate_limited');
+      expect(body.error.message).toMatch(/7 messages/);
+
+      // Nothing of the refused batch was counted: 6 are left, so a batch of 6 fits exactly ...
+      const rest = await batch(limited, 6, 20);
+      expect(rest.status).toBe(200);
+      expect(rest.headers.get('ratelimit-remaining')).toBe('0');
+      // ... and then a single message is refused before its body is read.
+      expect((await batch(limited, 1, 30)).status).toBe(429);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('a batch larger than the whole quota is refused, saying to split it', async () => {
+    const limited = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
+    try {
+      const refused = await batch(limited, 6);
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/split/i);
+      expect((await batch(limited, 5)).status).toBe(200);
+      // Past the 100 messages a batch may carry: refused for one request, not 101.
+      const tooMany = await batch(s, 101);
+      expect(tooMany.status).toBe(400);
+      expect(((await tooMany.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'bad_request', message: expect.stringMatching(/at most 100/) });
+      expect(Number(tooMany.headers.get('ratelimit-remaining'))).toBeGreaterThan(400);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
 describe('runs', () => {
   it('getRun answers the run of a created pipeline and 404 for another workspace', async () => {
     const created = await unwrap(s.client().POST('/api/agent/v1/pipelines/from-intent', { body: { handle: 'ada.bsky.social', intent: 'runs', idempotency_key: newIdempotencyKey() } }));

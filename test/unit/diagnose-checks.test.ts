@@ -37,6 +37,7 @@ function facts(over: Partial<Facts> = {}): Facts {
     account: null,
     ingest: { last: good, lastGood: good, count: 1 },
     stalled: [],
+    retrying: [],
     postCount: 3,
     failedDrafts: [],
     deliveries: [],

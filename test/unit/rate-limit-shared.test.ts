@@ -45,6 +45,16 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     }
   });
 
+  it('counts a cost of several hits all or none, exactly like the in-memory limiter', async () => {
+    const shared = new SharedWindowLimiter(a.db, 10, undefined, W);
+    const memory = new SlidingWindowLimiter(10, W);
+    const now = T + 50 * W + 30_000;
+    for (const [i, [at, cost]] of [[0, 4], [1, 7], [2, 6], [3, 1], [W, 11], [W + 20_000, 3], [W + 40_000, 5]].entries()) {
+      expect(await shared.peek('tok_cost', now + at!, cost), `peek ${i}`).toEqual(memory.peek('tok_cost', now + at!, cost));
+      expect(await shared.hit('tok_cost', now + at!, cost), `hit ${i} (cost ${cost})`).toEqual(memory.hit('tok_cost', now + at!, cost));
+    }
+  });
+
   it('allows exactly the limit when two instances hit one key at the same moment', async () => {
     const limit = 25;
     const la = new SharedWindowLimiter(a.db, limit, undefined, W);

@@ -40,6 +40,21 @@ describe('SlidingWindowLimiter', () => {
     expect(l.peek('k', t + 1000)).toMatchObject({ allowed: true, remaining: 0 });
   });
 
+  it('counts a cost of several hits all or none, and says how long until they fit', () => {
+    const l = new SlidingWindowLimiter(10);
+    const t = 600_000;
+    expect(l.hit('k', t, 4)).toMatchObject({ allowed: true, remaining: 6 });
+    expect(l.peek('k', t, 7)).toMatchObject({ allowed: false, remaining: 0 });
+    const refused = l.hit('k', t, 7);
+    expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+    // The 4 hits must weigh 3 at most: 15 s into the next window, 75 s from now, reported as the cap of 60.
+    expect(refused.resetSeconds).toBe(60);
+    expect(l.peek('k', t)).toMatchObject({ allowed: true, remaining: 6 }); // the refusal counted nothing
+    expect(l.hit('k', t + 30_000, 6)).toMatchObject({ allowed: true, remaining: 0 });
+    // more than the whole limit never fits
+    expect(new SlidingWindowLimiter(5).hit('k', t, 6)).toMatchObject({ allowed: false, resetSeconds: 60 });
+  });
+
   it('keeps keys apart', () => {
     const l = new SlidingWindowLimiter(1);
     expect(l.hit('a', 0).allowed).toBe(true);

@@ -5,12 +5,14 @@ import { CliError, EXIT } from './errors.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-function describe(run: Run, startedMs: number): string {
+/** The progress line: a run waiting to retry says why, and when its next attempt is due. */
+export function describeRun(run: Run, startedMs: number): string {
   const seconds = Math.round((Date.now() - startedMs) / 1000);
   const attempt = run.attempts ? ` · attempt ${run.attempts}` : '';
   const p = run.progress;
   const progress = p && p.total ? ` · ${p.done.toLocaleString('en')} of ${p.total.toLocaleString('en')} (${Math.floor((p.done / p.total) * 100)}%)` : '';
-  return `run ${run.run_id} (${run.kind}): ${run.status}${progress}${attempt} · ${seconds}s`;
+  const retry = run.retrying && run.last_error ? ` · retrying after ${run.last_error.code}: ${run.last_error.message} · next attempt at ${run.next_attempt_at}` : '';
+  return `run ${run.run_id} (${run.kind}): ${run.status}${progress}${attempt}${retry} · ${seconds}s`;
 }
 
 /** Polls the run to its end (RunTimeoutError, exit 11, past the timeout). A failed run is returned. */
@@ -21,10 +23,10 @@ export async function followRun(client: ApiClient, runId: string, opts: { timeou
   let frame = 0;
   const onProgress = (run: Run) => {
     if (opts.quiet) return;
-    const line = describe(run, started);
+    const line = describeRun(run, started);
     if (tty) process.stderr.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${line}`);
-    // Off a terminal: a line when the status changes, and at each tenth of the progress.
-    const key = run.status + (run.progress ? `:${Math.floor((run.progress.done / Math.max(1, run.progress.total)) * 10)}` : '');
+    // Off a terminal: a line when the status or the retrying changes, and at each tenth of the progress.
+    const key = `${run.status}${run.retrying}` + (run.progress ? `:${Math.floor((run.progress.done / Math.max(1, run.progress.total)) * 10)}` : '');
     if (!tty && key !== last) process.stderr.write(`${line}\n`);
     last = key;
   };
@@ -34,7 +36,7 @@ export async function followRun(client: ApiClient, runId: string, opts: { timeou
       intervalMs: opts.intervalMs,
       onProgress,
     });
-    if (tty && !opts.quiet) process.stderr.write(`\r\x1b[2K${describe(run, started)}\n`);
+    if (tty && !opts.quiet) process.stderr.write(`\r\x1b[2K${describeRun(run, started)}\n`);
     return run;
   } finally {
     if (tty && !opts.quiet) process.stderr.write('\r\x1b[2K');
