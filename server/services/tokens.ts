@@ -6,7 +6,9 @@ import path from 'node:path';
 import * as store from '../store/workspaces.js';
 import type { Caller, ServiceDeps } from './context.js';
 
-export const TOKEN_FILE = 'agent-token';
+import { TOKEN_FILE } from '../lib/token-file.js';
+
+export { TOKEN_FILE };
 const TOKEN_RE = /^[0-9a-f]{64}$/;
 
 export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');

@@ -125,8 +125,15 @@ describe('diagnose', () => {
     const deps = t.s.running.deps;
     const caller = { workspaceId: t.ws, tokenId: 'tok_test' };
     // Every other query reaches the real database; only the account lookup fails, as a lost connection would.
+    const lost = () => Promise.reject(new Error('connection terminated unexpectedly'));
+    // A query on Account whose every builder step chains and whose execution fails.
+    const failing: unknown = new Proxy({}, { get: (_t, p) => (String(p).startsWith('execute') ? lost : () => failing) });
     const db = new Proxy(deps.db, {
-      get: (target, prop) => (prop === 'account' ? { findUnique: () => Promise.reject(new Error('connection terminated unexpectedly')) } : Reflect.get(target, prop)),
+      get: (target, prop) => {
+        if (prop === 'selectFrom') return (table: string) => (table === 'Account' ? failing : target.selectFrom(table as never));
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
     });
     await expect(diagnosePipeline({ ...deps, db }, caller, created.pipeline_id)).rejects.toThrow('connection terminated unexpectedly');
     // A handle that cannot name an account is still an expected answer: no account, no error.

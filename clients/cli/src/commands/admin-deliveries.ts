@@ -4,9 +4,13 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../../../server/config.js';
 import { AppError } from '../../../../server/errors.js';
-import { DELIVERY_STATUSES, listDeliveries, retryDelivery, showDelivery, type DeliveryStatus } from '../../../../server/events/deliveries-admin.js';
+import type { DeliveryStatus, showDelivery } from '../../../../server/events/deliveries-admin.js';
 import { systemClock } from '../../../../server/lib/clock.js';
-import { openDatabase, type Db } from '../../../../server/store/database.js';
+import type { Db } from '../../../../server/store/database.js';
+
+// The database layer loads only when a command of this group runs (`cpa --help` loads no driver).
+const deliveriesAdmin = () => import('../../../../server/events/deliveries-admin.js');
+const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 import { action, type Cli } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { printJson, printRecord, printTable, truncate } from '../output.js';
@@ -25,6 +29,7 @@ async function withDatabase<T>(cli: Cli, opts: DeliveryCommandOptions, fn: (db: 
   let database;
   try {
     const config = loadConfig(env);
+    const { openDatabase } = await import('../../../../server/store/database.js');
     database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message, EXIT.usage);
@@ -74,7 +79,7 @@ export function registerDeliveryCommands(admin: Command, opts: DeliveryCommandOp
     .option('--limit <n>', 'how many (1 to 1000)', '20')
     .action(
       action<[], { status?: string; event?: string; limit?: string }>(async (cli, o) => {
-        const rows = await withDatabase(cli, opts, (db) => listDeliveries(db, { status: parseStatus(o.status), eventId: o.event, limit: parseLimit(o.limit) }));
+        const rows = await withDatabase(cli, opts, async (db) => (await deliveriesAdmin()).listDeliveries(db, { status: parseStatus(o.status), eventId: o.event, limit: parseLimit(o.limit) }));
         if (cli.json) return printJson({ data: rows });
         printTable(
           ['id', 'event_id', 'target', 'status', 'attempts', 'last_status', 'next_attempt_at'],
@@ -89,7 +94,7 @@ export function registerDeliveryCommands(admin: Command, opts: DeliveryCommandOp
     .argument('<id>', 'dlv_… or wd_…')
     .action(
       action<[string]>(async (cli, id) => {
-        printDelivery(cli, await withDatabase(cli, opts, (db) => showDelivery(db, id)));
+        printDelivery(cli, await withDatabase(cli, opts, async (db) => (await deliveriesAdmin()).showDelivery(db, id)));
       }),
     );
 
@@ -99,7 +104,7 @@ export function registerDeliveryCommands(admin: Command, opts: DeliveryCommandOp
     .argument('<id>', 'dlv_… or wd_…')
     .action(
       action<[string]>(async (cli, id) => {
-        printDelivery(cli, await withDatabase(cli, opts, (db) => retryDelivery(db, systemClock, id)));
+        printDelivery(cli, await withDatabase(cli, opts, async (db) => (await deliveriesAdmin()).retryDelivery(db, systemClock, id)));
       }),
     );
 }

@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../../../server/config.js';
 import { randomIds } from '../../../../server/lib/clock.js';
-import { createWorkspace } from '../../../../server/services/tokens.js';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, printJson } from '../output.js';
@@ -41,6 +40,7 @@ export function registerAdminCommands(program: Command): Command {
           throw new CliError(`Cannot open the database: ${(err as Error).message}`, EXIT.unavailable);
         }
         try {
+          const { createWorkspace } = await import('../../../../server/services/tokens.js');
           const { workspaceId, token } = await createWorkspace({ db: database.db, ids: randomIds }, name);
           if (cli.json) return printJson({ workspace_id: workspaceId, name, token });
           note(`Created workspace ${workspaceId} (${JSON.stringify(name)}). Its agent token follows; it is shown only this once:`);
