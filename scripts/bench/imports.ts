@@ -54,7 +54,7 @@ for (const kind of kinds) {
     process.env.TEST_PG_ADMIN_URL ??= execFileSync('bash', [path.join(root, 'scripts/pg-start.sh')], { encoding: 'utf8' }).trim();
     pg = await createPgDatabase();
   }
-  const child = await startChild<Seeded>('server.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', BENCH_LABEL: `imports-${kind}`, ...(pg ? { DATABASE_URL: pg.url } : {}) });
+  const child = await startChild<Seeded>('server.ts', { PORT: '0', INSTANCE_MODE: 'desktop', DATA_DIR: dataDir, LOG_LEVEL: 'warn', BENCH_LABEL: `imports-${kind}`, ...(pg ? { DATABASE_URL: pg.url } : {}) });
   try {
     const client = createApiClient({ baseUrl: child.ready.url, token: child.ready.token, maxRetries: 0 });
     const rssBefore = (await child.call<{ rss: number }>('mem')).rss;
