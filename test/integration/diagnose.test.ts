@@ -8,6 +8,7 @@ import { diagnosePipeline } from '../../server/services/diagnose.js';
 import { rssFeed } from '../support/feeds.js';
 import { startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
+import { startTestServer } from '../support/server.js';
 import { refusal } from '../support/errors.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
@@ -23,6 +24,7 @@ beforeAll(async () => {
     tls: true,
     handler: (req, res) => {
       if (req.url === '/feed.xml') res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Blog', ITEMS));
+      else if (req.url === '/down.xml') res.writeHead(503).end('down for maintenance');
       else if (req.url === '/empty.xml') res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Empty', []));
       else res.writeHead(404).end('gone');
     },
@@ -119,6 +121,27 @@ describe('diagnose', () => {
     for (const [id, token] of [['pl_nope', t.s.token], [pipelineId, await t.s.newWorkspace()]] as const) {
       expect((await refusal(diagnose(id, token))).status).toBe(404);
     }  });
+
+  it('shows a run waiting to retry: GET /runs says retrying with the last error and the next attempt, diagnose reports run_retrying', async () => {
+    // A retry delay far beyond the test, so that the run stays waiting while it is looked at.
+    const s = await startTestServer({ env: { ...fake.outboundEnv, JOB_RETRY_BASE_MS: '3600000' } });
+    try {
+      const created = await unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: `${fake.url}/down.xml`, intent: 'retrying', idempotency_key: newIdempotencyKey() } }));
+      const getRun = () => unwrap(s.client().GET(`${V1}/runs/{id}`, { params: { path: { id: created.run_id } } }));
+      let run = await getRun();
+      while (!run.retrying) {
+        expect(run.status).not.toBe('failed');
+        await new Promise((r) => setTimeout(r, 50));
+        run = await getRun();
+      }
+      expect(run).toMatchObject({ status: 'queued', attempts: 1, error: null, last_error: { code: 'backend_unavailable', message: expect.stringContaining('503') } });
+      expect(Date.parse(run.next_attempt_at!)).toBeGreaterThan(Date.now());
+      const report = await unwrap(s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: created.pipeline_id } } }));
+      expect(byCode(report, 'run_retrying')).toMatchObject({ severity: 'warning', suggested_action: 'fetch_run', suggested_endpoint: `GET ${V1}/runs/${created.run_id}` });
+    } finally {
+      await s.stop();
+    }
+  });
 
   it('lets a database failure while reading the account propagate instead of reporting a missing account', async () => {
     const created = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@dbdown@mastodon.example', intent: 'db down', idempotency_key: newIdempotencyKey() } }));
