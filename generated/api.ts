@@ -877,6 +877,8 @@ export interface components {
             error: null | {
                 code: string;
                 message: string;
+                /** @description The HTTP status the upstream (a feed, a platform, a model provider) answered, when the error came from its answer; absent otherwise. */
+                upstream_status?: number;
             };
             /**
              * @description `true` while the run waits (`status: queued`) for another attempt after a transient failure
@@ -890,6 +892,8 @@ export interface components {
             last_error: null | {
                 code: string;
                 message: string;
+                /** @description The HTTP status the upstream (a feed, a platform, a model provider) answered, when the error came from its answer; absent otherwise. */
+                upstream_status?: number;
             };
         };
         /**

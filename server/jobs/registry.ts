@@ -31,6 +31,8 @@ export class TransientError extends Error {
     message: string,
     /** The code stored on the run when the last attempt fails too. */
     readonly code = 'backend_unavailable',
+    /** The HTTP status the upstream answered, when it answered. */
+    readonly upstreamStatus: number | null = null,
   ) {
     super(message);
     this.name = 'TransientError';
@@ -42,6 +44,8 @@ export class JobError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** The HTTP status the upstream answered, when the failure came from its answer. */
+    readonly upstreamStatus: number | null = null,
   ) {
     super(message);
     this.name = 'JobError';
@@ -51,6 +55,8 @@ export class JobError extends Error {
 export interface RunFailure {
   code: string;
   message: string;
+  /** The HTTP status the upstream answered, when the failure came from its answer. */
+  upstreamStatus?: number | null;
 }
 
 /**

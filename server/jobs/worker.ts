@@ -210,11 +210,16 @@ export class JobWorker {
     const upstream = err instanceof AppError ? err.extras.upstreamStatus : undefined;
     const transient = err instanceof TransientError || (err instanceof AppError && err.status >= 502 && (upstream === undefined || upstreamMayRecover(upstream)));
     if (transient) {
-      const failure = { code: err instanceof TransientError ? err.code : (err as AppError).code, message: (err as Error).message };
+      const failure = {
+        code: err instanceof TransientError ? err.code : (err as AppError).code,
+        message: (err as Error).message,
+        upstreamStatus: err instanceof TransientError ? err.upstreamStatus : (upstream ?? null),
+      };
       if (ctx.run.attempts < MAX_ATTEMPTS) return this.retry(ctx, failure);
       return this.fail(ctx, failure);
     }
-    if (err instanceof JobError || err instanceof AppError) return this.fail(ctx, { code: err.code, message: err.message });
+    if (err instanceof JobError) return this.fail(ctx, { code: err.code, message: err.message, upstreamStatus: err.upstreamStatus });
+    if (err instanceof AppError) return this.fail(ctx, { code: err.code, message: err.message, upstreamStatus: upstream ?? null });
     ctx.log.error({ err }, 'job failed unexpectedly');
     return this.fail(ctx, { code: 'internal_error', message: 'The run failed unexpectedly; the server log has the details.' });
   }
@@ -224,7 +229,7 @@ export class JobWorker {
     const runAfter = new Date(this.deps.clock.now().getTime() + delay);
     ctx.log.info({ attempt: ctx.run.attempts, delayMs: delay, code: failure.code }, 'transient failure; the run will be retried');
     // The last transient error stays visible on the queued run until the next attempt.
-    await store.requeueRun(this.deps.db, { id: ctx.run.id, workerId: this.id, runAfter, errorCode: failure.code, errorMessage: failure.message });
+    await store.requeueRun(this.deps.db, { id: ctx.run.id, workerId: this.id, runAfter, errorCode: failure.code, errorMessage: failure.message, errorUpstreamStatus: failure.upstreamStatus ?? null });
     const t = setTimeout(() => {
       this.retryTimers.delete(t);
       this.kick();
@@ -237,7 +242,7 @@ export class JobWorker {
     const job = registeredJob(ctx.run.kind);
     const finished = await store.finishRun(
       this.deps.db,
-      { id: ctx.run.id, workerId: this.id, now: this.deps.clock.now(), status: 'failed', errorCode: failure.code.slice(0, 64), errorMessage: failure.message.slice(0, 2000) },
+      { id: ctx.run.id, workerId: this.id, now: this.deps.clock.now(), status: 'failed', errorCode: failure.code.slice(0, 64), errorMessage: failure.message.slice(0, 2000), errorUpstreamStatus: failure.upstreamStatus ?? null },
       job?.onFailed ? (tx) => job.onFailed!(tx, ctx, failure) : undefined,
     );
     if (finished) this.deps.events.wake();

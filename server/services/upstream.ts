@@ -51,6 +51,6 @@ const JOB_CODES: Record<AdapterError['kind'], string> = {
 export function upstreamJobError(err: unknown, platform: Platform): unknown {
   if (!(err instanceof AdapterError)) return err;
   const message = `${platform}: ${err.message}`;
-  if (err.kind === 'unavailable') return new TransientError(message, JOB_CODES.unavailable);
-  return new JobError(JOB_CODES[err.kind], message);
+  if (err.kind === 'unavailable') return new TransientError(message, JOB_CODES.unavailable, err.status);
+  return new JobError(JOB_CODES[err.kind], message, err.status);
 }

@@ -11,7 +11,9 @@ const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 export function runView(r: RunRow): S['Run'] {
   // A queued run keeps the error of its last transient failure until the next attempt starts (jobs/worker.ts).
   const retrying = r.status === 'queued' && r.errorCode !== null;
-  const lastError = retrying || r.status === 'failed' ? { code: r.errorCode ?? 'failed', message: r.errorMessage ?? 'The run failed.' } : null;
+  // The upstream's HTTP status, when the error came from its answer (a 503 feed, a 404 page).
+  const failure = { code: r.errorCode ?? 'failed', message: r.errorMessage ?? 'The run failed.', ...(r.errorUpstreamStatus !== null ? { upstream_status: r.errorUpstreamStatus } : {}) };
+  const lastError = retrying || r.status === 'failed' ? failure : null;
   return {
     run_id: r.id,
     kind: r.kind as S['Run']['kind'],
@@ -21,7 +23,7 @@ export function runView(r: RunRow): S['Run'] {
     started_at: isoOrNull(r.startedAt),
     finished_at: isoOrNull(r.finishedAt),
     progress: r.progressTotal === null ? null : { done: Math.min(r.progressDone ?? 0, r.progressTotal), total: r.progressTotal },
-    error: r.status === 'failed' ? { code: r.errorCode ?? 'failed', message: r.errorMessage ?? 'The run failed.' } : null,
+    error: r.status === 'failed' ? failure : null,
     retrying,
     next_attempt_at: retrying ? iso(r.runAfter) : null,
     last_error: lastError,

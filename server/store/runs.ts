@@ -91,7 +91,7 @@ export async function renewLeases(db: Db, q: { workerId: string; ids: string[]; 
  */
 export async function finishRun(
   db: Db,
-  q: { id: string; workerId: string; now: Date; status: 'succeeded' | 'failed'; output?: Record<string, unknown> | null; errorCode?: string; errorMessage?: string },
+  q: { id: string; workerId: string; now: Date; status: 'succeeded' | 'failed'; output?: Record<string, unknown> | null; errorCode?: string; errorMessage?: string; errorUpstreamStatus?: number | null },
   also?: (tx: FinishTx) => Promise<void>,
 ): Promise<boolean> {
   const finish = async (tx: Db) => {
@@ -105,6 +105,7 @@ export async function finishRun(
         output: q.output ? JSON.stringify(q.output) : null,
         errorCode: q.errorCode ?? null,
         errorMessage: q.errorMessage ?? null,
+        errorUpstreamStatus: q.errorUpstreamStatus ?? null,
       })
       .where('id', '=', q.id)
       .where('status', '=', 'running')
@@ -119,10 +120,10 @@ export async function finishRun(
 }
 
 /** Puts a run this worker holds back in the queue, to start again at `runAfter`. */
-export async function requeueRun(db: Db, q: { id: string; workerId: string; runAfter: Date; errorCode?: string | null; errorMessage?: string | null }): Promise<boolean> {
+export async function requeueRun(db: Db, q: { id: string; workerId: string; runAfter: Date; errorCode?: string | null; errorMessage?: string | null; errorUpstreamStatus?: number | null }): Promise<boolean> {
   const r = await db
     .updateTable('Run')
-    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.runAfter, errorCode: q.errorCode ?? null, errorMessage: q.errorMessage ?? null })
+    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.runAfter, errorCode: q.errorCode ?? null, errorMessage: q.errorMessage ?? null, errorUpstreamStatus: q.errorUpstreamStatus ?? null })
     .where('id', '=', q.id)
     .where('status', '=', 'running')
     .where('lockedBy', '=', q.workerId)

@@ -195,6 +195,10 @@ export type Run = {
      */
     progressDone: number | null;
     progressTotal: number | null;
+    /**
+     * The HTTP status the upstream answered when the last error came from one (a retry's reason, or the failure's).
+     */
+    errorUpstreamStatus: number | null;
 };
 export type Session = {
     workspaceId: string;

@@ -134,7 +134,7 @@ describe('diagnose', () => {
         await new Promise((r) => setTimeout(r, 50));
         run = await getRun();
       }
-      expect(run).toMatchObject({ status: 'queued', attempts: 1, error: null, last_error: { code: 'backend_unavailable', message: expect.stringContaining('503') } });
+      expect(run).toMatchObject({ status: 'queued', attempts: 1, error: null, last_error: { code: 'backend_unavailable', message: expect.stringContaining('503'), upstream_status: 503 } });
       expect(Date.parse(run.next_attempt_at!)).toBeGreaterThan(Date.now());
       const report = await unwrap(s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: created.pipeline_id } } }));
       expect(byCode(report, 'run_retrying')).toMatchObject({ severity: 'warning', suggested_action: 'fetch_run', suggested_endpoint: `GET ${V1}/runs/${created.run_id}` });

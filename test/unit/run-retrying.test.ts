@@ -11,7 +11,7 @@ const row = (over: Record<string, unknown> = {}) =>
   ({
     id: 'run_1', workspaceId: 'ws', pipelineId: 'pl_1', kind: 'ingest', status: 'queued', attempts: 2, input: '{}', output: null,
     errorCode: 'backend_unavailable', errorMessage: 'getaddrinfo ENOTFOUND blog.example.org', runAfter: new Date(NOW.getTime() + 40_000),
-    lockedUntil: null, lockedBy: null, createdAt: NOW, startedAt: NOW, finishedAt: null, ...over,
+    lockedUntil: null, lockedBy: null, createdAt: NOW, startedAt: NOW, finishedAt: null, progressDone: null, progressTotal: null, errorUpstreamStatus: null, ...over,
   }) as Facts['stalled'][number];
 
 describe('a run waiting to retry', () => {

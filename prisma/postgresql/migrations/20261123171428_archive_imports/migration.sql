@@ -1,6 +1,7 @@
 -- AlterTable
 ALTER TABLE "Run" ADD COLUMN     "progressDone" INTEGER,
-ADD COLUMN     "progressTotal" INTEGER;
+ADD COLUMN     "progressTotal" INTEGER,
+ADD COLUMN     "errorUpstreamStatus" INTEGER;
 
 -- AlterTable
 ALTER TABLE "SourcePost" ADD COLUMN     "media" TEXT NOT NULL DEFAULT '[]',

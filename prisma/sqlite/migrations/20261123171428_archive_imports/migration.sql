@@ -1,6 +1,7 @@
 -- AlterTable
 ALTER TABLE "Run" ADD COLUMN "progressDone" INTEGER;
 ALTER TABLE "Run" ADD COLUMN "progressTotal" INTEGER;
+ALTER TABLE "Run" ADD COLUMN "errorUpstreamStatus" INTEGER;
 
 -- CreateTable
 CREATE TABLE "Import" (
