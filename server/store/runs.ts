@@ -59,23 +59,31 @@ const byQueueOrder = (a: RunRow, b: RunRow) => a.runAfter.getTime() - b.runAfter
  */
 export async function claimRuns(db: Db, provider: Provider, q: { workerId: string; now: Date; lockedUntil: Date; limit: number }): Promise<RunRow[]> {
   if (q.limit <= 0) return [];
-  let due = db
-    .selectFrom('Run')
-    .select('id')
-    .where('status', '=', 'queued')
-    .where('runAfter', '<=', q.now)
-    .orderBy('runAfter')
-    .orderBy('id')
-    .limit(q.limit);
-  if (provider === 'postgresql') due = due.forUpdate().skipLocked();
-  const rows = await db
-    .updateTable('Run')
-    .set((eb) => ({ status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: eb('attempts', '+', 1), startedAt: q.now }))
-    .where('id', 'in', due)
-    .where('status', '=', 'queued')
-    .returningAll()
-    .execute();
-  return rows.sort(byQueueOrder);
+  const due = (tx: Db) => {
+    const select = tx.selectFrom('Run').select('id').where('status', '=', 'queued').where('runAfter', '<=', q.now).orderBy('runAfter').orderBy('id').limit(q.limit);
+    return provider === 'postgresql' ? select.forUpdate().skipLocked() : select;
+  };
+  const claim = (tx: Db, ids: string[]) =>
+    tx
+      .updateTable('Run')
+      .set((eb) => ({ status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: eb('attempts', '+', 1), startedAt: q.now }))
+      .where('id', 'in', ids)
+      .where('status', '=', 'queued')
+      .returningAll()
+      .execute();
+  if (provider === 'postgresql') {
+    // The candidates first, then the claim, in one transaction (the row locks hold until it ends).
+    // As a subquery of the UPDATE, PostgreSQL may run `LIMIT … FOR UPDATE SKIP LOCKED` more than
+    // once and claim more runs than the limit (seen: a worker of concurrency 1 running three).
+    const rows = await transaction(db, async (tx) => {
+      const ids = (await due(tx).execute()).map((r) => r.id);
+      return ids.length ? claim(tx, ids) : [];
+    });
+    return rows.sort(byQueueOrder);
+  }
+  // SQLite: one writer at a time; a run taken meanwhile is no longer `queued` and is not returned.
+  const ids = (await due(db).execute()).map((r) => r.id);
+  return ids.length ? (await claim(db, ids)).sort(byQueueOrder) : [];
 }
 
 /** Extends the leases of the runs this worker holds. */

@@ -52,7 +52,9 @@ describe('README: Ways in', () => {
     expect(r.stdout).toContain('{"status":"ok"}');
     expect(r.stdout).toMatch(/\{"pipeline_id":"pl_\w+","run_id":"run_\w+","resumed":false\}/);
     expect(r.stdout).toMatch(/HTTP\/1\.1 404[\s\S]*X-Request-Id: req_\w+[\s\S]*"code":"not_found"/);
-    expect(r.stdout).toMatch(/│ result +│ added/);
+    // the cpa block imports the sample export (the table of the import), then works on it
+    expect(r.stdout).toMatch(/│ format +│ mastodon/);
+    expect(r.stdout).toMatch(/│ status +│ ready/);
     expect(r.stdout).toMatch(/│ state +│ published/);
     // the MCP call at the end answered the pipeline the cpa block created
     const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { result: { structuredContent: { handle: string } } };
