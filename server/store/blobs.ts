@@ -55,7 +55,16 @@ function fileStore(dir: string): BlobStore {
   };
 }
 
+/** How many chunks a reader keeps (its most recent), for the many small reads of a ZIP's directory. */
+const RECENT_CHUNKS = 8;
+
 function chunkStore(db: Db): BlobStore {
+  const recent = new Map<string, Buffer>();
+  const remember = (key: string, data: Buffer) => {
+    recent.delete(key);
+    recent.set(key, data);
+    if (recent.size > RECENT_CHUNKS) recent.delete(recent.keys().next().value!);
+  };
   return {
     create(id) {
       let seq = 0;
@@ -88,13 +97,21 @@ function chunkStore(db: Db): BlobStore {
       async function* chunks() {
         const first = Math.floor(start / CHUNK_BYTES);
         const last = Math.floor((end - 1) / CHUNK_BYTES);
-        for (let seq = first; seq <= last && end > start; seq += 8) {
-          const rows = await db.selectFrom('BlobChunk').select(['seq', 'data']).where('blobId', '=', id).where('seq', '>=', seq).where('seq', '<=', Math.min(last, seq + 7)).orderBy('seq').execute();
+        for (let seq = first; seq <= last && end > start; ) {
+          // A ZIP's central directory is read a few bytes at a time: serve those from the chunks
+          // read last instead of fetching a MiB from the database for each.
+          const cached = recent.get(`${id}:${seq}`);
+          const rows = cached
+            ? [{ seq, data: cached }]
+            : await db.selectFrom('BlobChunk').select(['seq', 'data']).where('blobId', '=', id).where('seq', '>=', seq).where('seq', '<=', Math.min(last, seq + 7)).orderBy('seq').execute();
+          if (!rows.length) return;
           for (const r of rows) {
-            const at = r.seq * CHUNK_BYTES;
             const data = Buffer.from(r.data);
+            remember(`${id}:${r.seq}`, data);
+            const at = r.seq * CHUNK_BYTES;
             yield data.subarray(Math.max(0, start - at), Math.min(data.length, end - at));
           }
+          seq = rows[rows.length - 1]!.seq + 1;
         }
       }
       return Readable.from(chunks());
