@@ -51,27 +51,28 @@ const byQueueOrder = (a: RunRow, b: RunRow) => a.runAfter.getTime() - b.runAfter
  * Claims up to `limit` due runs for `workerId`: each becomes `running`, counts one more attempt
  * and holds a lease until `lockedUntil`. Returns the claimed rows, oldest first.
  *
- * One statement on both databases: an UPDATE … RETURNING whose candidates are the due runs, oldest
- * first, and which re-checks `status = 'queued'` itself (compare-and-set: a run another worker took
- * meanwhile is simply not returned). On PostgreSQL the candidates are selected FOR UPDATE SKIP
- * LOCKED, so that several instances polling at once do not wait on each other's rows; the row
- * locks hold until the statement's own transaction ends.
+ * One statement on both databases: an UPDATE … RETURNING of the due runs, oldest first, which
+ * re-checks `status = 'queued'` itself (compare-and-set: a run another worker took meanwhile is
+ * simply not returned). On PostgreSQL the candidates are selected FOR UPDATE SKIP LOCKED, so that
+ * several instances polling at once do not wait on each other's rows; the row locks hold until the
+ * statement's own transaction ends. The candidates are a MATERIALIZED common table expression:
+ * as a plain `IN (subquery)` PostgreSQL may scan the subquery again during the UPDATE, and with
+ * SKIP LOCKED a second scan skips the rows this statement has just updated and takes the next
+ * ones, claiming more than `limit` runs (seen: two runs for a worker with one free slot).
  */
 export async function claimRuns(db: Db, provider: Provider, q: { workerId: string; now: Date; lockedUntil: Date; limit: number }): Promise<RunRow[]> {
   if (q.limit <= 0) return [];
-  let due = db
-    .selectFrom('Run')
-    .select('id')
-    .where('status', '=', 'queued')
-    .where('runAfter', '<=', q.now)
-    .orderBy('runAfter')
-    .orderBy('id')
-    .limit(q.limit);
-  if (provider === 'postgresql') due = due.forUpdate().skipLocked();
   const rows = await db
+    .with(
+      (cte) => cte('due').materialized(),
+      (qc) => {
+        const due = qc.selectFrom('Run').select('id').where('status', '=', 'queued').where('runAfter', '<=', q.now).orderBy('runAfter').orderBy('id').limit(q.limit);
+        return provider === 'postgresql' ? due.forUpdate().skipLocked() : due;
+      },
+    )
     .updateTable('Run')
     .set((eb) => ({ status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: eb('attempts', '+', 1), startedAt: q.now }))
-    .where('id', 'in', due)
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
     .where('status', '=', 'queued')
     .returningAll()
     .execute();
