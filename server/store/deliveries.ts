@@ -1,6 +1,7 @@
 // Webhook deliveries (one event to one receiver URL) and their attempts. The rows are created
 // with the event (store/events.ts); the delivery worker claims, attempts and settles them here.
-import { first, transaction, type Db, type Row } from './database.js';
+import type { ExpressionBuilder } from 'kysely';
+import { first, transaction, type DB, type Db, type Row } from './database.js';
 
 export type DeliveryRow = Row<'Delivery'>;
 export type AttemptRow = Row<'DeliveryAttempt'>;
@@ -14,22 +15,19 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
  */
 export async function claimDue(db: Db, q: { now: Date; lockedUntil: Date; limit: number }): Promise<DeliveryRow[]> {
   if (q.limit <= 0) return [];
-  const candidates = db
-    .selectFrom('Delivery')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('nextAttemptAt', '<=', q.now)
-    .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<', q.now)]))
-    .orderBy('nextAttemptAt', 'asc')
-    .limit(q.limit);
+  const free = (eb: ExpressionBuilder<DB, 'Delivery'>) =>
+    eb.and([eb('status', '=', 'pending'), eb('nextAttemptAt', '<=', q.now), eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<', q.now)])]);
+  // The candidates are computed once (MATERIALIZED), so that the UPDATE cannot take more than `limit`.
   const rows = await db
+    .with(
+      (cte) => cte('due').materialized(),
+      (qc) => qc.selectFrom('Delivery').select('id').where(free).orderBy('nextAttemptAt', 'asc').limit(q.limit),
+    )
     .updateTable('Delivery')
     .set({ lockedUntil: q.lockedUntil, updatedAt: q.now })
-    .where('id', 'in', candidates)
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
     // re-checked by the UPDATE itself: a delivery another worker claimed meanwhile is not free
-    .where('status', '=', 'pending')
-    .where('nextAttemptAt', '<=', q.now)
-    .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<', q.now)]))
+    .where(free)
     .returningAll()
     .execute();
   return rows.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime());

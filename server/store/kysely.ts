@@ -139,7 +139,12 @@ class UtcClient extends pg.Client {
 }
 
 export function pgPool(connectionString: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString, max, types: pgTypes, Client: UtcClient as unknown as typeof pg.Client });
+  const pool = new pg.Pool({ connectionString, max, types: pgTypes, Client: UtcClient as unknown as typeof pg.Client });
+  // An idle client whose connection the server ended (a restart, a dropped database, an
+  // administrator) is taken out of the pool, and the next query opens a new one; without a
+  // listener, pg's 'error' event on the pool would be an uncaught exception that ends the process.
+  pool.on('error', () => {});
+  return pool;
 }
 
 export function pgDialect(pool: pg.Pool): PostgresDialect {
