@@ -90,7 +90,7 @@ for (const kind of kinds) {
     results.push({ db: kind, uploadSeconds, ingestSeconds, posts: run.progress?.done ?? 0, rssMin, rssMax, rssBefore, uploadCpu, ingestCpu });
   } finally {
     await child.stop();
-    await pg?.drop();
+    await pg?.drop().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
