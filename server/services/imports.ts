@@ -4,7 +4,6 @@
 // recorded, with the `archive` account of its handle, in one transaction. A refused or failed
 // upload leaves nothing behind. Ingest reads the newest import of the handle (`exportSource`).
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { components } from '../../generated/api.js';
 import { ArchiveError, bufferSource, scanExport, type ArchiveFormat, type ByteSource, type Scan } from '../adapters/archive/index.js';
 import { archiveAdapter } from '../adapters/archive/adapter.js';
@@ -26,9 +25,9 @@ export interface ImportRequest {
   idempotency_key: string;
 }
 
-/** 422 naming the field, or 413 when the upload itself is over the limit. */
-export function archiveAppError(err: ArchiveError): AppError {
-  return validationFailed(err.field, `: ${err.message}`.replace(/^: /, 'is not an export we can import: '));
+/** 422 naming the field (`body`, or `format`) and what is wrong with the export. */
+function archiveAppError(err: ArchiveError): AppError {
+  return validationFailed(err.field, `is not an export we can import: ${err.message}`);
 }
 
 export function importView(row: ImportRow, account: S['Account'] | null): S['Import'] {
@@ -195,4 +194,3 @@ export async function exportToRead(deps: ServiceDeps, workspaceId: string, handl
   return { source, format: found.layout.format, includeNonPublic: false, ownUserId: found.ownUserId, total: found.summary.posts };
 }
 
-export type { Readable };

@@ -177,7 +177,6 @@ export function xArchive(o: XOptions): Generated {
         indices: ['100', '123'],
         ...(kind === 3 ? { ext_alt_text: `A chart of ${topic}, rising` } : {}),
       };
-      entities.hashtags.push();
       (t.entities as Record<string, unknown>).media = [m];
       t.extended_entities = { media: [m] };
       const inside = kind === 3 ? `${root}data/tweets_media/${id}-${file}` : null;
