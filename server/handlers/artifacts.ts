@@ -11,9 +11,19 @@ export function artifactHandlers(deps: ServiceDeps) {
     body: await artifacts.getArtifact(deps, callerOf(req), req.path.id),
   });
 
-  const publishArtifact: Handler<'publishArtifact'> = async (req) => ({
+  const publishArtifact: Handler<'publishArtifact'> = async (req) => {
+    const { idempotency_key: _key, ...body } = req.body;
+    return artifacts.publishArtifact(deps, callerOf(req), req.path.id, body, commitHook(req, 202));
+  };
+
+  const unscheduleArtifact: Handler<'unscheduleArtifact'> = async (req) => ({
     status: 200,
-    body: await artifacts.publishArtifact(deps, callerOf(req), req.path.id, { confirmNonPublic: req.body.confirm_non_public === true }),
+    body: await artifacts.unscheduleArtifact(deps, callerOf(req), req.path.id),
+  });
+
+  const listPipelineSchedule: Handler<'listPipelineSchedule'> = async (req) => ({
+    status: 200,
+    body: await artifacts.listSchedule(deps, callerOf(req), req.path.id),
   });
 
   const transitionArtifact: Handler<'transitionArtifact'> = async (req) => ({
@@ -25,5 +35,5 @@ export function artifactHandlers(deps: ServiceDeps) {
     status: 202,
     body: await drafting.draftFromPost(deps, callerOf(req), req.path.id, req.body, commitHook(req, 202)),
   });
-  return { getArtifact, publishArtifact, transitionArtifact, draftFromPost };
+  return { getArtifact, publishArtifact, unscheduleArtifact, listPipelineSchedule, transitionArtifact, draftFromPost };
 }

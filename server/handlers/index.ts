@@ -42,6 +42,8 @@ export function buildHandlers(deps: ServiceDeps, env: HandlerEnv): Handlers {
     draftFromPost: a.draftFromPost,
     getArtifact: a.getArtifact,
     publishArtifact: a.publishArtifact,
+    unscheduleArtifact: a.unscheduleArtifact,
+    listPipelineSchedule: a.listPipelineSchedule,
     transitionArtifact: a.transitionArtifact,
     connectAccount: accountHandlers(deps).connectAccount,
     createImport: importHandlers(deps).createImport,

@@ -1,6 +1,7 @@
 // Rows to the contract's shapes. One place, so every operation shows a resource the same way.
 import type { components } from '../../generated/api.js';
 import type { ArtifactRow } from '../store/artifacts.js';
+import type { PublishedPartRow } from '../store/published-parts.js';
 import type { PipelineRow, RunRow } from '../store/pipelines.js';
 import type { PostRow } from '../store/posts.js';
 
@@ -67,7 +68,8 @@ export function sourcesOf(a: Pick<ArtifactRow, 'sourcePostId' | 'sourcePostIds'>
   return listed.length ? listed : [a.sourcePostId];
 }
 
-export function artifactView(a: ArtifactRow): S['Artifact'] {
+/** `parts`: the artifact's rows in PublishedPart (none for an artifact never published). */
+export function artifactView(a: ArtifactRow, parts: PublishedPartRow[] = []): S['Artifact'] {
   const sources = sourcesOf(a);
   return {
     id: a.id,
@@ -88,5 +90,9 @@ export function artifactView(a: ArtifactRow): S['Artifact'] {
     updated_at: iso(a.updatedAt),
     published_at: isoOrNull(a.publishedAt),
     published_url: a.publishedUrl,
+    schedule: a.state === 'scheduled' && a.scheduledAt ? { at: iso(a.scheduledAt), local_time: a.scheduledLocal, time_zone: a.scheduledZone } : null,
+    publish_run_id: a.publishRunId,
+    publish_error: a.state === 'publish_failed' && a.publishErrorCode ? { code: a.publishErrorCode, message: a.publishErrorMessage ?? '' } : null,
+    published_parts: parts.map((p) => ({ position: p.position + 1, external_id: p.externalId, url: p.url, posted_at: iso(p.postedAt) })),
   };
 }

@@ -54,6 +54,24 @@ export type Artifact = {
      * The most restricted audience of its source posts: publishing anything but public/unlisted needs confirming.
      */
     sourceVisibility: Generated<string>;
+    /**
+     * When a `scheduled` artifact is due to be published (UTC); null unless scheduled.
+     */
+    scheduledAt: Date | null;
+    /**
+     * The local time and IANA zone the schedule was given in, when given that way (shown back as given).
+     */
+    scheduledLocal: string | null;
+    scheduledZone: string | null;
+    /**
+     * The publish run that owns the artifact while `scheduled` or `publishing` (and the last one after).
+     */
+    publishRunId: string | null;
+    /**
+     * Why the last publish failed (`publish_failed`): an error code and its message.
+     */
+    publishErrorCode: string | null;
+    publishErrorMessage: string | null;
 };
 export type BlobChunk = {
     blobId: string;
@@ -167,6 +185,20 @@ export type Pipeline = {
     platform: string;
     createdAt: Generated<Date>;
     updatedAt: Date;
+};
+export type PublishedPart = {
+    artifactId: string;
+    position: number;
+    /**
+     * The platform's id of the post (a Mastodon status id, a Bluesky at:// URI).
+     */
+    externalId: string;
+    /**
+     * Bluesky's content id of the record (reply references need it); null on Mastodon.
+     */
+    cid: string | null;
+    url: string | null;
+    postedAt: Date;
 };
 export type RateLimitWindow = {
     key: string;
@@ -297,6 +329,7 @@ export type DB = {
     Import: Import;
     Pattern: Pattern;
     Pipeline: Pipeline;
+    PublishedPart: PublishedPart;
     RateLimitWindow: RateLimitWindow;
     Run: Run;
     Session: Session;

@@ -44,8 +44,11 @@ export interface MastodonState extends FailureMode {
   token: string;
   accountId: string;
   statuses: FakeStatus[];
-  /** Statuses created through POST /api/v1/statuses, with the Idempotency-Key they came with. */
-  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined }>;
+  /** Statuses created through POST /api/v1/statuses, with the Idempotency-Key and the status they answer. */
+  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined; inReplyToId: string | null }>;
+  /** A status whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
+  refuseText: string | null;
+  refuseStatus: number;
   /** Set to answer 401 to every authenticated call (a revoked token). */
   revoked: boolean;
 }
@@ -71,7 +74,7 @@ export function mastodonStatus(n: number, over: Partial<FakeStatus> = {}): FakeS
 }
 
 export async function startMastodonFake(init: Partial<MastodonState> = {}): Promise<MastodonFake> {
-  const state: MastodonState = { username: 'ada', token: 'mastodon-token-0123456789', accountId: '109', statuses: [], posted: [], revoked: false, failNext: 0, failStatus: 503, ...init };
+  const state: MastodonState = { username: 'ada', token: 'mastodon-token-0123456789', accountId: '109', statuses: [], posted: [], revoked: false, refuseText: null, refuseStatus: 422, failNext: 0, failStatus: 503, ...init };
   const keyed = new Map<string, FakeStatus>();
   const fake = await startFake({
     tls: true,
@@ -99,10 +102,14 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         const key = req.headers['idempotency-key'] as string | undefined;
         const known = key ? keyed.get(key) : undefined;
         if (known) return json(res, 200, known);
-        const text = String((JSON.parse(body.toString('utf8')) as { status?: string }).status ?? '');
+        const b = JSON.parse(body.toString('utf8')) as { status?: string; in_reply_to_id?: string };
+        const text = String(b.status ?? '');
+        if (state.refuseText && text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: `fake refusal ${state.refuseStatus}` });
+        const inReplyToId = b.in_reply_to_id ?? null;
+        if (inReplyToId && !state.posted.some((p) => p.id === inReplyToId)) return json(res, 404, { error: 'Record not found' });
         const id = String(900000 + state.posted.length);
-        const status = { ...mastodonStatus(0), id, url: `https://mastodon.example/@${state.username}/${id}`, content: `<p>${text}</p>` };
-        state.posted.push({ id, text, idempotencyKey: key });
+        const status = { ...mastodonStatus(0), id, url: `https://mastodon.example/@${state.username}/${id}`, content: `<p>${text}</p>`, in_reply_to_id: inReplyToId };
+        state.posted.push({ id, text, idempotencyKey: key, inReplyToId });
         if (key) keyed.set(key, status);
         return json(res, 200, status);
       }
@@ -131,13 +138,16 @@ export interface BlueskyState extends FailureMode {
   did: string;
   appPassword: string;
   posts: FakeBskyPost[];
-  /** Records created through createRecord, by record key. */
-  records: Map<string, { text: string }>;
+  /** Records created through createRecord, by record key, with their reply references when replies. */
+  records: Map<string, { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } }>;
   createCalls: number;
+  /** A record whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
+  refuseText: string | null;
+  refuseStatus: number;
 }
 
 export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promise<{ fake: Fake; state: BlueskyState; env: Record<string, string> }> {
-  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, failNext: 0, failStatus: 503, ...init };
+  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, refuseText: null, refuseStatus: 400, failNext: 0, failStatus: 503, ...init };
   const jwt = 'jwt-access-ada';
   const fake = await startFake({
     tls: true,
@@ -170,9 +180,15 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
       }
       if (req.method === 'POST' && method === 'com.atproto.repo.createRecord') {
         state.createCalls += 1;
-        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string } };
+        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } } };
+        if (state.refuseText && b.record.text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
         if (state.records.has(b.rkey)) return json(res, 400, { error: 'InvalidRequest', message: 'Record already exists' });
-        state.records.set(b.rkey, { text: b.record.text });
+        // A reply must name records that exist, with their content ids.
+        for (const ref of b.record.reply ? [b.record.reply.root, b.record.reply.parent] : []) {
+          const rk = ref.uri.split('/').pop() ?? '';
+          if (!state.records.has(rk) || ref.cid !== `cid-${rk}`) return json(res, 400, { error: 'InvalidRequest', message: `reply reference ${ref.uri} is unknown` });
+        }
+        state.records.set(b.rkey, { text: b.record.text, ...(b.record.reply ? { reply: b.record.reply } : {}) });
         return json(res, 200, { uri: `at://${b.repo}/${b.collection}/${b.rkey}`, cid: `cid-${b.rkey}` });
       }
       if (req.method === 'GET' && method === 'com.atproto.repo.getRecord') {

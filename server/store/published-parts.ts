@@ -1,0 +1,119 @@
+// The parts of an artifact that are live on its platform (one per post of a thread), and the
+// artifact moves of publishing (each a compare-and-set, so that a publish run that lost the
+// artifact to an unschedule or a reschedule cannot move it).
+import { first, type Db, type Row } from './database.js';
+import type { ArtifactRow } from './artifacts.js';
+
+export type PublishedPartRow = Row<'PublishedPart'>;
+
+export function listParts(db: Db, artifactId: string): Promise<PublishedPartRow[]> {
+  return db.selectFrom('PublishedPart').selectAll().where('artifactId', '=', artifactId).orderBy('position').execute();
+}
+
+export function listPartsOf(db: Db, artifactIds: string[]): Promise<PublishedPartRow[]> {
+  if (!artifactIds.length) return Promise.resolve([]);
+  return db.selectFrom('PublishedPart').selectAll().where('artifactId', 'in', artifactIds).orderBy('artifactId').orderBy('position').execute();
+}
+
+/** Records a part as soon as it is live; a part already recorded stays as it was. */
+export async function recordPart(db: Db, p: PublishedPartRow): Promise<void> {
+  await db.insertInto('PublishedPart').values(p).onConflict((oc) => oc.columns(['artifactId', 'position']).doNothing()).execute();
+}
+
+const clearedError = { publishErrorCode: null, publishErrorMessage: null } as const;
+const clearedSchedule = { scheduledAt: null, scheduledLocal: null, scheduledZone: null } as const;
+
+/**
+ * Hands the artifact to the publish run `runId`: `publishing` now, or `scheduled` for `at`.
+ * Only from one of `from` (compare-and-set); null when the state changed meanwhile.
+ */
+export function assignPublishRun(
+  tx: Db,
+  q: { id: string; workspaceId: string; from: string[]; runId: string; now: Date; schedule: { at: Date; localTime: string | null; timeZone: string | null } | null },
+): Promise<ArtifactRow | null> {
+  const schedule = q.schedule ? { scheduledAt: q.schedule.at, scheduledLocal: q.schedule.localTime, scheduledZone: q.schedule.timeZone } : clearedSchedule;
+  return first(
+    tx
+      .updateTable('Artifact')
+      .set({ state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError })
+      .where('id', '=', q.id)
+      .where('workspaceId', '=', q.workspaceId)
+      .where('state', 'in', q.from)
+      .returningAll(),
+  );
+}
+
+/** The run takes its artifact (scheduled → publishing), if the artifact is still its own. */
+export function startPublishing(db: Db, q: { id: string; runId: string; now: Date }): Promise<ArtifactRow | null> {
+  return first(
+    db
+      .updateTable('Artifact')
+      .set({ state: 'publishing', updatedAt: q.now, ...clearedSchedule })
+      .where('id', '=', q.id)
+      .where('publishRunId', '=', q.runId)
+      .where('state', 'in', ['scheduled', 'publishing'])
+      .returningAll(),
+  );
+}
+
+/** publishing → published (or publish_failed with the error), if the artifact is still the run's. */
+export function endPublishing(tx: Db, q: { id: string; runId: string; now: Date } & ({ ok: true; url: string | null } | { ok: false; code: string; message: string })): Promise<ArtifactRow | null> {
+  const set = q.ok
+    ? { state: 'published', publishedAt: q.now, publishedUrl: q.url, ...clearedError }
+    : { state: 'publish_failed', publishErrorCode: q.code.slice(0, 64), publishErrorMessage: q.message.slice(0, 2000) };
+  return first(
+    tx
+      .updateTable('Artifact')
+      .set({ ...set, ...clearedSchedule, updatedAt: q.now })
+      .where('id', '=', q.id)
+      .where('publishRunId', '=', q.runId)
+      .where('state', 'in', ['scheduled', 'publishing'])
+      .returningAll(),
+  );
+}
+
+/** scheduled → ready (unscheduled); null when the artifact was not scheduled any more. */
+export function unschedule(tx: Db, q: { id: string; workspaceId: string; now: Date }): Promise<ArtifactRow | null> {
+  return first(
+    tx
+      .updateTable('Artifact')
+      .set({ state: 'ready', updatedAt: q.now, ...clearedSchedule })
+      .where('id', '=', q.id)
+      .where('workspaceId', '=', q.workspaceId)
+      .where('state', '=', 'scheduled')
+      .returningAll(),
+  );
+}
+
+/** A pipeline's scheduled artifacts, soonest first. */
+export function listScheduled(db: Db, q: { workspaceId: string; pipelineId: string; limit: number }): Promise<ArtifactRow[]> {
+  return db
+    .selectFrom('Artifact')
+    .selectAll()
+    .where('workspaceId', '=', q.workspaceId)
+    .where('pipelineId', '=', q.pipelineId)
+    .where('state', '=', 'scheduled')
+    .orderBy('scheduledAt')
+    .orderBy('id')
+    .limit(q.limit)
+    .execute();
+}
+
+/** A pipeline's artifacts in `publish_failed` (for the inbox and diagnose). */
+export function listPublishFailed(db: Db, q: { workspaceId: string; pipelineId: string; limit: number }): Promise<ArtifactRow[]> {
+  return db.selectFrom('Artifact').selectAll().where('workspaceId', '=', q.workspaceId).where('pipelineId', '=', q.pipelineId).where('state', '=', 'publish_failed').orderBy('updatedAt', 'desc').limit(q.limit).execute();
+}
+
+/** A pipeline's artifacts scheduled before `until`, soonest first (for the inbox). */
+export function listDueBefore(db: Db, q: { workspaceId: string; pipelineId: string; until: Date; limit: number }): Promise<ArtifactRow[]> {
+  return db
+    .selectFrom('Artifact')
+    .selectAll()
+    .where('workspaceId', '=', q.workspaceId)
+    .where('pipelineId', '=', q.pipelineId)
+    .where('state', '=', 'scheduled')
+    .where('scheduledAt', '<=', q.until)
+    .orderBy('scheduledAt')
+    .limit(q.limit)
+    .execute();
+}
