@@ -10,7 +10,7 @@ import { AllowList, nonPublicRange } from '../outbound/address-policy.js';
 import { findAccount, type AccountRow } from '../store/accounts.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import * as health from '../store/health.js';
-import { listDueBefore, listPublishFailed } from '../store/published-parts.js';
+import { listPublishFailed, listScheduled } from '../store/published-parts.js';
 import { findPipeline, type PipelineRow, type RunRow } from '../store/pipelines.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { artifactOfRun } from './drafting.js';
@@ -79,7 +79,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     health.failedDraftRuns(deps.db, pipeline.id, ago(DRAFT_FAILURE_WINDOW_MS), 20),
     health.failedDeliveries(deps.db, caller.workspaceId, ago(DELIVERY_FAILURE_WINDOW_MS)),
     listPublishFailed(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: 20 }),
-    listDueBefore(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
+    listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
   ]);
   const artifacts = await health.findArtifacts(deps.db, caller.workspaceId, failedRuns.map(artifactOfRun).filter((id): id is string => id !== null));
   return {

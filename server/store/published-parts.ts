@@ -1,7 +1,8 @@
 // The parts of an artifact that are live on its platform (one per post of a thread), and the
 // artifact moves of publishing (each a compare-and-set, so that a publish run that lost the
 // artifact to an unschedule or a reschedule cannot move it).
-import { first, type Db, type Row } from './database.js';
+import type { Updateable } from 'kysely';
+import { first, type DB, type Db, type Row } from './database.js';
 import type { ArtifactRow } from './artifacts.js';
 
 export type PublishedPartRow = Row<'PublishedPart'>;
@@ -23,6 +24,13 @@ export async function recordPart(db: Db, p: PublishedPartRow): Promise<void> {
 const clearedError = { publishErrorCode: null, publishErrorMessage: null } as const;
 const clearedSchedule = { scheduledAt: null, scheduledLocal: null, scheduledZone: null } as const;
 
+/** An artifact move: `set` applied where every `where` holds (a compare-and-set); the new row, or null. */
+function move(db: Db, where: Partial<Record<'id' | 'workspaceId' | 'publishRunId', string>> & { states: string[] }, set: Updateable<DB['Artifact']>): Promise<ArtifactRow | null> {
+  let q = db.updateTable('Artifact').set(set).where('state', 'in', where.states);
+  for (const k of ['id', 'workspaceId', 'publishRunId'] as const) if (where[k] !== undefined) q = q.where(k, '=', where[k]);
+  return first(q.returningAll());
+}
+
 /**
  * Hands the artifact to the publish run `runId`: `publishing` now, or `scheduled` for `at`.
  * Only from one of `from` (compare-and-set); null when the state changed meanwhile.
@@ -32,28 +40,12 @@ export function assignPublishRun(
   q: { id: string; workspaceId: string; from: string[]; runId: string; now: Date; schedule: { at: Date; localTime: string | null; timeZone: string | null } | null },
 ): Promise<ArtifactRow | null> {
   const schedule = q.schedule ? { scheduledAt: q.schedule.at, scheduledLocal: q.schedule.localTime, scheduledZone: q.schedule.timeZone } : clearedSchedule;
-  return first(
-    tx
-      .updateTable('Artifact')
-      .set({ state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError })
-      .where('id', '=', q.id)
-      .where('workspaceId', '=', q.workspaceId)
-      .where('state', 'in', q.from)
-      .returningAll(),
-  );
+  return move(tx, { id: q.id, workspaceId: q.workspaceId, states: q.from }, { state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError });
 }
 
 /** The run takes its artifact (scheduled → publishing), if the artifact is still its own. */
 export function startPublishing(db: Db, q: { id: string; runId: string; now: Date }): Promise<ArtifactRow | null> {
-  return first(
-    db
-      .updateTable('Artifact')
-      .set({ state: 'publishing', updatedAt: q.now, ...clearedSchedule })
-      .where('id', '=', q.id)
-      .where('publishRunId', '=', q.runId)
-      .where('state', 'in', ['scheduled', 'publishing'])
-      .returningAll(),
-  );
+  return move(db, { id: q.id, publishRunId: q.runId, states: ['scheduled', 'publishing'] }, { state: 'publishing', updatedAt: q.now, ...clearedSchedule });
 }
 
 /** publishing → published (or publish_failed with the error), if the artifact is still the run's. */
@@ -61,59 +53,22 @@ export function endPublishing(tx: Db, q: { id: string; runId: string; now: Date 
   const set = q.ok
     ? { state: 'published', publishedAt: q.now, publishedUrl: q.url, ...clearedError }
     : { state: 'publish_failed', publishErrorCode: q.code.slice(0, 64), publishErrorMessage: q.message.slice(0, 2000) };
-  return first(
-    tx
-      .updateTable('Artifact')
-      .set({ ...set, ...clearedSchedule, updatedAt: q.now })
-      .where('id', '=', q.id)
-      .where('publishRunId', '=', q.runId)
-      .where('state', 'in', ['scheduled', 'publishing'])
-      .returningAll(),
-  );
+  return move(tx, { id: q.id, publishRunId: q.runId, states: ['scheduled', 'publishing'] }, { ...set, ...clearedSchedule, updatedAt: q.now });
 }
 
 /** scheduled → ready (unscheduled); null when the artifact was not scheduled any more. */
 export function unschedule(tx: Db, q: { id: string; workspaceId: string; now: Date }): Promise<ArtifactRow | null> {
-  return first(
-    tx
-      .updateTable('Artifact')
-      .set({ state: 'ready', updatedAt: q.now, ...clearedSchedule })
-      .where('id', '=', q.id)
-      .where('workspaceId', '=', q.workspaceId)
-      .where('state', '=', 'scheduled')
-      .returningAll(),
-  );
+  return move(tx, { id: q.id, workspaceId: q.workspaceId, states: ['scheduled'] }, { state: 'ready', updatedAt: q.now, ...clearedSchedule });
 }
 
-/** A pipeline's scheduled artifacts, soonest first. */
-export function listScheduled(db: Db, q: { workspaceId: string; pipelineId: string; limit: number }): Promise<ArtifactRow[]> {
-  return db
-    .selectFrom('Artifact')
-    .selectAll()
-    .where('workspaceId', '=', q.workspaceId)
-    .where('pipelineId', '=', q.pipelineId)
-    .where('state', '=', 'scheduled')
-    .orderBy('scheduledAt')
-    .orderBy('id')
-    .limit(q.limit)
-    .execute();
+/** A pipeline's scheduled artifacts, soonest first; with `until`, only those due by then. */
+export function listScheduled(db: Db, q: { workspaceId: string; pipelineId: string; limit: number; until?: Date }): Promise<ArtifactRow[]> {
+  let query = db.selectFrom('Artifact').selectAll().where('workspaceId', '=', q.workspaceId).where('pipelineId', '=', q.pipelineId).where('state', '=', 'scheduled');
+  if (q.until) query = query.where('scheduledAt', '<=', q.until);
+  return query.orderBy('scheduledAt').orderBy('id').limit(q.limit).execute();
 }
 
-/** A pipeline's artifacts in `publish_failed` (for the inbox and diagnose). */
+/** A pipeline's artifacts in `publish_failed` (for the inbox and diagnose), newest first. */
 export function listPublishFailed(db: Db, q: { workspaceId: string; pipelineId: string; limit: number }): Promise<ArtifactRow[]> {
   return db.selectFrom('Artifact').selectAll().where('workspaceId', '=', q.workspaceId).where('pipelineId', '=', q.pipelineId).where('state', '=', 'publish_failed').orderBy('updatedAt', 'desc').limit(q.limit).execute();
-}
-
-/** A pipeline's artifacts scheduled before `until`, soonest first (for the inbox). */
-export function listDueBefore(db: Db, q: { workspaceId: string; pipelineId: string; until: Date; limit: number }): Promise<ArtifactRow[]> {
-  return db
-    .selectFrom('Artifact')
-    .selectAll()
-    .where('workspaceId', '=', q.workspaceId)
-    .where('pipelineId', '=', q.pipelineId)
-    .where('state', '=', 'scheduled')
-    .where('scheduledAt', '<=', q.until)
-    .orderBy('scheduledAt')
-    .limit(q.limit)
-    .execute();
 }

@@ -50,10 +50,17 @@ const thread = (tag: string) =>
     `Full notes: https://blog.example.org/importer-v2-3?utm_source=thread #release #csv (${tag}) 4/4`,
   ].join('\n\n');
 
-const publishThread = async (pipeline: { id: string; postId: string }, text: string) => {
-  const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pipeline.id, postId: pipeline.postId, state: 'ready', text });
-  return a;
-};
+const publishThread = (pipeline: { id: string; postId: string }, text: string) =>
+  seedArtifact(s.running.deps, { workspaceId, pipelineId: pipeline.id, postId: pipeline.postId, state: 'ready', text });
+
+/** A ready Mastodon thread tagged `tag`, whose third part the fake refuses with `status`. */
+async function mastodonThread(tag: string, status: number) {
+  const text = thread(tag);
+  const a = await publishThread(pipelines.mastodon, text);
+  mastodon.state.refuseText = `${tag}-PART3`;
+  mastodon.state.refuseStatus = status;
+  return { a, parts: text.split('\n\n') };
+}
 
 async function publishOnce(id: string) {
   const accepted = asAccepted(await unwrap(publishRequest(s, id)));
@@ -63,11 +70,7 @@ async function publishOnce(id: string) {
 
 describe('mastodon threads', () => {
   it('posts each part as a reply to the one before; a failure at part 3 stops with parts 1-2 live; a retry posts 3 and 4 only', async () => {
-    const text = thread('m1');
-    const parts = text.split('\n\n');
-    const a = await publishThread(pipelines.mastodon, text);
-    mastodon.state.refuseText = 'm1-PART3';
-    mastodon.state.refuseStatus = 422;
+    const { a, parts } = await mastodonThread('m1', 422);
     const failed = await publishOnce(a.id);
     expect(failed.run.status).toBe('failed');
     expect(failed.artifact.state).toBe('publish_failed');
@@ -97,10 +100,7 @@ describe('mastodon threads', () => {
   });
 
   it('a part whose record was lost (a crash after the post) is recognised by its Idempotency-Key, not posted again', async () => {
-    const text = thread('m2');
-    const parts = text.split('\n\n');
-    const a = await publishThread(pipelines.mastodon, text);
-    mastodon.state.refuseText = 'm2-PART3';
+    const { a, parts } = await mastodonThread('m2', 422);
     await publishOnce(a.id);
     // As if the process died between part 2's post and its row.
     await deleteRows(s.running.deps.db, 'PublishedPart', { artifactId: a.id, position: 1 });
@@ -115,11 +115,7 @@ describe('mastodon threads', () => {
   });
 
   it('a transient failure in the middle is retried by the run, which continues from the missing part', async () => {
-    const text = thread('m3');
-    const parts = text.split('\n\n');
-    const a = await publishThread(pipelines.mastodon, text);
-    mastodon.state.refuseText = 'm3-PART3';
-    mastodon.state.refuseStatus = 503;
+    const { a, parts } = await mastodonThread('m3', 503);
     const accepted = asAccepted(await unwrap(publishRequest(s, a.id)));
     // The run waits for its next attempt (retrying), with parts 1-2 live.
     const deadline = Date.now() + 10_000;
@@ -134,7 +130,6 @@ describe('mastodon threads', () => {
     const run = await waitForRun(s.running.deps, accepted.run.run_id);
     expect(run.status).toBe('succeeded');
     expect(mastodon.state.posted.filter((p) => parts.includes(p.text)).map((p) => p.text)).toEqual(parts);
-    mastodon.state.refuseStatus = 422;
   });
 });
 
