@@ -104,9 +104,10 @@ export interface paths {
         };
         /**
          * List what needs the agent's attention
-         * @description Items of three kinds, most urgent first: flagged anomalies (a missing or dead credential, a
-         *     failed ingest, failed drafting runs), drafts waiting in `review`, and source posts without a
-         *     draft (best-performing first). Each item names the artifact or post it is about and the call
+         * @description Items of four kinds, most urgent first: flagged anomalies (a missing or dead credential, a
+         *     failed ingest, failed publishes, failed drafting runs), artifacts scheduled to publish within
+         *     the next 24 hours, drafts waiting in `review`, and source posts without a draft
+         *     (best-performing first). Each item names the artifact or post it is about and the call
          *     that acts on it. The inbox is computed on each call from the pipeline's current state.
          */
         get: operations["getPipelineInbox"];
@@ -1387,13 +1388,13 @@ export interface components {
             /** @description Default `false`. Publish although the artifact is drawn from followers-only or connections-only posts (`source_visibility`). Without it such a publish is `403 forbidden`, so that nothing non-public goes out by accident. */
             confirm_non_public?: boolean;
             /**
-             * @description When to publish, RFC 3339 with an offset, e.g. `2026-12-01T09:30:00+01:00` or `2026-12-01T08:30:00Z`. Not with `local_time`.
-             * @example 2026-12-01T09:30:00+01:00
+             * @description When to publish, RFC 3339 with an offset, e.g. `2027-12-01T09:30:00+01:00` or `2027-12-01T08:30:00Z`. Not with `local_time`.
+             * @example 2027-12-01T09:30:00+01:00
              */
             at?: string;
             /**
-             * @description When to publish, as a wall-clock time in `time_zone` (required with it), e.g. `2026-12-01T09:30`. Not with `at`.
-             * @example 2026-12-01T09:30
+             * @description When to publish, as a wall-clock time in `time_zone` (required with it), e.g. `2027-12-01T09:30`. Not with `at`.
+             * @example 2027-12-01T09:30
              */
             local_time?: string;
             /**
@@ -2589,6 +2590,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2773,6 +2775,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

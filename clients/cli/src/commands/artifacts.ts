@@ -43,8 +43,8 @@ export function registerArtifactCommands(program: Command) {
         .command('publish')
         .description('publish an artifact now, or at a time with --at or --local-time and --time-zone (publishArtifact)')
         .argument('<artifact>', 'artifact id')
-        .option('--at <time>', 'publish at this time, RFC 3339 with an offset (2026-12-01T09:30:00+01:00); again with another time reschedules')
-        .option('--local-time <time>', 'publish at this wall-clock time (2026-12-01T09:30), with --time-zone')
+        .option('--at <time>', 'publish at this time, RFC 3339 with an offset (2027-12-01T09:30:00+01:00); again with another time reschedules')
+        .option('--local-time <time>', 'publish at this wall-clock time (2027-12-01T09:30), with --time-zone')
         .option('--time-zone <zone>', 'the IANA time zone of --local-time (Europe/Paris)')
         .option('--utc-offset <offset>', 'with --local-time in the hour repeated when clocks go back: which one (+02:00)')
         .option('--confirm-non-public', 'publish although the artifact is drawn from followers-only or connections-only posts'),
