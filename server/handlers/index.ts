@@ -43,6 +43,7 @@ export function buildHandlers(deps: ServiceDeps, env: HandlerEnv): Handlers {
     getArtifact: a.getArtifact,
     publishArtifact: a.publishArtifact,
     transitionArtifact: a.transitionArtifact,
+    putArtifactVariant: a.putArtifactVariant,
     connectAccount: accountHandlers(deps).connectAccount,
     createImport: importHandlers(deps).createImport,
     getImport: importHandlers(deps).getImport,

@@ -4,6 +4,7 @@ import * as store from '../store/artifacts.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { artifactView } from './views.js';
+import { listVariants } from './variants.js';
 import { adapterFor, AdapterError, type Platform } from '../adapters/index.js';
 import { findPipeline, type PipelineRow } from '../store/pipelines.js';
 import * as claims from '../store/idempotency.js';
@@ -13,7 +14,12 @@ import { upstreamAppError } from './upstream.js';
 export async function getArtifact(deps: ServiceDeps, caller: Caller, id: string) {
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
-  return artifactView(a);
+  return viewOf(deps, a);
+}
+
+/** The artifact as the contract shows it, with its variants. */
+export async function viewOf(deps: ServiceDeps, a: ArtifactRow) {
+  return artifactView(a, await listVariants(deps, a));
 }
 
 const PUBLISHABLE = ['review', 'ready'];
@@ -44,13 +50,13 @@ export async function publishArtifact(deps: ServiceDeps, caller: Caller, id: str
   }
   const pipeline = await findPipeline(deps.db, caller.workspaceId, a.pipelineId);
   const adapter = pipeline ? adapterFor(pipeline.platform) : null;
-  if (pipeline && adapter?.publish) return artifactView(await publishUpstream(deps, caller, a, pipeline));
+  if (pipeline && adapter?.publish) return viewOf(deps, await publishUpstream(deps, caller, a, pipeline));
   const moved = await store.transitionArtifact(deps.db, { id, workspaceId: caller.workspaceId, from: PUBLISHABLE, to: 'published', now: deps.clock.now() });
   if (!moved) {
     const now = await store.findArtifact(deps.db, caller.workspaceId, id);
     throw refusal(now?.state ?? 'gone', id);
   }
-  return artifactView(moved);
+  return viewOf(deps, moved);
 }
 
 const PUBLIC_AUDIENCES = new Set(['public', 'unlisted']);

@@ -3,6 +3,8 @@ import type { components } from '../../generated/api.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import type { PipelineRow, RunRow } from '../store/pipelines.js';
 import type { PostRow } from '../store/posts.js';
+import type { VariantRow } from '../store/variants.js';
+import { countLength, fitsOnePost, isTargetPlatform, PLATFORM_RULES } from './platform-text.js';
 
 type S = components['schemas'];
 const iso = (d: Date) => d.toISOString();
@@ -67,7 +69,30 @@ export function sourcesOf(a: Pick<ArtifactRow, 'sourcePostId' | 'sourcePostIds'>
   return listed.length ? listed : [a.sourcePostId];
 }
 
-export function artifactView(a: ArtifactRow): S['Artifact'] {
+/** A platform variant: its text, its parts with their counted lengths, and the platform's rules. */
+export function variantView(v: VariantRow): S['PlatformVariant'] {
+  if (!isTargetPlatform(v.platform)) throw new Error(`variant of an unknown platform ${v.platform}`);
+  const platform = v.platform;
+  const rules = PLATFORM_RULES[platform];
+  const parts = JSON.parse(v.parts) as string[];
+  return {
+    platform,
+    text: v.text,
+    length: countLength(platform, v.text),
+    limit: rules.limit,
+    counting: rules.counting,
+    fits_one_post: fitsOnePost(platform, v.text),
+    parts: parts.map((text) => ({ text, length: countLength(platform, text) })),
+    is_thread: parts.length > 1,
+    numbered: Boolean(v.numbered),
+    origin: v.origin as S['PlatformVariant']['origin'],
+    problem: v.problem,
+    publishable: rules.publishable,
+    updated_at: iso(v.updatedAt),
+  };
+}
+
+export function artifactView(a: ArtifactRow, variants: VariantRow[]): S['Artifact'] {
   const sources = sourcesOf(a);
   return {
     id: a.id,
@@ -88,5 +113,6 @@ export function artifactView(a: ArtifactRow): S['Artifact'] {
     updated_at: iso(a.updatedAt),
     published_at: isoOrNull(a.publishedAt),
     published_url: a.publishedUrl,
+    variants: variants.map(variantView),
   };
 }

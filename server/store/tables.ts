@@ -55,6 +55,21 @@ export type Artifact = {
      */
     sourceVisibility: Generated<string>;
 };
+export type ArtifactVariant = {
+    workspaceId: string;
+    artifactId: string;
+    platform: string;
+    text: string;
+    /**
+     * JSON list of the posts, numbering included.
+     */
+    parts: string;
+    numbered: Generated<number>;
+    origin: string;
+    problem: string | null;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+};
 export type BlobChunk = {
     blobId: string;
     seq: number;
@@ -287,6 +302,7 @@ export type DB = {
     Activity: Activity;
     AgentToken: AgentToken;
     Artifact: Artifact;
+    ArtifactVariant: ArtifactVariant;
     BlobChunk: BlobChunk;
     Decode: Decode;
     Delivery: Delivery;
