@@ -163,6 +163,10 @@ export interface paths {
          *     - Brief (`additional_post_ids`): one draft from several posts of the pipeline; emits
          *       `brief.ready`.
          *
+         *     With the text, the run writes the artifact's variants, one per target platform (`targets`,
+         *     or the defaults described there): the text adapted to each platform's rules and split into
+         *     a thread where it does not fit one post. `GET /artifacts/{id}` shows them.
+         *
          *     The writer is the OpenAI-compatible provider when the server has one (`LLM_BASE_URL`), else
          *     the built-in writer, which needs no network. A run whose writer fails for good fails, and its
          *     artifact becomes `discarded`; the failure shows on the run, in the inbox and in diagnose.
@@ -1188,6 +1192,13 @@ export interface components {
             next_cursor: string | null;
         };
         /**
+         * @description A platform an artifact can have a variant for. `mastodon` and `bluesky` can be published by
+         *     this service (it has their adapters); `x`, `linkedin` and `threads` are written and exported
+         *     only: read their text and parts from the artifact and post them yourself.
+         * @enum {string}
+         */
+        TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
+        /**
          * @description What to draft. With neither `parent_artifact_id` nor `additional_post_ids` it is a first draft
          *     (a riff) from the post in the path. With `additional_post_ids` it is a brief: one draft that
          *     draws on the path's post and up to 9 other posts of the same pipeline. With
@@ -1216,6 +1227,16 @@ export interface components {
              *     `422 validation_failed` naming `additional_post_ids`).
              */
             additional_post_ids?: components["schemas"]["ResourceId"][];
+            /**
+             * @description The platforms to make variants for (see `PlatformVariant`): each gets the artifact's text
+             *     adapted to its rules, split into a thread when it does not fit one post. The text itself is
+             *     written for the pipeline's platform, as without targets. Default: a re-draft keeps its
+             *     parent's targets; otherwise the pipeline's own platform for `mastodon` and `bluesky`
+             *     pipelines, the platform of the latest imported export (`x`, `linkedin` or `mastodon`) for
+             *     an `archive` pipeline, and none for an `rss` pipeline (name targets to get variants). Add a
+             *     target later with `PUT /artifacts/{id}/variants/{platform}`.
+             */
+            targets?: components["schemas"]["TargetPlatform"][];
             idempotency_key: components["schemas"]["IdempotencyKey"];
         };
         /**
@@ -1263,13 +1284,6 @@ export interface components {
             generation: number;
             ancestors: components["schemas"]["ResourceId"][];
         };
-        /**
-         * @description A platform an artifact can have a variant for. `mastodon` and `bluesky` can be published by
-         *     this service (it has their adapters); `x`, `linkedin` and `threads` are written and exported
-         *     only: read their text and parts from the artifact and post them yourself.
-         * @enum {string}
-         */
-        TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
         /**
          * @description How a platform's length is counted (the counted `length` of a variant and of each part use it):
          *

@@ -8,7 +8,8 @@ import { countLength, PLATFORM_RULES, type TargetPlatform } from '../../server/s
 import { deriveVariant, publishableParts } from '../../server/services/variants.js';
 import { insertVariants } from '../../server/store/variants.js';
 import { refusal } from '../support/errors.js';
-import { countRows } from '../support/rows.js';
+import { countRows, findRows, insertRow } from '../support/rows.js';
+import { expectRunSucceeded } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 
@@ -24,13 +25,19 @@ const LONG = [
   '#release #opensource #performance #importer',
 ].join('\n\n');
 
-async function artifact(state = 'review', text = LONG) {
+async function pipelineWithPost(handle = '@ada@mastodon.example', platform?: 'rss' | 'archive') {
   const deps = t.s.running.deps;
-  const pipeline = await unwrap(
-    t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@ada@mastodon.example', intent: `Release posts ${Math.random()}`, idempotency_key: newIdempotencyKey() } }),
-  );
-  const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId: pipeline.pipeline_id, count: 1 });
-  return seedArtifact(deps, { workspaceId: t.ws, pipelineId: pipeline.pipeline_id, postId: postId!, state, text });
+  // A feed or archive pipeline is inserted as a row: creating it through the API would queue an ingest that reaches out.
+  const pipelineId = platform
+    ? (await insertRow(deps.db, 'Pipeline', { id: deps.ids.id('pl'), workspaceId: t.ws, handle, intent: 'Release posts', tone: null, platform, createdAt: new Date(), updatedAt: new Date() })).id
+    : (await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: `Release posts ${Math.random()}`, idempotency_key: newIdempotencyKey() } }))).pipeline_id;
+  const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });
+  return { pipelineId, postId: postId! };
+}
+
+async function artifact(state = 'review', text = LONG) {
+  const { pipelineId, postId } = await pipelineWithPost();
+  return seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId, postId, state, text });
 }
 
 type Body = { text?: string; parts?: string[]; numbered?: boolean };
@@ -158,5 +165,67 @@ describe('publishableParts (the publishing seam)', () => {
     expect((e as { message: string }).message).toContain('cannot be split');
     const shown = await getArtifact(b.id);
     expect(shown.variants[0]).toMatchObject({ parts: [], fits_one_post: false, problem: expect.stringContaining('cannot be split') });
+  });
+});
+
+describe('drafting with targets', () => {
+  type DraftBody = { targets?: TargetPlatform[]; parent_artifact_id?: string };
+  async function drafted(postId: string, body: DraftBody = {}) {
+    const accepted = await unwrap(t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { ...body, idempotency_key: newIdempotencyKey() } }));
+    const { output } = await expectRunSucceeded(t.s.running.deps, accepted.run_id);
+    return { artifact: await getArtifact(accepted.artifact_id), output };
+  }
+
+  it('writes one variant per target, each adapted and within its limit; the default is the pipeline’s platform', async () => {
+    const { postId } = await pipelineWithPost();
+    const { artifact: a, output } = await drafted(postId, { targets: ['x', 'mastodon', 'bluesky', 'linkedin', 'threads'] });
+    expect(output?.variants).toEqual(['x', 'mastodon', 'bluesky', 'linkedin', 'threads']);
+    expect(a.variants.map((v) => v.platform)).toEqual(['bluesky', 'linkedin', 'mastodon', 'threads', 'x']);
+    for (const v of a.variants) {
+      expect(v.origin).toBe('drafted');
+      expect(v.problem).toBeNull();
+      expect(v.parts.length).toBeGreaterThan(0);
+      for (const p of v.parts) expect(p.length).toBeLessThanOrEqual(v.limit);
+      expect(v.parts.map((p) => p.text).join(' ').replace(/\s+/g, ' ')).toBe(v.text.replace(/\s+/g, ' '));
+    }
+    expect(a.variants.find((v) => v.platform === 'mastodon')!.text).toBe(a.text.trim());
+
+    const plain = await drafted(postId);
+    expect(plain.artifact.variants.map((v) => v.platform)).toEqual(['mastodon']);
+  });
+
+  it('gives a re-draft its own variants, for its parent’s targets unless it names others', async () => {
+    const { postId } = await pipelineWithPost();
+    const { artifact: parent } = await drafted(postId, { targets: ['x', 'bluesky'] });
+    await unwrap(put(parent.id, 'x', { parts: ['The parent’s own X post.'] }));
+    const { artifact: child } = await drafted(postId, { parent_artifact_id: parent.id });
+    expect(child.genealogy.parent_artifact_id).toBe(parent.id);
+    expect(child.variants.map((v) => [v.platform, v.origin])).toEqual([['bluesky', 'drafted'], ['x', 'drafted']]);
+    expect(child.variants.find((v) => v.platform === 'x')!.text).toBe(child.text.trim());
+    // The parent's variants are its own, untouched.
+    expect((await getArtifact(parent.id)).variants.find((v) => v.platform === 'x')!.parts).toEqual([{ text: 'The parent’s own X post.', length: 24 }]);
+    const { artifact: other } = await drafted(postId, { parent_artifact_id: parent.id, targets: ['threads'] });
+    expect(other.variants.map((v) => v.platform)).toEqual(['threads']);
+    const rows = await findRows(t.s.running.deps.db, 'ArtifactVariant', { artifactId: child.id });
+    expect(rows.map((r) => r.platform).sort()).toEqual(['bluesky', 'x']);
+  });
+
+  it('defaults to no variants for a feed, and to the format of the latest export for an archive', async () => {
+    const feed = await pipelineWithPost('https://blog.example.com/feed.xml', 'rss');
+    expect((await drafted(feed.postId)).artifact.variants).toEqual([]);
+
+    const archive = await pipelineWithPost('ada-x-export', 'archive');
+    await insertRow(t.s.running.deps.db, 'Import', {
+      id: 'imp_variants_x', workspaceId: t.ws, handle: 'ada-x-export', idempotencyKey: 'variants-test-key', requestHash: 'h', format: 'x', container: 'zip',
+      status: 'ready', sizeBytes: 10, sha256: 's', blobId: null, includeNonPublic: 0, summary: '{}', ownUserId: null, createdAt: new Date(),
+    });
+    expect((await drafted(archive.postId)).artifact.variants.map((v) => v.platform)).toEqual(['x']);
+  });
+
+  it('refuses an unknown target with 422 naming targets', async () => {
+    const { postId } = await pipelineWithPost();
+    const r = await t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { targets: ['myspace' as TargetPlatform], idempotency_key: newIdempotencyKey() } });
+    expect(r.response.status).toBe(422);
+    expect(r.error?.error.message).toContain('targets');
   });
 });
