@@ -208,7 +208,7 @@ function cutsOf(text: string): Cut[] {
     cuts.set(end, { end, next, level });
   }
   // Word boundaries inside a run of a script without spaces (CJK, Thai, …).
-  for (const w of wordSegmenter.segment(text)) {
+  for (const w of UNSPACED.test(text) ? wordSegmenter.segment(text) : []) {
     const at = w.index;
     if (at === 0 || inside[at] || cuts.has(at)) continue;
     const before = text.slice(0, at).slice(-2);
@@ -221,12 +221,6 @@ function cutsOf(text: string): Cut[] {
     cuts.set(at, { end: at, next: at, level: sentenceStarts.has(at) ? 1 : 0 });
   }
   return [...cuts.values()].sort((a, b) => a.end - b.end);
-}
-
-/** The shortest uncuttable stretch that starts at `from`, to explain a refusal. */
-function tokenAt(text: string, from: number, cuts: Cut[]): string {
-  const nextCut = cuts.find((c) => c.end > from);
-  return text.slice(from, nextCut ? nextCut.end : text.length);
 }
 
 const suffixOf = (i: number, n: number) => ` ${i}/${n}`;
@@ -265,48 +259,59 @@ export function splitThread(platform: TargetPlatform, text: string, opts: SplitO
 }
 
 function greedy(platform: TargetPlatform, text: string, cuts: Cut[], reserve: string): SplitResult {
+  // The end of the text is the last place to stop (level 4: it ends every kind of unit).
+  const all: Cut[] = [...cuts, { end: text.length, next: text.length, level: 4 }];
   const parts: string[] = [];
-  const fits = (from: number, to: number) => fitsOnePost(platform, trimBreakable(text.slice(from, to)) + reserve);
   let from = 0;
+  let first = 0;
   while (from < text.length) {
-    if (fits(from, text.length)) {
-      parts.push(trimBreakable(text.slice(from)));
-      break;
+    while (all[first]!.end <= from) first += 1;
+    const fits = (k: number) => fitsOnePost(platform, trimBreakable(text.slice(from, all[k]!.end)) + reserve);
+    if (!fits(first)) {
+      const token = trimBreakable(text.slice(from, all[first]!.end));
+      return { ok: false, reason: `"${preview(token)}" cannot be split and alone ${postProblem(platform, token + reserve) ?? 'does not fit'}` };
     }
-    const ahead = cuts.filter((c) => c.end > from);
-    const best = (level: number): Cut | null => farthest(ahead.filter((c) => c.level >= level), (c) => fits(from, c.end));
-    const byLevel = [3, 2, 1, 0].map(best);
-    const weakest = byLevel[3];
-    if (!weakest) {
-      const token = tokenAt(text, from, cuts);
-      return { ok: false, reason: `"${preview(token)}" cannot be split and alone ${postProblem(platform, trimBreakable(token) + reserve) ?? 'does not fit'}` };
+    const last = farthest(all.length, first, fits);
+    const room = all[last]!.end - from;
+    // The strongest boundary that keeps at least half of what the farthest one takes.
+    let chosen = last;
+    for (const level of [3, 2, 1]) {
+      let k = last;
+      while (k >= first && all[k]!.level < level) k -= 1;
+      if (k >= first && all[k]!.end - from >= room / 2 && fits(k)) {
+        chosen = k;
+        break;
+      }
     }
-    const room = weakest.end - from;
-    const chosen = byLevel.find((c) => c !== null && c.end - from >= room / 2) ?? weakest;
-    parts.push(trimBreakable(text.slice(from, chosen.end)));
-    from = chosen.next;
+    parts.push(trimBreakable(text.slice(from, all[chosen]!.end)));
+    from = all[chosen]!.next;
     if (parts.length > MAX_PARTS) return { ok: false, reason: `the text needs more than ${MAX_PARTS} posts on ${platform}` };
   }
   return { ok: true, parts };
 }
 
 /**
- * The last cut that fits. Length grows with the cut (a binary search finds it), but a count that
- * is not strictly monotone (a URL's fixed weight) is checked downward from there.
+ * The last index in [lo, n) that fits, given that `lo` fits: a galloping search (1, 2, 4, … cuts
+ * ahead, then halving), so that the texts measured stay near one post's length however long the
+ * rest of the text is. A part's length grows with its end, which is what makes the search valid.
  */
-function farthest(cuts: Cut[], fits: (c: Cut) => boolean): Cut | null {
-  let lo = 0;
-  let hi = cuts.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (fits(cuts[mid]!)) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
+function farthest(n: number, lo: number, fits: (k: number) => boolean): number {
+  let step = 1;
+  let hi = n;
+  while (lo + step < n) {
+    if (!fits(lo + step)) {
+      hi = lo + step;
+      break;
+    }
+    lo += step;
+    step *= 2;
   }
-  for (let i = found; i >= 0; i -= 1) if (fits(cuts[i]!)) return cuts[i]!;
-  return null;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Normalises white space, for comparing a thread with the text it came from. */
