@@ -211,8 +211,7 @@ function cutsOf(text: string): Cut[] {
   for (const w of UNSPACED.test(text) ? wordSegmenter.segment(text) : []) {
     const at = w.index;
     if (at === 0 || inside[at] || cuts.has(at)) continue;
-    const before = text.slice(0, at).slice(-2);
-    const beforeChar = [...before].pop() ?? '';
+    const beforeChar = [...text.slice(Math.max(0, at - 2), at)].pop() ?? '';
     const afterChar = String.fromCodePoint(text.codePointAt(at)!);
     if (BREAKABLE.test(beforeChar) || BREAKABLE.test(afterChar)) continue;
     if (!(UNSPACED.test(beforeChar) || UNSPACED.test(afterChar))) continue;
