@@ -187,6 +187,10 @@ export interface paths {
          *     - Brief (`additional_post_ids`): one draft from several posts of the pipeline; emits
          *       `brief.ready`.
          *
+         *     With the text, the run writes the artifact's variants, one per target platform (`targets`,
+         *     or the defaults described there): the text adapted to each platform's rules and split into
+         *     a thread where it does not fit one post. `GET /artifacts/{id}` shows them.
+         *
          *     The writer is the OpenAI-compatible provider when the server has one (`LLM_BASE_URL`), else
          *     the built-in writer, which needs no network. A run whose writer fails for good fails, and its
          *     artifact becomes `discarded`; the failure shows on the run, in the inbox and in diagnose.
@@ -207,9 +211,12 @@ export interface paths {
         };
         /**
          * Get an artifact with its text, state and genealogy
-         * @description Returns the artifact: its text (empty while it is a `draft` being written), state, kind and
-         *     genealogy (source posts, parent, root, generation, ancestors). See `ArtifactState` for the
-         *     states and the moves between them.
+         * @description Returns the artifact: its text (empty while it is a `draft` being written), state, kind,
+         *     genealogy (source posts, parent, root, generation, ancestors) and its variants: for each
+         *     target platform the text adapted to that platform, the posts it is published as (one, or a
+         *     thread) with each one's length counted the platform's way, the platform's limit, and whether
+         *     this service can publish there. See `ArtifactState` for the states and the moves between
+         *     them, and `PlatformVariant` for how a variant is made.
          */
         get: operations["getArtifact"];
         put?: never;
@@ -333,6 +340,51 @@ export interface paths {
          *     result.
          */
         post: operations["transitionArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/{id}/variants/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+                /**
+                 * @description The variant's platform.
+                 * @example x
+                 */
+                platform: components["parameters"]["VariantPlatform"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an artifact's text or thread for one platform
+         * @description Creates the artifact's variant for the platform of the path (`201`; this adds the platform
+         *     as a target of the artifact), or replaces it (`200`). Send your own split as `parts`, a text
+         *     to split here as `text`, or neither to derive the variant from the artifact's own text (see
+         *     `VariantRequest`); `numbered: true` numbers a thread's parts (` 1/3`), counted in the limit.
+         *     Lengths are counted the platform's way (`PlatformCounting`): a part that does not fit is
+         *     `422 validation_failed` naming `body.parts[i]` with its length and the limit, and nothing is
+         *     stored.
+         *
+         *     Variants change only while the artifact is in `review` or `ready`: a `draft` (still being
+         *     written) is `409 state_conflict` with `suggested_action: retry_later`; a `published` or
+         *     `discarded` artifact is `409` with `fetch_artifact`. The check and the write are one
+         *     compare-and-set, so a variant never changes under a publish that has started.
+         *     Naturally idempotent: sending the same body again stores the same variant. Publishing on
+         *     `mastodon` or `bluesky` posts the variant's parts (a thread: each part a reply to the previous);
+         *     `x`, `linkedin` and `threads` variants are for you to export.
+         */
+        put: operations["putArtifactVariant"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1295,10 +1347,82 @@ export interface components {
             posted_at: components["schemas"]["Timestamp"];
         };
         /**
+         * @description A platform an artifact can have a variant for. `mastodon` and `bluesky` can be published by
+         *     this service (it has their adapters); `x`, `linkedin` and `threads` are written and exported
+         *     only: read their text and parts from the artifact and post them yourself.
+         * @enum {string}
+         */
+        TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
+        /**
+         * @description How a platform's length is counted (the counted `length` of a variant and of each part use it):
+         *
+         *     - `graphemes` (bluesky): user-perceived characters (Unicode grapheme clusters): a ZWJ family
+         *       emoji, a flag, a skin-toned emoji or a letter with combining marks each count 1. Links count
+         *       in full. A post must also stay within 3,000 bytes of UTF-8.
+         *     - `code_points` (mastodon): Unicode code points, with every `http(s)://` URL counted as 23
+         *       whatever its length and a remote mention `@user@domain` counted as its local part `@user`
+         *       (Mastodon's own counter). Mastodon's server counts grapheme clusters, which are never more
+         *       than code points, so a text that fits here fits on any Mastodon server.
+         *     - `weighted` (x): X's weighted length, computed by X's own `twitter-text` library: most CJK
+         *       characters and every emoji weigh 2, Latin text 1, and every URL (with or without a scheme,
+         *       `example.com` included) 23.
+         *     - `utf16_code_units` (linkedin): UTF-16 code units, as LinkedIn's composer counts: an emoji or a
+         *       mathematical bold letter counts 2.
+         *     - `emoji_as_utf8_bytes` (threads): characters, with each emoji counted as its UTF-8 bytes (Meta's
+         *       rule for the Threads API: 👍 counts 4, 👍🏽 8); a post also holds at most 5 links.
+         * @enum {string}
+         */
+        PlatformCounting: "graphemes" | "code_points" | "weighted" | "utf16_code_units" | "emoji_as_utf8_bytes";
+        /** @description One post of a variant, as it will be posted (its numbering included), with its counted length. */
+        VariantPart: {
+            text: string;
+            /** @description The part's length, counted the platform's way (`counting`); at most `limit`. */
+            length: number;
+        };
+        /**
+         * @description The artifact's text for one target platform. `text` is the whole text adapted to the platform
+         *     (line endings normalised, a trailing block of hashtags trimmed to the platform's norm: X 2,
+         *     LinkedIn 3, Threads 1); `parts` are the posts it is published as: one when the text fits
+         *     (`fits_one_post`), several when it does not (`is_thread`: the first is the post, each next
+         *     one a reply to the previous). A thread is cut at paragraph, then line, then sentence, then word
+         *     boundaries, never inside a word, URL, mention or hashtag, each part as full as a good boundary
+         *     allows. When the text cannot be split (one word, URL, mention or hashtag alone does not fit)
+         *     `parts` is `[]` and `problem` says why: send a shorter `text` or your own `parts` with
+         *     `PUT /artifacts/{id}/variants/{platform}`.
+         */
+        PlatformVariant: {
+            platform: components["schemas"]["TargetPlatform"];
+            text: string;
+            /** @description The whole text's length, counted the platform's way. */
+            length: number;
+            /** @description The most one post may count on the platform: mastodon 500, bluesky 300, x 280, linkedin 3000, threads 500. */
+            limit: number;
+            counting: components["schemas"]["PlatformCounting"];
+            /** @description The whole `text` is one post on the platform (its length and the platform's other per-post rules). */
+            fits_one_post: boolean;
+            parts: components["schemas"]["VariantPart"][];
+            /** @description More than one part. */
+            is_thread: boolean;
+            /** @description The parts of the thread end with ` i/n` (` 1/3`), counted in the limit. Asked for, never automatic; a single post is never numbered. */
+            numbered: boolean;
+            /**
+             * @description `drafted`: derived from the artifact's text (when it was drafted, or by a PUT without text or parts); `text`: the agent's text, split here; `parts`: the agent's own split.
+             * @enum {string}
+             */
+            origin: "drafted" | "text" | "parts";
+            /** @description Why the text could not be split into posts (then `parts` is empty and the variant cannot be published), or `null`. */
+            problem: string | null;
+            /** @description This service can publish on the platform (`mastodon`, `bluesky`). For `x`, `linkedin` and `threads` the variant is written and exported only. */
+            publishable: boolean;
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
          * @description A draft written from source posts: a `riff` (from one post) or a `brief` (from several, see
          *     `additional_post_ids` on `POST /posts/{id}/draft`). Its `text` is empty while it is a `draft`
          *     (being written) and fits the pipeline platform's length (500 characters for Mastodon, 300 for
-         *     Bluesky, 1200 otherwise).
+         *     Bluesky, 1200 otherwise). `variants` holds its text for each target platform (see
+         *     `PlatformVariant`): adapted to that platform's rules and split into a thread when it does not
+         *     fit one post.
          */
         Artifact: {
             id: components["schemas"]["ResourceId"];
@@ -1329,6 +1453,12 @@ export interface components {
             };
             /** @description The parts live on the platform, in order (one for a single post, one per post of a thread); each is written as soon as the platform has it, so a failed or interrupted publish shows what is already out. */
             published_parts: components["schemas"]["PublishedPart"][];
+            /**
+             * @description One variant per target platform, in platform order (empty for an artifact drafted without
+             *     targets, and while it is a `draft`). A re-draft has its own variants; the genealogy stays
+             *     the artifact's.
+             */
+            variants: components["schemas"]["PlatformVariant"][];
         };
         /** @description The pipeline's `scheduled` artifacts, soonest first. */
         ScheduleList: {
@@ -1364,6 +1494,16 @@ export interface components {
              *     `422 validation_failed` naming `additional_post_ids`).
              */
             additional_post_ids?: components["schemas"]["ResourceId"][];
+            /**
+             * @description The platforms to make variants for (see `PlatformVariant`): each gets the artifact's text
+             *     adapted to its rules, split into a thread when it does not fit one post. The text itself is
+             *     written for the pipeline's platform, as without targets. Default: a re-draft keeps its
+             *     parent's targets; otherwise the pipeline's own platform for `mastodon` and `bluesky`
+             *     pipelines, the platform of the latest imported export (`x`, `linkedin` or `mastodon`) for
+             *     an `archive` pipeline, and none for an `rss` pipeline (name targets to get variants). Add a
+             *     target later with `PUT /artifacts/{id}/variants/{platform}`.
+             */
+            targets?: components["schemas"]["TargetPlatform"][];
             idempotency_key: components["schemas"]["IdempotencyKey"];
         };
         /**
@@ -1425,6 +1565,26 @@ export interface components {
             /** @enum {string} */
             to: "review" | "ready" | "discarded";
             idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
+        /**
+         * @description The variant to store for the platform of the path. Send one of:
+         *
+         *     - `parts`: your own split, posted as given (with ` i/n` appended to each when `numbered` and
+         *       there is more than one). Each part, numbering included, must fit one post on the platform:
+         *       otherwise `422 validation_failed` naming `body.parts[i]` with its counted length and the limit.
+         *     - `text`: a text for this platform, adapted and split here like a drafted variant. A text
+         *       that cannot be split (one word, URL, mention or hashtag alone does not fit) is `422` naming
+         *       `body.text`.
+         *     - neither: the variant is derived from the artifact's own text (this is how you add a target
+         *       to an artifact, or reset a variant you changed).
+         *
+         *     `text` and `parts` together are `422` naming `body.parts`.
+         */
+        VariantRequest: {
+            text?: string;
+            parts?: string[];
+            /** @description Default `false`. Number the parts of a thread (` 1/3`, ` 2/3`, …), counted in the limit. */
+            numbered?: boolean;
         };
         ConnectAccountRequest: {
             platform: components["schemas"]["Platform"];
@@ -2262,6 +2422,11 @@ export interface components {
          */
         ArtifactId: components["schemas"]["ResourceId"];
         /**
+         * @description The variant's platform.
+         * @example x
+         */
+        VariantPlatform: components["schemas"]["TargetPlatform"];
+        /**
          * @description The name of the archive account this export belongs to (you choose it, e.g. `ada-x-2024`); the handle to create a pipeline with.
          * @example ada-x-2024
          */
@@ -2822,6 +2987,99 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    putArtifactVariant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+                /**
+                 * @description The variant's platform.
+                 * @example x
+                 */
+                platform: components["parameters"]["VariantPlatform"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VariantRequest"];
+            };
+        };
+        responses: {
+            /** @description The variant was replaced. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformVariant"];
+                };
+            };
+            /** @description The variant was created (the platform is now a target of the artifact). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformVariant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The artifact is not in `review` or `ready`: still being written, published or discarded. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A part does not fit one post, the text cannot be split, or the body is invalid; the message names the field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -2,6 +2,8 @@
 import * as artifacts from '../services/artifacts.js';
 import * as moves from '../services/artifact-moves.js';
 import * as drafting from '../services/drafting.js';
+import * as variants from '../services/variants.js';
+import { variantView } from '../services/views.js';
 import type { ServiceDeps } from '../services/context.js';
 import { callerOf, commitHook, type Handler } from '../http/typed.js';
 
@@ -35,5 +37,10 @@ export function artifactHandlers(deps: ServiceDeps) {
     status: 202,
     body: await drafting.draftFromPost(deps, callerOf(req), req.path.id, req.body, commitHook(req, 202)),
   });
-  return { getArtifact, publishArtifact, unscheduleArtifact, listPipelineSchedule, transitionArtifact, draftFromPost };
+
+  const putArtifactVariant: Handler<'putArtifactVariant'> = async (req) => {
+    const { row, created } = await variants.putVariant(deps, callerOf(req), req.path.id, req.path.platform, req.body);
+    return created ? { status: 201, body: variantView(row) } : { status: 200, body: variantView(row) };
+  };
+  return { getArtifact, publishArtifact, unscheduleArtifact, listPipelineSchedule, transitionArtifact, draftFromPost, putArtifactVariant };
 }

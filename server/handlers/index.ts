@@ -45,6 +45,7 @@ export function buildHandlers(deps: ServiceDeps, env: HandlerEnv): Handlers {
     unscheduleArtifact: a.unscheduleArtifact,
     listPipelineSchedule: a.listPipelineSchedule,
     transitionArtifact: a.transitionArtifact,
+    putArtifactVariant: a.putArtifactVariant,
     connectAccount: accountHandlers(deps).connectAccount,
     createImport: importHandlers(deps).createImport,
     getImport: importHandlers(deps).getImport,

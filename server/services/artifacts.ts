@@ -10,10 +10,11 @@ import { findPipeline } from '../store/pipelines.js';
 import { transaction } from '../store/database.js';
 import * as parts from '../store/published-parts.js';
 import { cancelQueuedRun } from '../store/runs.js';
+import { listVariantsOf } from '../store/variants.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { requireAccount } from './accounts.js';
 import { recordEvent } from './events.js';
-import { publishableParts } from './publish-parts.js';
+import { listVariants, publishableParts } from './variants.js';
 import { publishTime } from './publish-time.js';
 
 type S = components['schemas'];
@@ -22,7 +23,13 @@ export type PublishAccepted = S['PublishAccepted'];
 export async function getArtifact(deps: ServiceDeps, caller: Caller, id: string) {
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
-  return artifactView(a, await parts.listParts(deps.db, a.id));
+  return viewOf(deps, a);
+}
+
+/** The artifact as the contract shows it, with its variants and the parts already live. */
+export async function viewOf(deps: Pick<ServiceDeps, 'db'>, a: ArtifactRow) {
+  const [variants, live] = await Promise.all([listVariants(deps, a), parts.listParts(deps.db, a.id)]);
+  return artifactView(a, variants, live);
 }
 
 /** The states a publish may start from (a scheduled one is rescheduled, or published now). */
@@ -91,7 +98,7 @@ export async function publishArtifact(
     // A reschedule (or a publish-now of a scheduled artifact) replaces the schedule's run.
     if (a.state === 'scheduled' && a.publishRunId) await cancelQueuedRun(tx, { id: a.publishRunId, now: deps.clock.now(), code: 'rescheduled', message: `Replaced by the publish run ${run.id}.` });
     if (when) await recordEvent(tx, deps, caller.workspaceId, 'artifact.scheduled', { artifact_id: id, pipeline_id: a.pipelineId, run_id: run.id, scheduled_at: when.at.toISOString() });
-    const answer: PublishAccepted = { artifact: artifactView(moved, done), run: runView(run) };
+    const answer: PublishAccepted = { artifact: artifactView(moved, await listVariants({ db: tx }, moved), done), run: runView(run) };
     await onCommit?.(tx, answer);
     return answer;
   });
@@ -112,7 +119,7 @@ async function markPublished(deps: ServiceDeps, caller: Caller, a: ArtifactRow):
     throw refusal(now?.state ?? 'gone', a.id);
   }
   deps.events.wake();
-  return artifactView(moved);
+  return viewOf(deps, moved);
 }
 
 /** DELETE /artifacts/{id}/schedule: scheduled → ready, and the schedule's run is cancelled. */
@@ -131,7 +138,7 @@ export async function unscheduleArtifact(deps: ServiceDeps, caller: Caller, id: 
     if (a.publishRunId) await cancelQueuedRun(tx, { id: a.publishRunId, now: deps.clock.now(), code: 'unscheduled', message: 'The artifact was unscheduled before its publish time.' });
     return m;
   });
-  return artifactView(moved, await parts.listParts(deps.db, id));
+  return viewOf(deps, moved);
 }
 
 const SCHEDULE_LIMIT = 1000;
@@ -141,6 +148,8 @@ export async function listSchedule(deps: ServiceDeps, caller: Caller, pipelineId
   const pipeline = await findPipeline(deps.db, caller.workspaceId, pipelineId);
   if (!pipeline) throw notFound('pipeline');
   const rows = await parts.listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: SCHEDULE_LIMIT });
-  const all = await parts.listPartsOf(deps.db, rows.map((r) => r.id));
-  return { pipeline_id: pipelineId, data: rows.map((r) => artifactView(r, all.filter((p) => p.artifactId === r.id))) };
+  const ids = rows.map((r) => r.id);
+  const [live, variants] = await Promise.all([parts.listPartsOf(deps.db, ids), listVariantsOf(deps.db, caller.workspaceId, ids)]);
+  const of = <T extends { artifactId: string }>(list: T[], id: string) => list.filter((x) => x.artifactId === id);
+  return { pipeline_id: pipelineId, data: rows.map((r) => artifactView(r, of(variants, r.id), of(live, r.id))) };
 }

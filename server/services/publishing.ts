@@ -13,7 +13,7 @@ import type { PublishedPartRow } from '../store/published-parts.js';
 import { setRunProgress } from '../store/runs.js';
 import { adapterContext, markAccountDead, requireAccount } from './accounts.js';
 import { recordEvent } from './events.js';
-import { publishableParts } from './publish-parts.js';
+import { publishableParts } from './variants.js';
 import { upstreamJobError } from './upstream.js';
 
 function artifactIdOf(ctx: JobContext): string {

@@ -73,6 +73,21 @@ export type Artifact = {
     publishErrorCode: string | null;
     publishErrorMessage: string | null;
 };
+export type ArtifactVariant = {
+    workspaceId: string;
+    artifactId: string;
+    platform: string;
+    text: string;
+    /**
+     * JSON list of the posts, numbering included.
+     */
+    parts: string;
+    numbered: Generated<number>;
+    origin: string;
+    problem: string | null;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+};
 export type BlobChunk = {
     blobId: string;
     seq: number;
@@ -319,6 +334,7 @@ export type DB = {
     Activity: Activity;
     AgentToken: AgentToken;
     Artifact: Artifact;
+    ArtifactVariant: ArtifactVariant;
     BlobChunk: BlobChunk;
     Decode: Decode;
     Delivery: Delivery;

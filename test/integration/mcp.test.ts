@@ -142,6 +142,22 @@ describe('tools', () => {
     expect(textOf(hidden).error!.code).toBe('not_found');
   });
 
+  it('sets a platform variant (path parameters and body side by side), refusing a part over the limit as a tool error naming it', async () => {
+    const c = await connect(s.token);
+    const { pipeline_id } = await newPipeline(c);
+    const ws = await workspaceOf(s.running.deps, s.token);
+    const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
+    const a = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'review' });
+    const set = await call(c, 'put_artifact_variant', { id: a.id, platform: 'bluesky', parts: ['First 👩‍👩‍👧‍👦 post.', 'Second, 日本語.'], numbered: true });
+    expect(set.isError).toBeFalsy();
+    expect(set.structuredContent).toMatchObject({ platform: 'bluesky', is_thread: true, parts: [{ text: 'First 👩‍👩‍👧‍👦 post. 1/2', length: 17 }, { text: 'Second, 日本語. 2/2', length: 16 }] });
+    const over = await call(c, 'put_artifact_variant', { id: a.id, platform: 'x', parts: ['x'.repeat(281)] });
+    expect(over.isError).toBe(true);
+    expect(textOf(over).error).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('body.parts[0] counts 281 (weighted)') });
+    const got = await call(c, 'get_artifact', { id: a.id });
+    expect((got.structuredContent as { variants: Array<{ platform: string }> }).variants.map((v) => v.platform)).toEqual(['bluesky']);
+  });
+
   it('publishes with the REST idempotency: the same key replays, over MCP and over REST alike', async () => {
     const c = await connect(s.token);
     const { pipeline_id } = await newPipeline(c);

@@ -1,22 +1,18 @@
 // Publishing a thread against the Mastodon and Bluesky fakes: each part a reply to the one before,
 // a failure in the middle stops and reports what is live, a later publish resumes from the first
-// missing part, and no part is ever posted twice (counted on the fake's side). Until variants
-// split texts, the parts come from `publishableParts`; here it splits the text at blank lines.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// missing part, and no part is ever posted twice (counted on the fake's side). The thread is the
+// artifact's platform variant, sent as the agent's own split (PUT /artifacts/{id}/variants/{platform}).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
 import { tidFor } from '../../server/adapters/bluesky.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, listAllPosts } from '../support/pipelines.js';
+import { connect, ingest, listAllPosts, V1 } from '../support/pipelines.js';
 import { asAccepted, getArtifact, publishRequest } from '../support/publish.js';
 import { findRows, deleteRows } from '../support/rows.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-
-vi.mock('../../server/services/publish-parts.js', () => ({
-  publishableParts: async (_deps: unknown, artifact: { text: string }) => artifact.text.split(/\n{2,}/),
-}));
 
 let s: TestServer;
 let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
@@ -50,8 +46,13 @@ const thread = (tag: string) =>
     `Full notes: https://blog.example.org/importer-v2-3?utm_source=thread #release #csv (${tag}) 4/4`,
   ].join('\n\n');
 
-const publishThread = (pipeline: { id: string; postId: string }, text: string) =>
-  seedArtifact(s.running.deps, { workspaceId, pipelineId: pipeline.id, postId: pipeline.postId, state: 'ready', text });
+/** A ready artifact whose variant for the pipeline's platform is the text's paragraphs, one post each. */
+async function publishThread(pipeline: { id: string; postId: string }, text: string, platform: 'mastodon' | 'bluesky' = 'mastodon') {
+  const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pipeline.id, postId: pipeline.postId, state: 'ready', text });
+  const variant = await unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform } }, body: { parts: text.split('\n\n') } }));
+  expect(variant.parts.map((p) => p.text)).toEqual(text.split('\n\n'));
+  return a;
+}
 
 /** A ready Mastodon thread tagged `tag`, whose third part the fake refuses with `status`. */
 async function mastodonThread(tag: string, status: number) {
@@ -137,7 +138,7 @@ describe('bluesky threads', () => {
   it('replies name the root and the parent; a failure at part 3 stops; a retry resumes; one record per part', async () => {
     const text = [`Thread on Bluesky (b1) 🌍 1/3`, `Parsing is streamed now: 東京 → ok. 2/3`, `b1-PART3 — notes: https://blog.example.org/b1 #csv 3/3`].join('\n\n');
     const parts = text.split('\n\n');
-    const a = await publishThread(pipelines.bluesky, text);
+    const a = await publishThread(pipelines.bluesky, text, 'bluesky');
     const rkeys = parts.map((_, i) => tidFor({ id: a.id, createdAt: a.createdAt, position: i }));
     expect(new Set(rkeys).size).toBe(3);
     bluesky.state.refuseText = 'b1-PART3';
@@ -159,12 +160,12 @@ describe('bluesky threads', () => {
     expect(creates.filter((k) => k === rkeys[1])).toHaveLength(1);
   });
 
-  it('refuses before queuing when a part is over 300 characters (409, nothing posted)', async () => {
-    const a = await publishThread(pipelines.bluesky, `Short first part.\n\n${'長'.repeat(301)}`);
+  it('refuses before queuing when the text, without a variant, is over 300 characters (409, nothing posted)', async () => {
+    const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pipelines.bluesky.id, postId: pipelines.bluesky.postId, state: 'ready', text: '長'.repeat(301) });
     const calls = bluesky.state.createCalls;
     const res = await publishRequest(s, a.id);
     expect(res.response.status).toBe(409);
-    expect(res.error?.error.message).toContain('part 2');
+    expect(res.error?.error.message).toContain('part 1');
     expect((await getArtifact(s, a.id)).state).toBe('ready');
     expect(bluesky.state.createCalls).toBe(calls);
   });

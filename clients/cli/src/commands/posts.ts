@@ -1,6 +1,7 @@
 // Source posts: list (one page, or every page with --all) and start a draft from one.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { pages, unwrap, type Schemas } from '../../../typescript/src/index.js';
+import { TARGETS, type Target } from './artifacts.js';
 import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -75,14 +76,16 @@ export function registerPostCommands(program: Command) {
         .argument('<post>', 'source post id')
         .option('--style-reference <text>', 'a sample of text whose style the draft should follow')
         .option('--parent <artifact>', 're-draft from this artifact (its genealogy records it)')
-        .option('--with <posts...>', 'make a brief: other posts of the same pipeline to draw on (up to 9)'),
+        .option('--with <posts...>', 'make a brief: other posts of the same pipeline to draw on (up to 9)')
+        .addOption(new Option('--target <platforms...>', 'make a variant for each platform (default: the pipeline\'s own, or the parent\'s)').choices(TARGETS)),
     ),
   ).action(
-    action<[string], { styleReference?: string; parent?: string; with?: string[]; idempotencyKey?: string } & WaitFlags>(async (cli, id, o) => {
+    action<[string], { styleReference?: string; parent?: string; with?: string[]; target?: Target[]; idempotencyKey?: string } & WaitFlags>(async (cli, id, o) => {
       const body = {
         ...(o.styleReference ? { style_reference: o.styleReference } : {}),
         ...(o.parent ? { parent_artifact_id: o.parent } : {}),
         ...(o.with?.length ? { additional_post_ids: o.with } : {}),
+        ...(o.target?.length ? { targets: [...new Set(o.target)] } : {}),
         idempotency_key: cli.key(o.idempotencyKey),
       };
       const result = await unwrap(cli.client().POST('/api/agent/v1/posts/{id}/draft', { params: { path: { id } }, body }));
