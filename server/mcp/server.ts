@@ -15,14 +15,13 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callOperation, ContentPipelineError, errorReport, newIdempotencyKey, type ApiClient } from '../../clients/typescript/src/index.js';
+import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../../clients/typescript/src/index.js';
 import { toRequest, type ToolDef } from './catalog.js';
 
 export interface McpServerOptions {
   catalog: ToolDef[];
-  /** The typed client, already carrying the caller's token. */
+  /** The typed client, already carrying the caller's token (it generates the idempotency keys left out). */
   client: ApiClient;
-  newKey?: () => string;
   version?: string;
   /** REST calls (tool calls, resource reads, prompts) of this server open at once; MCP_MAX_CONCURRENT_CALLS unless given. */
   maxConcurrentCalls?: number;
@@ -110,7 +109,6 @@ const templateRegex = (t: string) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/
 /** Builds a server for one caller (its client carries the caller's token). */
 export function createMcpServer(opts: McpServerOptions): Server {
   const tools = new Map(opts.catalog.map((t) => [t.name, t]));
-  const newKey = opts.newKey ?? newIdempotencyKey;
   const resources = RESOURCES.filter((r) => tools.has(r.tool));
   const server = new Server(
     { name: 'content-pipeline', title: 'Content Pipeline', version: opts.version ?? '1.0.0' },
@@ -118,7 +116,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
   );
 
   const gate = callGate(opts.maxConcurrentCalls ?? MCP_MAX_CONCURRENT_CALLS, opts.deadline);
-  const call = (tool: ToolDef, args: Record<string, unknown>) => gate(() => (tool.run ? tool.run(args) : callOperation(opts.client, toRequest(tool, args, newKey))));
+  const call = (tool: ToolDef, args: Record<string, unknown>) => gate(() => (tool.run ? tool.run(args) : callOperation(opts.client, toRequest(tool, args))));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: opts.catalog.map((t) => ({
