@@ -36,6 +36,7 @@ describe('the house rules of the lint', () => {
         'rule/templated-path-declares-404 #/paths/~1missing-404~1{id}/delete/responses',
         'rule/auth-2xx-carries-rate-limit-headers #/paths/~1missing-rate-limit-headers/get/responses/200/headers',
         'rule/auth-2xx-carries-rate-limit-headers #/paths/~1missing-request-id/get/responses/204/headers',
+        'rule/secured-2xx-carries-rate-limit-headers #/paths/~1explicitly-secured-missing-rate-limit-headers/get/responses/200/headers',
         'rule/response-carries-request-id #/paths/~1missing-request-id/get/responses/204/headers',
         'rule/response-declares-headers #/paths/~1public-missing-headers/get/responses/400/headers',
         'rule/request-body-has-example #/paths/~1missing-request-example/post/requestBody/content/application~1json',
@@ -50,6 +51,6 @@ describe('the house rules of the lint', () => {
     const rules = [...config.matchAll(/^ {2}(rule\/[\w-]+):/gm)].map((m) => m[1]).sort();
     const fixture = readFileSync(path.join(root, 'test/unit/lint-rules.test.ts'), 'utf8');
     for (const rule of rules) expect(fixture, rule).toContain(`'${rule} #`);
-    expect(rules.length).toBe(8);
+    expect(rules.length).toBe(9);
   });
 });
