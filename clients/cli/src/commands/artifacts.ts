@@ -56,7 +56,7 @@ export function registerArtifactCommands(program: Command) {
       .addOption(new Option('--to <state>', 'the new state').choices(['review', 'ready', 'discarded']).makeOptionMandatory()),
   ).action(
     action<[string], { to: 'review' | 'ready' | 'discarded'; idempotencyKey?: string }>(async (cli, id, o) => {
-      const body = { to: o.to, idempotency_key: cli.key(o.idempotencyKey) };
+      const body = { to: o.to, idempotency_key: o.idempotencyKey };
       printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/transition', { params: { path: { id } }, body })));
     }),
   );
@@ -76,7 +76,7 @@ export function registerArtifactCommands(program: Command) {
   ).action(
     action<[string], { idempotencyKey?: string; at?: string; localTime?: string; timeZone?: string; utcOffset?: string; confirmNonPublic?: boolean } & WaitFlags>(async (cli, id, o) => {
       const body = {
-        idempotency_key: cli.key(o.idempotencyKey),
+        idempotency_key: o.idempotencyKey,
         ...(o.at !== undefined ? { at: o.at } : {}),
         ...(o.localTime !== undefined ? { local_time: o.localTime } : {}),
         ...(o.timeZone !== undefined ? { time_zone: o.timeZone } : {}),
