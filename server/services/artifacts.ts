@@ -1,6 +1,6 @@
 // Artifacts: read, publish (now or at a time, through a durable `publish` run), unschedule.
 import type { components } from '../../generated/api.js';
-import { API_PREFIX, AppError, notFound } from '../errors.js';
+import { API_PREFIX, type AppError, forbidden, notFound, stateConflict } from '../errors.js';
 import * as store from '../store/artifacts.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import type { Caller, CommitHook, ServiceDeps } from './context.js';
@@ -39,12 +39,12 @@ const fetchIt = (id: string) => ({ suggestedAction: 'fetch_artifact', suggestedE
 
 function refusal(state: string, id: string): AppError {
   if (state === 'draft') {
-    return new AppError(403, 'forbidden', 'The artifact is still a draft; move it to review or ready before publishing.', fetchIt(id));
+    return forbidden('The artifact is still a draft; move it to review or ready before publishing.', fetchIt(id));
   }
   if (state === 'publishing') {
-    return new AppError(409, 'state_conflict', 'The artifact is being published by its publish run; follow the run (publish_run_id) or fetch the artifact in a moment.', fetchIt(id));
+    return stateConflict('The artifact is being published by its publish run; follow the run (publish_run_id) or fetch the artifact in a moment.', fetchIt(id));
   }
-  return new AppError(409, 'state_conflict', `The artifact is ${state} and cannot be published.`, fetchIt(id));
+  return stateConflict(`The artifact is ${state} and cannot be published.`, fetchIt(id));
 }
 
 const PUBLIC_AUDIENCES = new Set(['public', 'unlisted']);
@@ -71,7 +71,7 @@ export async function publishArtifact(
   if (!PUBLISHABLE.includes(a.state)) throw refusal(a.state, id);
   // Nothing written for followers or connections goes public by accident.
   if (!PUBLIC_AUDIENCES.has(a.sourceVisibility) && body.confirm_non_public !== true) {
-    throw new AppError(403, 'forbidden', `The artifact ${id} is drawn from ${a.sourceVisibility}-only posts; publishing it makes that text public. Send confirm_non_public: true to publish it anyway.`, fetchIt(id));
+    throw forbidden(`The artifact ${id} is drawn from ${a.sourceVisibility}-only posts; publishing it makes that text public. Send confirm_non_public: true to publish it anyway.`, fetchIt(id));
   }
   const pipeline = await findPipeline(deps.db, caller.workspaceId, a.pipelineId);
   if (!pipeline) throw notFound('pipeline');
@@ -83,7 +83,7 @@ export async function publishArtifact(
     await requireAccount(deps, caller.workspaceId, platform, pipeline.handle);
     for (const [i, text] of (await publishableParts(deps, a, platform)).entries()) {
       const why = adapter.refusesText?.(text);
-      if (why) throw new AppError(409, 'state_conflict', `The artifact cannot be published on ${platform} as it is (part ${i + 1}): ${why}.`, fetchIt(id));
+      if (why) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${i + 1}): ${why}.`, fetchIt(id));
     }
   }
   const done = await parts.listParts(deps.db, id);
@@ -127,7 +127,7 @@ export async function unscheduleArtifact(deps: ServiceDeps, caller: Caller, id: 
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
   const notScheduled = (state: string) =>
-    new AppError(409, 'state_conflict', state === 'publishing' ? 'The artifact is already being published; it is too late to unschedule it.' : `The artifact is ${state}, not scheduled.`, fetchIt(id));
+    stateConflict(state === 'publishing' ? 'The artifact is already being published; it is too late to unschedule it.' : `The artifact is ${state}, not scheduled.`, fetchIt(id));
   if (a.state !== 'scheduled') throw notScheduled(a.state);
   const moved = await transaction(deps.db, async (tx) => {
     const m = await parts.unschedule(tx, { id, workspaceId: caller.workspaceId, now: deps.clock.now() });

@@ -1,7 +1,7 @@
 // When a publish should happen: `at` (RFC 3339 with an offset), or `local_time` in an IANA
 // `time_zone` (with `utc_offset` for a local time that occurs twice). Time-zone rules come from
 // the built-in Temporal (Node's ICU time-zone database), which knows each zone's gaps and overlaps.
-import { AppError } from '../errors.js';
+import { invalid } from '../errors.js';
 
 export interface PublishTimeInput {
   at?: string;
@@ -20,7 +20,6 @@ export interface PublishTime {
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d{1,9})?([Zz]|[+-]\d\d:\d\d)$/;
 const LOCAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/;
 
-const invalid = (message: string) => new AppError(422, 'validation_failed', message);
 
 function instantOf(at: string): Date {
   if (!RFC3339.test(at)) throw invalid(`body.at ${JSON.stringify(at)} is not an RFC 3339 time with an offset, e.g. 2026-12-01T09:30:00+01:00 or 2026-12-01T08:30:00Z (for a wall-clock time, send local_time with time_zone).`);
