@@ -37,10 +37,12 @@ function move(db: Db, where: Partial<Record<'id' | 'workspaceId' | 'publishRunId
  */
 export function assignPublishRun(
   tx: Db,
-  q: { id: string; workspaceId: string; from: string[]; runId: string; now: Date; schedule: { at: Date; localTime: string | null; timeZone: string | null } | null },
+  q: { id: string; workspaceId: string; from: string[]; runId: string; now: Date; schedule: { at: Date; localTime: string | null; timeZone: string | null } | null; currentRunId: string | null },
 ): Promise<ArtifactRow | null> {
   const schedule = q.schedule ? { scheduledAt: q.schedule.at, scheduledLocal: q.schedule.localTime, scheduledZone: q.schedule.timeZone } : clearedSchedule;
-  return move(tx, { id: q.id, workspaceId: q.workspaceId, states: q.from }, { state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError });
+  // The run it had, too: of two reschedules racing from the same `scheduled`, only one wins.
+  const owner = q.currentRunId ? { publishRunId: q.currentRunId } : {};
+  return move(tx, { id: q.id, workspaceId: q.workspaceId, states: q.from, ...owner }, { state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError });
 }
 
 /** The run takes its artifact (scheduled → publishing), if the artifact is still its own. */

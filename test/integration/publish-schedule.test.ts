@@ -10,7 +10,7 @@ import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startMastodonFake } from '../support/platforms.js';
 import { connect, ingest, listAllPosts, recordedEvents, V1 } from '../support/pipelines.js';
 import { asAccepted, getArtifact, publishRequest } from '../support/publish.js';
-import { countRows, findRow, updateRows } from '../support/rows.js';
+import { countRows, findRow, findRows, updateRows } from '../support/rows.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -114,6 +114,19 @@ describe('scheduling', () => {
     const again = await s.client().DELETE(`${V1}/artifacts/{id}/schedule`, { params: { path: { id: a.id } } });
     expect(again.response.status).toBe(409);
     expect(postsOf(a.text)).toBe(0);
+  });
+
+  it('of several reschedules racing, one wins; the artifact keeps exactly one queued run', async () => {
+    const a = await ready('Rescheduled by five agents at once');
+    asAccepted(await unwrap(publishRequest(s, a.id, { at: inMs(3_600_000) })));
+    const results = await Promise.all([1, 2, 3, 4, 5].map((h) => publishRequest(s, a.id, { at: inMs(h * 7_200_000) })));
+    const won = results.filter((r) => r.response.status === 202);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const r of results.filter((x) => x.response.status !== 202)) expect(r.response.status).toBe(409);
+    const queued = (await findRows(s.running.deps.db, 'Run', { kind: 'publish', status: 'queued' })).filter((r) => JSON.parse(r.input).artifact_id === a.id);
+    expect(queued).toHaveLength(1);
+    expect((await getArtifact(s, a.id)).publish_run_id).toBe(queued[0].id);
+    await unwrap(s.client().DELETE(`${V1}/artifacts/{id}/schedule`, { params: { path: { id: a.id } } }));
   });
 
   it('publishes once when the time comes', async () => {
