@@ -1374,7 +1374,7 @@ export interface components {
             /** @description Where the published text lives on its platform, when the platform gives an address. */
             published_url: string | null;
             /**
-             * @description One variant per target platform, in platform order (empty for an artifact drafted without
+             * @description One variant per target platform, sorted by platform name (empty for an artifact drafted without
              *     targets, and while it is a `draft`). A re-draft has its own variants; the genealogy stays
              *     the artifact's.
              */
