@@ -1454,7 +1454,7 @@ export interface components {
             /** @description The parts live on the platform, in order (one for a single post, one per post of a thread); each is written as soon as the platform has it, so a failed or interrupted publish shows what is already out. */
             published_parts: components["schemas"]["PublishedPart"][];
             /**
-             * @description One variant per target platform, in platform order (empty for an artifact drafted without
+             * @description One variant per target platform, sorted by platform name (empty for an artifact drafted without
              *     targets, and while it is a `draft`). A re-draft has its own variants; the genealogy stays
              *     the artifact's.
              */

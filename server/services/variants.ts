@@ -3,7 +3,7 @@
 // Drafting derives them from the artifact's text; the agent can send its own text or its own split
 // (`PUT /artifacts/{id}/variants/{platform}`); publishing asks `publishableParts` what to post.
 import type { components } from '../../generated/api.js';
-import { API_PREFIX, type AppError, notFound, stateConflict, validationFailed } from '../errors.js';
+import { API_PREFIX, notFound, retryLater, stateConflict, validationFailed, type AppError } from '../errors.js';
 import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
 import type { Db } from '../store/database.js';
 import * as store from '../store/variants.js';
@@ -73,7 +73,7 @@ function ownParts(platform: TargetPlatform, sent: string[], numbered: boolean): 
 function refusal(a: ArtifactRow): AppError {
   const extras = { suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${a.id}` };
   if (a.state === 'draft') {
-    return stateConflict(`The artifact ${a.id} is still being written; send its variants once it is in review.`, { ...extras, suggestedAction: 'retry_later' });
+    return retryLater(`The artifact ${a.id} is still being written; send its variants once it is in review.`, extras);
   }
   return stateConflict(`The artifact ${a.id} is ${a.state}; its variants can change only while it is in review or ready.`, { ...extras, suggestedAction: 'fetch_artifact' });
 }

@@ -43,6 +43,14 @@ async function newPipeline(c: Client, intent = `intent ${Math.random()}`) {
   return r.structuredContent as { pipeline_id: string; run_id: string; resumed: boolean };
 }
 
+/** A new pipeline (made over MCP) with one seeded post and an artifact of it in review. */
+async function artifactInReview(c: Client) {
+  const { pipeline_id } = await newPipeline(c);
+  const ws = await workspaceOf(s.running.deps, s.token);
+  const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
+  return seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'review' });
+}
+
 describe('authentication', () => {
   it('refuses a client without a token, or with a wrong one, before any MCP message is handled', async () => {
     await expect(connect(null)).rejects.toThrow(/401|unauthorized|bearer/i);
@@ -144,10 +152,7 @@ describe('tools', () => {
 
   it('sets a platform variant (path parameters and body side by side), refusing a part over the limit as a tool error naming it', async () => {
     const c = await connect(s.token);
-    const { pipeline_id } = await newPipeline(c);
-    const ws = await workspaceOf(s.running.deps, s.token);
-    const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
-    const a = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'review' });
+    const a = await artifactInReview(c);
     const set = await call(c, 'put_artifact_variant', { id: a.id, platform: 'bluesky', parts: ['First 👩‍👩‍👧‍👦 post.', 'Second, 日本語.'], numbered: true });
     expect(set.isError).toBeFalsy();
     expect(set.structuredContent).toMatchObject({ platform: 'bluesky', is_thread: true, parts: [{ text: 'First 👩‍👩‍👧‍👦 post. 1/2', length: 17 }, { text: 'Second, 日本語. 2/2', length: 16 }] });
@@ -160,10 +165,7 @@ describe('tools', () => {
 
   it('publishes with the REST idempotency: the same key replays, over MCP and over REST alike', async () => {
     const c = await connect(s.token);
-    const { pipeline_id } = await newPipeline(c);
-    const ws = await workspaceOf(s.running.deps, s.token);
-    const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
-    const art = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'review' });
+    const art = await artifactInReview(c);
     const key = newIdempotencyKey();
     const first = await call(c, 'publish_artifact', { id: art.id, idempotency_key: key });
     expect(first.isError).toBeFalsy();

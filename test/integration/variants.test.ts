@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { countLength, PLATFORM_RULES, type TargetPlatform } from '../../server/services/platform-text.js';
 import { deriveVariant, publishableParts } from '../../server/services/variants.js';
-import { insertVariants } from '../../server/store/variants.js';
+import { insertVariants, putVariant as storePutVariant } from '../../server/store/variants.js';
 import { refusal } from '../support/errors.js';
 import { countRows, findRows, insertRow } from '../support/rows.js';
 import { expectRunSucceeded } from '../support/runs.js';
@@ -135,6 +135,18 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
       const e = await refusal(unwrap(put(a.id, 'x', { text: 'Hello' })));
       expect([e.status, e.code, e.suggestedAction]).toEqual([409, 'state_conflict', action]);
     }
+  });
+
+  it('writes only under a compare-and-set on the artifact’s state (a publish that moved it first wins)', async () => {
+    const deps = t.s.running.deps;
+    const a = await artifact('published');
+    const values = deriveVariant('x', 'Too late.', { numbered: false, origin: 'text' });
+    // The state check of the service passed earlier; the store's own check is what stops the write.
+    expect(await storePutVariant(deps.db, { workspaceId: t.ws, artifactId: a.id, states: ['review', 'ready'], values, now: new Date() })).toBeNull();
+    expect(await countRows(deps.db, 'ArtifactVariant', { artifactId: a.id })).toBe(0);
+    const b = await artifact('ready');
+    expect(await storePutVariant(deps.db, { workspaceId: 'another-workspace', artifactId: b.id, states: ['ready'], values, now: new Date() })).toBeNull();
+    expect(await storePutVariant(deps.db, { workspaceId: t.ws, artifactId: b.id, states: ['ready'], values, now: new Date() })).toMatchObject({ created: true });
   });
 
   it('is 404 for an unknown artifact and 422 for a platform that is not a target', async () => {
