@@ -1437,6 +1437,22 @@ export interface components {
                 href: string;
                 text: string;
             }[];
+            /**
+             * @description The page's images with their alt text (every mode, HTML pages; `[]` otherwise), in document
+             *     order, each address once: the Open Graph image first (`og:image`, its alt text from
+             *     `og:image:alt`), then every `<img>` (its `src`, else the first `srcset` candidate) with an
+             *     http(s) target, made absolute; `data:` images are left out. An image named twice keeps its
+             *     first place and the alt text of whichever mention has one. `alt` is `null` when the page
+             *     gives none (an accessibility gap to fill before reusing the image) and `""` when the page
+             *     marks the image decorative. `width`/`height` are the page's attributes, when numeric.
+             *     At most 200.
+             */
+            images: {
+                src: string;
+                alt: string | null;
+                width: number | null;
+                height: number | null;
+            }[];
             fetched_at: components["schemas"]["Timestamp"];
         };
         /**

@@ -3,7 +3,7 @@
 // https://<instance> through the outbound client.
 import { jsonBody, sendJson } from './http.js';
 import { count, dateOf, htmlToText, httpUrl } from './text.js';
-import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type PlatformAdapter } from './types.js';
+import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type MediaRef, type MediaType, type PlatformAdapter } from './types.js';
 
 const HANDLE = /^@?([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+\.[A-Za-z0-9-]+(?::\d{1,5})?)$/;
 const PAGE = 40;
@@ -20,6 +20,30 @@ interface Status {
   reblogs_count?: number;
   replies_count?: number;
   quotes_count?: number;
+  media_attachments?: Attachment[];
+}
+
+/** A status's attachment (Mastodon API `MediaAttachment`). */
+interface Attachment {
+  type?: string;
+  url?: string | null;
+  remote_url?: string | null;
+  description?: string | null;
+  meta?: { original?: { width?: number; height?: number } } | null;
+}
+
+const ATTACHMENT_TYPES: Record<string, MediaType> = { image: 'image', gifv: 'gif', video: 'video', audio: 'audio' };
+
+/** The attachments of a status: type, the original's size, the alt text (`description`). */
+export function mastodonMedia(list: Attachment[] | undefined): MediaRef[] {
+  return (Array.isArray(list) ? list : []).map((a) => ({
+    type: ATTACHMENT_TYPES[String(a.type)] ?? 'other',
+    url: httpUrl(a.url) ?? httpUrl(a.remote_url),
+    archive_path: null,
+    alt_text: typeof a.description === 'string' && a.description.trim() ? a.description : null,
+    width: count(a.meta?.original?.width) || null,
+    height: count(a.meta?.original?.height) || null,
+  }));
 }
 
 function parts(handle: string): { user: string; base: string } {
@@ -35,13 +59,15 @@ function toPost(s: Status): FetchedPost | null {
   const warning = htmlToText(s.spoiler_text ?? '');
   const text = warning ? `${warning}\n\n${body}` : body;
   const publishedAt = dateOf(s.created_at);
-  if (!text || !publishedAt || typeof s.id !== 'string') return null;
+  const media = mastodonMedia(s.media_attachments);
+  if ((!text && !media.length) || !publishedAt || typeof s.id !== 'string') return null;
   return {
     externalId: s.id,
     url: httpUrl(s.url) ?? httpUrl(s.uri),
     text,
     publishedAt,
     metrics: { likes: count(s.favourites_count), reposts: count(s.reblogs_count), replies: count(s.replies_count), quotes: count(s.quotes_count) },
+    media,
   };
 }
 

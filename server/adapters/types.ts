@@ -29,6 +29,20 @@ export interface Metrics {
   quotes: number;
 }
 
+export type MediaType = 'image' | 'video' | 'gif' | 'audio' | 'other';
+
+/** A picture, video or other file attached to a post, as the platform or export describes it. */
+export interface MediaRef {
+  type: MediaType;
+  /** Where the bytes are upstream (an http(s) address), when known. */
+  url: string | null;
+  /** Where the bytes are inside the imported archive, when they are there. */
+  archive_path: string | null;
+  alt_text: string | null;
+  width: number | null;
+  height: number | null;
+}
+
 export interface FetchedPost {
   /** The platform's own id of the post: re-ingesting the same post updates it instead of adding one. */
   externalId: string;
@@ -36,6 +50,8 @@ export interface FetchedPost {
   text: string;
   publishedAt: Date;
   metrics: Metrics;
+  /** The post's attachments, in the order the author gave them (absent: none known). */
+  media?: MediaRef[];
 }
 
 export interface Published {

@@ -37,6 +37,8 @@ export interface FakeStatus {
   reblogs_count: number;
   replies_count: number;
   reblog?: unknown;
+  /** Mastodon `MediaAttachment`s, served as given. */
+  media_attachments?: unknown[];
 }
 
 export interface MastodonState extends FailureMode {
@@ -124,6 +126,8 @@ export interface FakeBskyPost {
   quoteCount: number;
   /** A repost of someone else's post (must not be ingested). */
   repost?: boolean;
+  /** The post's embed view (e.g. app.bsky.embed.images#view), served as given. */
+  embed?: unknown;
 }
 
 export interface BlueskyState extends FailureMode {
@@ -163,6 +167,7 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
             replyCount: p.replyCount,
             quoteCount: p.quoteCount,
             indexedAt: p.createdAt,
+            ...(p.embed ? { embed: p.embed } : {}),
           },
           ...(p.repost ? { reason: { $type: 'app.bsky.feed.defs#reasonRepost' } } : {}),
         }));
