@@ -384,6 +384,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload an image
+         * @description Uploads an image as the request body, as raw bytes (not JSON, not multipart): a JPEG, PNG,
+         *     WebP or GIF of up to `MEDIA_MAX_BYTES` (default 32 MiB). The format is judged from the
+         *     bytes themselves; the file's name and the request's `Content-Type` are not trusted (a PNG
+         *     sent as `image/jpeg` is a PNG; a script named `photo.jpg` is refused).
+         *
+         *     Safety checks, before anything is decoded (only the header is read): an image of more than
+         *     50,000,000 pixels (width × height × frames) or more than 16,384 pixels on a side is refused
+         *     as a possible decompression bomb. **Animated images** (GIF, WebP) are accepted with up to
+         *     300 frames, within the same pixel budget counted over all frames; they stay animated. Note
+         *     that Bluesky shows only the first frame of an animated image, and X takes one animated GIF
+         *     per post, alone (`GET /pipelines/{id}/diagnose` and the artifact's `media_issues` say so).
+         *
+         *     The image is then re-encoded in its own format with its EXIF orientation applied to the
+         *     pixels and **every metadata block removed** (EXIF, including the GPS position, XMP, IPTC,
+         *     comments), and stored where every instance reads it (the data directory on a desktop,
+         *     the database on a team host). Images are not resized here: they are scaled and re-encoded
+         *     for each platform's limits when they are published.
+         *
+         *     Attach the upload to a draft with `PUT /artifacts/{id}/media` (its `alt_text` comes with
+         *     it). **An upload no artifact uses is deleted 24 hours after it was made** (`expires_at`).
+         *
+         *     Retry-safe: `idempotency_key` is required. The same key with the same bytes and alt text
+         *     answers `200` with the first upload (`Idempotent-Replayed: true`); the same key with
+         *     other bytes or alt text is `422` naming `idempotency_key`.
+         */
+        post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an uploaded image
+         * @description One uploaded image, by the id `POST /media` answered with: its format, size, frames, alt
+         *     text, whether an artifact uses it and, while none does, when it will be deleted. An upload of
+         *     another workspace, or one deleted after 24 hours unused, is `404 not_found`.
+         */
+        get: operations["getMedia"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/fetch": {
         parameters: {
             query?: never;
@@ -1355,6 +1420,42 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
         };
         /**
+         * @description An uploaded image (`POST /media`), as stored: re-encoded, its EXIF orientation applied and its
+         *     metadata (EXIF with GPS position, XMP, IPTC) removed. Put its `id` in an artifact's media list
+         *     (`PUT /artifacts/{id}/media`) to attach it. An upload no artifact uses is deleted 24 hours after
+         *     it was made (`expires_at`); once an artifact uses it, it is kept.
+         */
+        MediaUpload: {
+            id: components["schemas"]["ResourceId"];
+            /**
+             * @description `gif` for a GIF or any animated image, else `image`.
+             * @enum {string}
+             */
+            type: "image" | "gif";
+            /**
+             * @description The format, as judged from the bytes (never from a file name or the request's Content-Type).
+             * @enum {string}
+             */
+            content_type: "image/jpeg" | "image/png" | "image/webp" | "image/gif";
+            /** @description Size of the stored (re-encoded) bytes. */
+            size_bytes: number;
+            /** @description Width as displayed (orientation applied). */
+            width: number;
+            /** @description Height of one frame, as displayed. */
+            height: number;
+            /** @description Frames of an animated GIF or WebP; 1 for a still image. */
+            frames: number;
+            /** @description SHA-256 of the stored bytes. */
+            sha256: string;
+            /** @description The alt text given with the upload (the default when the image is added to an artifact), or `null`. */
+            alt_text: string | null;
+            /** @description Whether an artifact's media list holds the image. */
+            in_use: boolean;
+            /** @description When the upload is deleted if no artifact uses it by then; `null` while one does. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /**
          * @description What to fetch and how to structure it. `mode` decides the shape of the answer:
          *
          *     | mode | what runs | needs |
@@ -1951,6 +2052,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The image is larger than `MEDIA_MAX_BYTES` (default 32 MiB). */
+        MediaTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body has no Content-Type, or one no image has. */
+        MediaUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The service cannot do this now: it is shutting down, or a channel it needs is not configured or not reachable. */
         BackendUnavailable: {
             headers: {
@@ -2079,6 +2210,18 @@ export interface components {
          * @example imp_3c6a105d0c9f3f0c
          */
         ImportId: components["schemas"]["ResourceId"];
+        /**
+         * @description The image's description for people who cannot see it (alt text), URL-encoded, up to 5,000
+         *     characters. It becomes the image's alt text when it is added to an artifact (where it can be
+         *     changed). An image without alt text is flagged on the artifact, in diagnose and in the inbox.
+         * @example Bar chart: CI time per week fell from 38 to 17 minutes
+         */
+        MediaAltText: string;
+        /**
+         * @description The upload's id (`id` of the `POST /media` answer).
+         * @example med_5b0e2f7a9c4d1e38
+         */
+        MediaId: components["schemas"]["ResourceId"];
         /**
          * @description The run's id (the `run_id` an operation answered with).
          * @example run_5e1a7c3b9d2f4e6a
@@ -2698,6 +2841,127 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploadMedia: {
+        parameters: {
+            query: {
+                /**
+                 * @description 16 to 128 printable characters. The body is raw bytes, so the key travels in the query; sending the same key with the same bytes again returns the first answer.
+                 * @example import-x-2024-00000001
+                 */
+                idempotency_key: components["parameters"]["IdempotencyKeyQuery"];
+                /**
+                 * @description The image's description for people who cannot see it (alt text), URL-encoded, up to 5,000
+                 *     characters. It becomes the image's alt text when it is added to an artifact (where it can be
+                 *     changed). An image without alt text is flagged on the artifact, in diagnose and in the inbox.
+                 * @example Bar chart: CI time per week fell from 38 to 17 minutes
+                 */
+                alt_text?: components["parameters"]["MediaAltText"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The image's bytes. */
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "image/gif": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description A replay of an earlier upload with the same key, bytes and alt text; the first upload. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            /** @description The image was checked, re-encoded without its metadata and stored. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["MediaTooLarge"];
+            415: components["responses"]["MediaUnsupportedMediaType"];
+            /** @description The body is not an image we take, or a parameter failed validation; the message names the field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The upload's id (`id` of the `POST /media` answer).
+                 * @example med_5b0e2f7a9c4d1e38
+                 */
+                id: components["parameters"]["MediaId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -47,8 +47,10 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
     if (malformed) return validationFailed(`path.${malformed}`, 'is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).');
     if (status === 400) return new AppError(422, 'validation_failed', validatorMessage(e.errors, e.message ?? 'The request failed validation.'));
     if (status === 415) {
-      const upload = routes.matchRequest(req).route?.binaryBody;
-      return new AppError(415, 'bad_request', upload ? 'Send the file with its Content-Type: application/zip, application/gzip, application/x-tar, application/json, text/csv, text/javascript or application/octet-stream.' : 'Send the body as application/json.');
+      const route = routes.matchRequest(req).route;
+      if (!route?.binaryBody) return new AppError(415, 'bad_request', 'Send the body as application/json.');
+      const types = route.bodyTypes;
+      return new AppError(415, 'bad_request', `Send the file with its Content-Type: ${types.slice(0, -1).join(', ')}${types.length > 1 ? ' or ' : ''}${types[types.length - 1]}.`);
     }
     if (status === 413) return new AppError(413, 'bad_request', 'The request body is larger than 1048576 bytes.');
     if (status === 404) return notFoundRoute(req);
