@@ -237,6 +237,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/artifacts/{id}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an artifact's media (drop, reorder, add, alt text)
+         * @description Replaces the artifact's media list with `media`, in that order. Each entry names an item the
+         *     artifact already has (its `id`, e.g. `post_2b7d4c3e8c1e2f0a:0` for the first image of a
+         *     source post) or an image you uploaded (`POST /media`; its alt text comes with it):
+         *
+         *     - **drop** an item: leave it out;
+         *     - **reorder**: list the items in the new order;
+         *     - **add** an upload: put its id where it goes;
+         *     - **set alt text**: give `alt_text` (`null` or blank removes it; absent keeps the item's).
+         *
+         *     Send `{"media": []}` to publish the text alone. At most 20 items (each platform's own limits,
+         *     e.g. 4 images on Mastodon and Bluesky, are checked when publishing, where images are also
+         *     scaled and re-encoded to fit). Every image, GIF or video without alt text is listed in the
+         *     answer's `media_issues` and flagged in `GET /pipelines/{id}/diagnose` and the inbox.
+         *
+         *     Only a `draft`, `review` or `ready` artifact's media can change: a `published` or
+         *     `discarded` one is `409 state_conflict` (re-draft it to start a new version, which carries
+         *     the media). An id that is neither an item of the artifact nor an upload of your workspace, or
+         *     an id given twice, is `422` naming the entry (`body.media[2].id`). Sending the same list
+         *     again leaves the same result (the operation is idempotent).
+         */
+        put: operations["setArtifactMedia"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/artifacts/{id}/transition": {
         parameters: {
             query?: never;
@@ -1014,6 +1052,7 @@ export interface components {
          *     | `configure_writer` | no language-model provider is configured | (server configuration) |
          *     | `review_artifact` | a draft waits for review | `GET /artifacts/{id}` |
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
+         *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
          * @example connect_account
          */
@@ -1093,6 +1132,7 @@ export interface components {
              *     | `writer_blocked` | error | the model provider's address is local but not on `OUTBOUND_ALLOW_HOSTS`, so every draft will fail |
              *     | `no_writer_configured` | info | no model provider (`LLM_BASE_URL`): drafts use the built-in writer |
              *     | `deliveries_failing` | warning | webhook deliveries of this workspace's events failed in the last 7 days |
+             *     | `media_missing_alt_text` | warning | an unpublished artifact of the pipeline has an image, GIF or video without alt text (`suggested_endpoint` names the newest) |
              */
             code: string;
             /**
@@ -1125,6 +1165,7 @@ export interface components {
          *     | `flagged_anomaly` | the account is missing or its credential dead (`anomaly.code` `no_account`, `credential_dead`) | `anomaly` | 95 | `connect_account` |
          *     | `flagged_anomaly` | the latest ingest run failed (`ingest_failed`) | `anomaly` | 90 | `diagnose_pipeline` |
          *     | `flagged_anomaly` | a drafting run failed in the last 24 hours (`draft_failed`) | `anomaly`, `post_id`, `artifact_id` (the discarded one) | 80 | `draft_post` |
+         *     | `flagged_anomaly` | an unpublished artifact has an image, GIF or video without alt text (`missing_alt_text`) | `anomaly`, `artifact_id`, `post_id` | 70 | `set_alt_text` |
          *     | `draft_in_review` | an artifact in `review` | `artifact_id`, `post_id` | 60 | `review_artifact` |
          *     | `source_without_artifact` | a source post with no draft yet | `post_id` | 10 to 50, by engagement | `draft_post` |
          *
@@ -1281,6 +1322,42 @@ export interface components {
             ancestors: components["schemas"]["ResourceId"][];
         };
         /**
+         * @description One item of an artifact's media list: an image (or other attachment) carried from a source post,
+         *     or an uploaded image. `id` names the item in `PUT /artifacts/{id}/media`: `<post id>:<position>`
+         *     for an item carried from a source post, the upload's id for an upload.
+         */
+        ArtifactMedia: {
+            id: string;
+            /** @description The upload (`POST /media`) whose bytes this item is, else `null`. */
+            upload_id: components["schemas"]["ResourceId"] | null;
+            /** @description The source post this item was carried from, else `null`. */
+            source_post_id: components["schemas"]["ResourceId"] | null;
+            /** @enum {string} */
+            type: "image" | "video" | "gif" | "audio" | "other";
+            /** @description Where the bytes are upstream (an item carried from a source post), when known. */
+            url: string | null;
+            /** @description Where the bytes are inside the imported archive, when they are there. */
+            archive_path: string | null;
+            /** @description The description for people who cannot see the image; `null` when there is none (flagged in `media_issues`). */
+            alt_text: string | null;
+            width: number | null;
+            height: number | null;
+        };
+        /**
+         * @description A problem of one item of an artifact's media list. Known codes (new ones may appear):
+         *     `missing_alt_text`: an image, GIF or video without alt text. Accessibility is not optional:
+         *     set `alt_text` with `PUT /artifacts/{id}/media` before publishing.
+         */
+        ArtifactMediaIssue: {
+            /** @description The item's `id`. */
+            media_id: string;
+            /** @description The item's position in `media` (0 first). */
+            index: number;
+            /** @enum {string} */
+            code: "missing_alt_text";
+            message: string;
+        };
+        /**
          * @description A draft written from source posts: a `riff` (from one post) or a `brief` (from several, see
          *     `additional_post_ids` on `POST /posts/{id}/draft`). Its `text` is empty while it is a `draft`
          *     (being written) and fits the pipeline platform's length (500 characters for Mastodon, 300 for
@@ -1304,11 +1381,33 @@ export interface components {
             published_at: components["schemas"]["Timestamp"] | null;
             /** @description Where the published text lives on its platform, when the platform gives an address. */
             published_url: string | null;
+            /**
+             * @description The images (and other attachments) to publish with the text, in order. A new draft carries
+             *     its source posts' media (in the order of its sources, then of each post's attachments), with
+             *     their alt text; a re-draft carries its parent's list as it is. Change it with
+             *     `PUT /artifacts/{id}/media` (drop, reorder, add uploads, set alt text). Always present.
+             */
+            media?: components["schemas"]["ArtifactMedia"][];
+            /** @description What is wrong with `media`, item by item (an image without alt text). Always present; empty when nothing is. */
+            media_issues?: components["schemas"]["ArtifactMediaIssue"][];
         };
         PublishRequest: {
             idempotency_key: components["schemas"]["IdempotencyKey"];
             /** @description Default `false`. Publish although the artifact is drawn from followers-only or connections-only posts (`source_visibility`). Without it such a publish is `403 forbidden`, so that nothing non-public goes out by accident. */
             confirm_non_public?: boolean;
+        };
+        /**
+         * @description The artifact's new media list, in order. Each entry names an item the artifact has (its `id`)
+         *     or an upload of your workspace (`POST /media`'s `id`). Items left out are dropped; an upload
+         *     added takes the alt text it was uploaded with unless `alt_text` is given.
+         */
+        ArtifactMediaRequest: {
+            media: {
+                /** @description An item's `id`, or an upload's id. */
+                id: string;
+                /** @description The item's alt text from now on; `null` or blank removes it; absent keeps the item's. */
+                alt_text?: string | null;
+            }[];
         };
         /**
          * @description The state to move the artifact to. `ready` approves an artifact in `review`; `review` reopens
@@ -2624,6 +2723,51 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["UpstreamFailed"];
+        };
+    };
+    setArtifactMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArtifactMediaRequest"];
+            };
+        };
+        responses: {
+            /** @description The artifact with its new media list. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Artifact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     transitionArtifact: {

@@ -44,6 +44,7 @@ export function buildHandlers(deps: ServiceDeps, env: HandlerEnv): Handlers {
     getArtifact: a.getArtifact,
     publishArtifact: a.publishArtifact,
     transitionArtifact: a.transitionArtifact,
+    setArtifactMedia: a.setArtifactMedia,
     connectAccount: accountHandlers(deps).connectAccount,
     createImport: importHandlers(deps).createImport,
     getImport: importHandlers(deps).getImport,

@@ -27,12 +27,25 @@ export async function uploadInUse(db: Db, uploadId: string): Promise<boolean> {
   return (await first(db.selectFrom('ArtifactUpload').select('artifactId').where('uploadId', '=', uploadId).limit(1))) !== null;
 }
 
+/** Records the uploads a new artifact uses (inside the transaction that creates it). */
+export async function linkUploads(db: Db, a: { id: string; workspaceId: string }, uploadIds: string[]): Promise<void> {
+  const unique = [...new Set(uploadIds)];
+  if (unique.length) await db.insertInto('ArtifactUpload').values(unique.map((uploadId) => ({ artifactId: a.id, uploadId, workspaceId: a.workspaceId }))).execute();
+}
+
 /** Replaces the artifact's media list and the uploads it uses (call inside the transaction that changes the artifact). */
 export async function setArtifactMedia(db: Db, a: { id: string; workspaceId: string }, media: string, uploadIds: string[], now: Date): Promise<void> {
   await db.updateTable('Artifact').set({ media, updatedAt: now }).where('id', '=', a.id).where('workspaceId', '=', a.workspaceId).execute();
   await db.deleteFrom('ArtifactUpload').where('artifactId', '=', a.id).execute();
   const unique = [...new Set(uploadIds)];
-  if (unique.length) await db.insertInto('ArtifactUpload').values(unique.map((uploadId) => ({ artifactId: a.id, uploadId, workspaceId: a.workspaceId }))).execute();
+  // Two replacements at once may insert the same pair: the second yields.
+  if (unique.length) {
+    await db
+      .insertInto('ArtifactUpload')
+      .values(unique.map((uploadId) => ({ artifactId: a.id, uploadId, workspaceId: a.workspaceId })))
+      .onConflict((oc) => oc.columns(['artifactId', 'uploadId']).doNothing())
+      .execute();
+  }
 }
 
 /** Uploads made before `before` that no artifact uses (at most `limit`). */
@@ -54,4 +67,9 @@ export async function deleteUnusedUpload(db: Db, id: string): Promise<boolean> {
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('ArtifactUpload as u').select(sql`1`.as('one')).where('u.uploadId', '=', id))))
     .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
+}
+
+/** The pipeline's artifacts in one of `states` that have media, newest first (for the alt-text checks). */
+export function artifactsWithMedia(db: Db, pipelineId: string, states: string[], take: number): Promise<Array<Row<'Artifact'>>> {
+  return db.selectFrom('Artifact').selectAll().where('pipelineId', '=', pipelineId).where('state', 'in', states).where('media', '!=', '[]').orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(take).execute();
 }

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { sweepUnusedMedia } from '../../server/services/media.js';
-import { animatedGif, hasGpsIfd, noise, photoWithGps, pngBomb } from '../support/images.js';
+import { animatedGif, hasGpsIfd, noise, photoWithGps, pngBomb, upload } from '../support/images.js';
 import { V1 } from '../support/pipelines.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -19,12 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.stop();
 });
-
-export async function upload(srv: TestServer, body: Buffer, query: Record<string, string> = {}, contentType = 'image/jpeg') {
-  const qs = new URLSearchParams({ idempotency_key: newIdempotencyKey(), ...query });
-  const res = await fetch(`${srv.url}${V1}/media?${qs}`, { method: 'POST', headers: { Authorization: `Bearer ${srv.token}`, 'Content-Type': contentType }, body: new Uint8Array(body) });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, any> };
-}
 
 const uploadRows = async () => (await s.running.deps.db.selectFrom('MediaUpload').select('id').execute()).length;
 const blobCount = async () =>

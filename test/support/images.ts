@@ -2,6 +2,9 @@
 // a PNG whose header claims a huge size (a decompression bomb), noise that compresses badly.
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
+import { newIdempotencyKey } from '../../clients/typescript/src/index.js';
+import { V1 } from './pipelines.js';
+import type { TestServer } from './server.js';
 
 /** A JPEG `w`×`h` as stored, shown rotated (EXIF orientation 6), with a camera make and a GPS position in its EXIF. */
 export function photoWithGps(w = 40, h = 20): Promise<Buffer> {
@@ -43,4 +46,11 @@ export function noise(w: number, h: number, format: 'jpeg' | 'png' = 'jpeg'): Pr
   }
   const img = sharp(raw, { raw: { width: w, height: h, channels: 3 } });
   return format === 'png' ? img.png().toBuffer() : img.jpeg({ quality: 95 }).toBuffer();
+}
+
+/** POST /media with raw bytes; the answer's status, headers and JSON. */
+export async function upload(srv: TestServer, body: Buffer, query: Record<string, string> = {}, contentType = 'image/jpeg', token = srv.token) {
+  const qs = new URLSearchParams({ idempotency_key: newIdempotencyKey(), ...query });
+  const res = await fetch(`${srv.url}${V1}/media?${qs}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType }, body: new Uint8Array(body) });
+  return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, any> };
 }
