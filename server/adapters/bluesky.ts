@@ -2,7 +2,7 @@
 // password. Every call opens a session on the service at `BLUESKY_SERVICE_URL` (default
 // https://bsky.social), which also proxies the app.bsky.* reads to the AppView.
 import { createHash } from 'node:crypto';
-import { AdapterError as Err, type AdapterContext, type Credentials, type FetchedPost, type MediaRef, type PlatformAdapter } from './types.js';
+import { AdapterError as Err, type AdapterContext, type Credentials, type BlueskyImagesEmbed, type FetchedPost, type ImageToUpload, type MediaRef, type PlatformAdapter } from './types.js';
 import { jsonBody, send, sendJson } from './http.js';
 import { count, dateOf, httpUrl, tidy } from './text.js';
 
@@ -140,6 +140,33 @@ function recordUri(res: { json<T>(): T }): string | null {
   }
 }
 
+/** The most bytes of one image of an `app.bsky.embed.images` embed (its lexicon's `maxSize`). */
+export const BLUESKY_MAX_IMAGE_BYTES = 1_000_000;
+
+/**
+ * com.atproto.repo.uploadBlob for each image (raw bytes, its MIME type), then the
+ * `app.bsky.embed.images` embed that shows them in order, each with its alt text (the lexicon
+ * requires `alt`; "" when there is none) and its aspect ratio.
+ */
+async function uploadBlueskyImages(ctx: AdapterContext, s: Session, images: ImageToUpload[]): Promise<BlueskyImagesEmbed> {
+  const out: BlueskyImagesEmbed['images'] = [];
+  for (const [i, img] of images.entries()) {
+    if (img.bytes.length > BLUESKY_MAX_IMAGE_BYTES) throw new Err('invalid_input', `image ${i + 1} has ${img.bytes.length} bytes; bluesky takes at most ${BLUESKY_MAX_IMAGE_BYTES} per image`, null, 'media');
+    const made = await sendJson<{ blob?: BlueskyImagesEmbed['images'][number]['image'] }>(ctx, {
+      url: xrpc(ctx, 'com.atproto.repo.uploadBlob'),
+      method: 'POST',
+      what: 'uploadBlob',
+      authenticated: true,
+      body: img.bytes,
+      headers: { ...bearer(s), 'content-type': img.contentType },
+    });
+    const blob = made.blob;
+    if (!blob || typeof blob.ref?.$link !== 'string') throw new Err('invalid_response', 'uploadBlob answered without a blob');
+    out.push({ image: blob, alt: img.altText ?? '', aspectRatio: { width: img.width, height: img.height } });
+  }
+  return { $type: 'app.bsky.embed.images', images: out };
+}
+
 export const blueskyAdapter: PlatformAdapter = {
   platform: 'bluesky',
   ingestLimit: 200,
@@ -198,5 +225,9 @@ export const blueskyAdapter: PlatformAdapter = {
       if (!uri) throw err;
       return { externalId: uri, url: postUrl(s.handle, uri) };
     }
+  },
+  async uploadImages(ctx, handle, creds, images) {
+    const s = await createSession(ctx, handle, creds);
+    return { embed: await uploadBlueskyImages(ctx, s, images) };
   },
 };

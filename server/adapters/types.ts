@@ -59,6 +59,27 @@ export interface Published {
   url: string | null;
 }
 
+/** An image to attach to a post: its bytes (already fitted to the platform, see services/media-limits.ts) and alt text. */
+export interface ImageToUpload {
+  bytes: Buffer;
+  /** image/jpeg, image/png, image/webp or image/gif */
+  contentType: string;
+  altText: string | null;
+  width: number;
+  height: number;
+}
+
+/**
+ * What a post must carry to show uploaded images: Mastodon's media ids (the `media_ids` of
+ * POST /api/v1/statuses), or Bluesky's `app.bsky.embed.images` embed (the record's `embed`).
+ */
+export type UploadedImages = { mediaIds: string[] } | { embed: BlueskyImagesEmbed };
+
+export interface BlueskyImagesEmbed {
+  $type: 'app.bsky.embed.images';
+  images: Array<{ image: { $type: 'blob'; ref: { $link: string }; mimeType: string; size: number }; alt: string; aspectRatio: { width: number; height: number } }>;
+}
+
 export interface ProbeResult {
   /** What the platform calls the account (shown in logs; never a secret). */
   displayName: string;
@@ -80,6 +101,12 @@ export interface PlatformAdapter {
    * Bluesky record key). Absent on platforms that cannot publish (rss, archive).
    */
   publish?(ctx: AdapterContext, handle: string, creds: Credentials, text: string, key: { id: string; createdAt: Date }): Promise<Published>;
+  /**
+   * Uploads images with their alt text, in order; returns what the post must carry to show them.
+   * Absent on platforms that cannot publish. Not idempotent upstream: an upload a post never
+   * used is removed by the platform (Mastodon vacuums unattached media, a PDS unreferenced blobs).
+   */
+  uploadImages?(ctx: AdapterContext, handle: string, creds: Credentials, images: ImageToUpload[]): Promise<UploadedImages>;
 }
 
 export type AdapterErrorKind =

@@ -94,6 +94,8 @@ export interface FitLimits {
   maxBytes: number | null;
   maxWidth: number | null;
   maxHeight: number | null;
+  /** Most pixels (width × height) of one image (null: none). */
+  maxPixels?: number | null;
   /** Formats the platform takes; another is converted to the first. */
   formats: ImageFormat[];
 }
@@ -117,13 +119,14 @@ export async function fitImage(buf: Buffer, limits: FitLimits): Promise<Fitted> 
   const info = await inspectImage(buf);
   const animated = info.frames > 1;
   let format: ImageFormat = limits.formats.includes(info.format) ? info.format : limits.formats[0]!;
-  const tooWide = (limits.maxWidth && info.width > limits.maxWidth) || (limits.maxHeight && info.height > limits.maxHeight);
+  const tooWide = (limits.maxWidth && info.width > limits.maxWidth) || (limits.maxHeight && info.height > limits.maxHeight) || (limits.maxPixels && info.width * info.height > limits.maxPixels);
   const tooHeavy = limits.maxBytes !== null && buf.length > limits.maxBytes;
   if (!tooWide && !tooHeavy && format === info.format) return { bytes: buf, format, width: info.width, height: info.height, changed: false };
   const meta = await sharp(buf).metadata();
   const opaque = !meta.hasAlpha;
-  let width = Math.min(info.width, limits.maxWidth ?? Infinity);
-  let height = Math.min(info.height, limits.maxHeight ?? Infinity);
+  const shrink = limits.maxPixels && info.width * info.height > limits.maxPixels ? Math.sqrt(limits.maxPixels / (info.width * info.height)) : 1;
+  let width = Math.min(Math.floor(info.width * shrink), limits.maxWidth ?? Infinity);
+  let height = Math.min(Math.floor(info.height * shrink), limits.maxHeight ?? Infinity);
   let quality = 90;
   for (let attempt = 0; attempt < 12; attempt++) {
     const img = sharp(buf, { animated, limitInputPixels: MAX_PIXELS }).rotate().resize({ width, height, fit: 'inside', withoutEnlargement: true });

@@ -11,7 +11,13 @@ import { blobStore } from '../store/blobs.js';
 import * as store from '../store/media.js';
 import type { MediaUploadRow } from '../store/media.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { CONTENT_TYPES, ImageError, inspectImage, normalizeImage, type ImageFormat } from './images.js';
+import { openArchive } from '../adapters/archive/container.js';
+import { OutboundError } from '../outbound/types.js';
+import { latestImport } from '../store/imports.js';
+import { findPipeline } from '../store/pipelines.js';
+import { findPost } from '../store/posts.js';
+import { CONTENT_TYPES, ImageError, inspectImage, normalizeImage, type ImageFormat, type ImageInfo } from './images.js';
+import type { ArtifactMediaItem } from './media-items.js';
 
 type S = components['schemas'];
 
@@ -149,6 +155,82 @@ export async function uploadBytes(deps: ServiceDeps, row: MediaUploadRow): Promi
   for await (const chunk of blobs(deps).read(row.blobId, 0, row.sizeBytes)) parts.push(chunk as Buffer);
   const format = (Object.entries(CONTENT_TYPES).find(([, ct]) => ct === row.contentType)?.[0] ?? 'jpeg') as ImageFormat;
   return { bytes: Buffer.concat(parts), format };
+}
+
+/** What publishing needs of one item: its bytes, clean (re-encoded without metadata), and what they are. */
+export interface MediaBytes {
+  bytes: Buffer;
+  info: ImageInfo;
+}
+
+/** How long the download of an upstream image may take. */
+export const MEDIA_DOWNLOAD_TIMEOUT_MS = 30_000;
+
+/**
+ * An upstream image through the outbound client (public addresses only, https only, at most
+ * MEDIA_MAX_BYTES, 30 s), checked and re-encoded as an upload is (no metadata survives).
+ */
+export async function downloadImage(deps: ServiceDeps, url: string): Promise<MediaBytes> {
+  let res;
+  try {
+    res = await deps.outbound.request({ url, maxBytes: deps.config.mediaMaxBytes, timeoutMs: MEDIA_DOWNLOAD_TIMEOUT_MS, headers: { accept: 'image/jpeg, image/png, image/webp, image/gif' } });
+  } catch (err) {
+    if (err instanceof OutboundError) throw new AppError(502, 'backend_unavailable', `The image at ${url} could not be downloaded (${err.message}).`);
+    throw err;
+  }
+  if (res.status < 200 || res.status > 299) throw new AppError(502, 'backend_unavailable', `The image at ${url} answered HTTP ${res.status}.`, { upstreamStatus: res.status });
+  return cleanImage(res.body, `the image at ${url}`);
+}
+
+async function cleanImage(raw: Buffer, what: string): Promise<MediaBytes> {
+  try {
+    const info = await inspectImage(raw);
+    return { bytes: await normalizeImage(raw, info), info };
+  } catch (err) {
+    if (err instanceof ImageError) throw validationFailed('media', `${what} ${err.message}`);
+    throw err;
+  }
+}
+
+/** An entry of the newest import of the archive the post came from (read up to MEDIA_MAX_BYTES). */
+async function archiveImage(deps: ServiceDeps, workspaceId: string, postId: string, entry: string): Promise<MediaBytes | null> {
+  const post = await findPost(deps.db, workspaceId, postId);
+  const pipeline = post ? await findPipeline(deps.db, workspaceId, post.pipelineId) : null;
+  const imp = pipeline ? await latestImport(deps.db, workspaceId, pipeline.handle) : null;
+  if (!imp?.blobId) return null;
+  const archive = await openArchive({ size: Number(imp.sizeBytes), read: (start, end) => blobs(deps).read(imp.blobId!, start, end) });
+  try {
+    const parts: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of archive.open(entry)) {
+      size += (chunk as Buffer).length;
+      if (size > deps.config.mediaMaxBytes) throw validationFailed('media', `${entry} in the archive is larger than ${deps.config.mediaMaxBytes} bytes (MEDIA_MAX_BYTES).`);
+      parts.push(chunk as Buffer);
+    }
+    return await cleanImage(Buffer.concat(parts), `${entry} in the archive`);
+  } finally {
+    archive.close();
+  }
+}
+
+/**
+ * The bytes of one item of an artifact's media list, for publishing: an upload's stored bytes;
+ * an item carried from a source post from the imported archive when it is there, else downloaded
+ * from its upstream URL (outbound rules). Null when no bytes can be found (no upload, archive
+ * entry or URL).
+ */
+export async function mediaItemBytes(deps: ServiceDeps, workspaceId: string, item: ArtifactMediaItem): Promise<MediaBytes | null> {
+  if (item.upload_id) {
+    const row = await store.findUpload(deps.db, workspaceId, item.upload_id);
+    if (!row) return null;
+    const { bytes, format } = await uploadBytes(deps, row);
+    return { bytes, info: { format, width: row.width, height: row.height, frames: row.frames } };
+  }
+  if (item.archive_path && item.source_post_id) {
+    const found = await archiveImage(deps, workspaceId, item.source_post_id, item.archive_path);
+    if (found) return found;
+  }
+  return item.url ? downloadImage(deps, item.url) : null;
 }
 
 /**
