@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { loadSpec } from '../../../../server/spec.js';
 import type { ToolDef } from '../../../../server/mcp/catalog.js';
-import { uploadImport, type ApiClient } from '../../../typescript/src/index.js';
+import { uploadImport, uploadMedia, type ApiClient } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { note } from '../output.js';
 
@@ -67,6 +67,48 @@ export function importFromPathTool(client: ApiClient): ToolDef {
   };
 }
 
+/**
+ * `upload_media_from_path`: an image on this machine (where `cpa mcp` runs), uploaded as
+ * `POST /media` does it; its id then goes into `set_artifact_media`.
+ */
+export function mediaFromPathTool(client: ApiClient): ToolDef {
+  const title = 'Upload an image from a file on this machine';
+  return {
+    name: 'upload_media_from_path',
+    operationId: 'uploadMedia',
+    title,
+    description: [
+      `${title}.`,
+      'Uploads a JPEG, PNG, WebP or GIF from `path` on the machine where `cpa mcp` runs, with its alt text (what the image shows, for people who cannot see it). ' +
+        'The server checks the bytes (not the name), removes the metadata (GPS position included) and keeps the image 24 hours unless an artifact uses it. ' +
+        'Then call set_artifact_media with the answer\'s id in the artifact\'s list.',
+      'REST: POST /api/agent/v1/media (operation uploadMedia), with the file as the body.',
+    ].join('\n\n'),
+    method: 'POST',
+    path: '/api/agent/v1/media',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', minLength: 1, description: 'The image file, an absolute path on the machine where cpa mcp runs.' },
+        alt_text: { type: 'string', maxLength: 5000, description: 'What the image shows, for people who cannot see it. Accessibility is not optional: an image without alt text is flagged.' },
+        idempotency_key: { type: 'string', minLength: 16, maxLength: 128, description: 'Reuse it to retry the same upload safely (generated when absent).' },
+      },
+      required: ['path'],
+      additionalProperties: false,
+    },
+    locations: {},
+    idempotent: true,
+    hasBody: true,
+    annotations: { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: (args) =>
+      uploadMedia(client, {
+        path: String(args.path),
+        altText: typeof args.alt_text === 'string' ? args.alt_text : undefined,
+        idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
+      }),
+  };
+}
+
 export function registerMcpCommand(program: Command) {
   program
     .command('mcp')
@@ -81,7 +123,7 @@ export function registerMcpCommand(program: Command) {
           import('../../../../server/mcp/catalog.js'),
           import('../../../../server/mcp/server.js'),
         ]);
-        const catalog = [...buildToolCatalog(await serverSpec(cli.settings.baseUrl)), importFromPathTool(client)];
+        const catalog = [...buildToolCatalog(await serverSpec(cli.settings.baseUrl)), importFromPathTool(client), mediaFromPathTool(client)];
         const server = createMcpServer({ catalog, client });
         const transport = new StdioServerTransport();
         const done = new Promise<void>((resolve) => {
