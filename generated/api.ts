@@ -2310,9 +2310,11 @@ export interface components {
          */
         ImportId: components["schemas"]["ResourceId"];
         /**
-         * @description The image's description for people who cannot see it (alt text), URL-encoded, up to 5,000
-         *     characters. It becomes the image's alt text when it is added to an artifact (where it can be
-         *     changed). An image without alt text is flagged on the artifact, in diagnose and in the inbox.
+         * @description The image's description for people who cannot see it (alt text), URL-encoded, up to 1,000
+         *     characters here (a request line must fit in 16 KiB, and one character may take 12 bytes
+         *     encoded); set a longer one, up to 5,000 characters, with `PUT /artifacts/{id}/media`. It
+         *     becomes the image's alt text when it is added to an artifact (where it can be changed). An
+         *     image without alt text is flagged on the artifact, in diagnose and in the inbox.
          * @example Bar chart: CI time per week fell from 38 to 17 minutes
          */
         MediaAltText: string;
@@ -2998,9 +3000,11 @@ export interface operations {
                  */
                 idempotency_key: components["parameters"]["IdempotencyKeyQuery"];
                 /**
-                 * @description The image's description for people who cannot see it (alt text), URL-encoded, up to 5,000
-                 *     characters. It becomes the image's alt text when it is added to an artifact (where it can be
-                 *     changed). An image without alt text is flagged on the artifact, in diagnose and in the inbox.
+                 * @description The image's description for people who cannot see it (alt text), URL-encoded, up to 1,000
+                 *     characters here (a request line must fit in 16 KiB, and one character may take 12 bytes
+                 *     encoded); set a longer one, up to 5,000 characters, with `PUT /artifacts/{id}/media`. It
+                 *     becomes the image's alt text when it is added to an artifact (where it can be changed). An
+                 *     image without alt text is flagged on the artifact, in diagnose and in the inbox.
                  * @example Bar chart: CI time per week fell from 38 to 17 minutes
                  */
                 alt_text?: components["parameters"]["MediaAltText"];
@@ -3106,6 +3110,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -56,7 +56,7 @@ describe('cpa media', () => {
     expectExit(r, 0);
     expect(json(r)).toMatchObject({ content_type: 'image/jpeg', width: 40, height: 60, alt_text: 'Ada at the launch, 🎂 in hand', in_use: false });
     const bad = await cpa(['media', 'upload', path.join(dir, 'notes.jpg')], env());
-    expect(bad.exitCode).not.toBe(0);
+    expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('validation_failed');
     expect(bad.stderr).toContain('is not a JPEG, PNG, WebP or GIF image');
   });

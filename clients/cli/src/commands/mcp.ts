@@ -90,7 +90,7 @@ export function mediaFromPathTool(client: ApiClient): ToolDef {
       type: 'object',
       properties: {
         path: { type: 'string', minLength: 1, description: 'The image file, an absolute path on the machine where cpa mcp runs.' },
-        alt_text: { type: 'string', maxLength: 5000, description: 'What the image shows, for people who cannot see it. Accessibility is not optional: an image without alt text is flagged.' },
+        alt_text: { type: 'string', maxLength: 1000, description: 'What the image shows, for people who cannot see it (up to 1,000 characters here; up to 5,000 with set_artifact_media). Accessibility is not optional: an image without alt text is flagged.' },
         idempotency_key: { type: 'string', minLength: 16, maxLength: 128, description: 'Reuse it to retry the same upload safely (generated when absent).' },
       },
       required: ['path'],
