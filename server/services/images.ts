@@ -69,7 +69,8 @@ export async function inspectImage(buf: Buffer): Promise<ImageInfo> {
 function encoder(img: Sharp, format: ImageFormat, quality: number): Sharp {
   switch (format) {
     case 'jpeg':
-      return img.jpeg({ quality, mozjpeg: true });
+      // libjpeg-turbo, not mozjpeg: mozjpeg's trellis search made a 24-megapixel re-encode take 13 s of CPU (BENCHMARKS.md).
+      return img.jpeg({ quality });
     case 'png':
       return img.png({ compressionLevel: 9, adaptiveFiltering: true });
     case 'webp':
