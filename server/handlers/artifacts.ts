@@ -2,6 +2,7 @@
 import * as artifacts from '../services/artifacts.js';
 import * as moves from '../services/artifact-moves.js';
 import * as drafting from '../services/drafting.js';
+import * as media from '../services/artifact-media.js';
 import type { ServiceDeps } from '../services/context.js';
 import { callerOf, commitHook, type Handler } from '../http/typed.js';
 
@@ -25,5 +26,9 @@ export function artifactHandlers(deps: ServiceDeps) {
     status: 202,
     body: await drafting.draftFromPost(deps, callerOf(req), req.path.id, req.body, commitHook(req, 202)),
   });
-  return { getArtifact, publishArtifact, transitionArtifact, draftFromPost };
+  const setArtifactMedia: Handler<'setArtifactMedia'> = async (req) => ({
+    status: 200,
+    body: await media.replaceArtifactMedia(deps, callerOf(req), req.path.id, req.body),
+  });
+  return { getArtifact, publishArtifact, transitionArtifact, draftFromPost, setArtifactMedia };
 }

@@ -3,6 +3,7 @@ import type { components } from '../../generated/api.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import type { PipelineRow, RunRow } from '../store/pipelines.js';
 import type { PostRow } from '../store/posts.js';
+import { mediaIssues, mediaOf } from './media-items.js';
 
 type S = components['schemas'];
 const iso = (d: Date) => d.toISOString();
@@ -88,5 +89,7 @@ export function artifactView(a: ArtifactRow): S['Artifact'] {
     updated_at: iso(a.updatedAt),
     published_at: isoOrNull(a.publishedAt),
     published_url: a.publishedUrl,
+    media: mediaOf(a),
+    media_issues: mediaIssues(mediaOf(a)),
   };
 }

@@ -54,6 +54,15 @@ export type Artifact = {
      * The most restricted audience of its source posts: publishing anything but public/unlisted needs confirming.
      */
     sourceVisibility: Generated<string>;
+    /**
+     * The artifact's media in order (JSON list: id, upload_id, source_post_id, type, url, archive_path, alt_text, width, height).
+     */
+    media: Generated<string>;
+};
+export type ArtifactUpload = {
+    artifactId: string;
+    uploadId: string;
+    workspaceId: string;
 };
 export type BlobChunk = {
     blobId: string;
@@ -145,6 +154,30 @@ export type Import = {
      * X: the account's own user id, to tell self-threads from replies to others.
      */
     ownUserId: string | null;
+    createdAt: Generated<Date>;
+};
+export type MediaUpload = {
+    id: string;
+    workspaceId: string;
+    idempotencyKey: string;
+    /**
+     * SHA-256 of the uploaded bytes and the alt text: a replay must match it.
+     */
+    requestHash: string;
+    blobId: string;
+    contentType: string;
+    sizeBytes: number;
+    width: number;
+    height: number;
+    /**
+     * Frames of an animated image; 1 for a still one.
+     */
+    frames: Generated<number>;
+    /**
+     * SHA-256 of the stored (re-encoded) bytes.
+     */
+    sha256: string;
+    altText: string | null;
     createdAt: Generated<Date>;
 };
 export type Pattern = {
@@ -287,6 +320,7 @@ export type DB = {
     Activity: Activity;
     AgentToken: AgentToken;
     Artifact: Artifact;
+    ArtifactUpload: ArtifactUpload;
     BlobChunk: BlobChunk;
     Decode: Decode;
     Delivery: Delivery;
@@ -295,6 +329,7 @@ export type DB = {
     ExtractionSchema: ExtractionSchema;
     IdempotencyRecord: IdempotencyRecord;
     Import: Import;
+    MediaUpload: MediaUpload;
     Pattern: Pattern;
     Pipeline: Pipeline;
     RateLimitWindow: RateLimitWindow;
