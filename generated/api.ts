@@ -320,6 +320,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/artifacts/{id}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an artifact's media (drop, reorder, add, alt text)
+         * @description Replaces the artifact's media list with `media`, in that order. Each entry names an item the
+         *     artifact already has (its `id`, e.g. `post_2b7d4c3e8c1e2f0a:0` for the first image of a
+         *     source post) or an image you uploaded (`POST /media`; its alt text comes with it):
+         *
+         *     - **drop** an item: leave it out;
+         *     - **reorder**: list the items in the new order;
+         *     - **add** an upload: put its id where it goes;
+         *     - **set alt text**: give `alt_text` (`null` or blank removes it; absent keeps the item's).
+         *
+         *     Send `{"media": []}` to publish the text alone. At most 20 items (each platform's own limits,
+         *     e.g. 4 images on Mastodon and Bluesky, are checked when publishing, where images are also
+         *     scaled and re-encoded to fit). Every image, GIF or video without alt text is listed in the
+         *     answer's `media_issues` and flagged in `GET /pipelines/{id}/diagnose` and the inbox.
+         *
+         *     Only a `draft`, `review` or `ready` artifact's media can change: a `published` or
+         *     `discarded` one is `409 state_conflict` (re-draft it to start a new version, which carries
+         *     the media). An id that is neither an item of the artifact nor an upload of your workspace, or
+         *     an id given twice, is `422` naming the entry (`body.media[2].id`). Sending the same list
+         *     again leaves the same result (the operation is idempotent).
+         */
+        put: operations["setArtifactMedia"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/artifacts/{id}/transition": {
         parameters: {
             query?: never;
@@ -504,6 +542,71 @@ export interface paths {
          *     deleted). An import of another workspace is `404 not_found`.
          */
         get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload an image
+         * @description Uploads an image as the request body, as raw bytes (not JSON, not multipart): a JPEG, PNG,
+         *     WebP or GIF of up to `MEDIA_MAX_BYTES` (default 32 MiB). The format is judged from the
+         *     bytes themselves; the file's name and the request's `Content-Type` are not trusted (a PNG
+         *     sent as `image/jpeg` is a PNG; a script named `photo.jpg` is refused).
+         *
+         *     Safety checks, before anything is decoded (only the header is read): an image of more than
+         *     50,000,000 pixels (width × height × frames) or more than 16,384 pixels on a side is refused
+         *     as a possible decompression bomb. **Animated images** (GIF, WebP) are accepted with up to
+         *     300 frames, within the same pixel budget counted over all frames; they stay animated. Note
+         *     that Bluesky shows only the first frame of an animated image, and X takes one animated GIF
+         *     per post, alone (`GET /pipelines/{id}/diagnose` and the artifact's `media_issues` say so).
+         *
+         *     The image is then re-encoded in its own format with its EXIF orientation applied to the
+         *     pixels and **every metadata block removed** (EXIF, including the GPS position, XMP, IPTC,
+         *     comments), and stored where every instance reads it (the data directory on a desktop,
+         *     the database on a team host). Images are not resized here: they are scaled and re-encoded
+         *     for each platform's limits when they are published.
+         *
+         *     Attach the upload to a draft with `PUT /artifacts/{id}/media` (its `alt_text` comes with
+         *     it). **An upload no artifact uses is deleted 24 hours after it was made** (`expires_at`).
+         *
+         *     Retry-safe: `idempotency_key` is required. The same key with the same bytes and alt text
+         *     answers `200` with the first upload (`Idempotent-Replayed: true`); the same key with
+         *     other bytes or alt text is `422` naming `idempotency_key`.
+         */
+        post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an uploaded image
+         * @description One uploaded image, by the id `POST /media` answered with: its format, size, frames, alt
+         *     text, whether an artifact uses it and, while none does, when it will be deleted. An upload of
+         *     another workspace, or one deleted after 24 hours unused, is `404 not_found`.
+         */
+        get: operations["getMedia"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1083,6 +1186,7 @@ export interface components {
          *     | `review_artifact` | a draft waits for review | `GET /artifacts/{id}` |
          *     | `publish_artifact` | a publish failed or waits; publishing again resumes it | `POST /artifacts/{id}/publish` |
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
+         *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
          * @example connect_account
          */
@@ -1163,6 +1267,7 @@ export interface components {
              *     | `writer_blocked` | error | the model provider's address is local but not on `OUTBOUND_ALLOW_HOSTS`, so every draft will fail |
              *     | `no_writer_configured` | info | no model provider (`LLM_BASE_URL`): drafts use the built-in writer |
              *     | `deliveries_failing` | warning | webhook deliveries of this workspace's events failed in the last 7 days |
+             *     | `media_missing_alt_text` | warning | an unpublished artifact of the pipeline has an image, GIF or video without alt text (`suggested_endpoint` names the newest) |
              */
             code: string;
             /**
@@ -1197,6 +1302,7 @@ export interface components {
          *     | `flagged_anomaly` | a drafting run failed in the last 24 hours (`draft_failed`) | `anomaly`, `post_id`, `artifact_id` (the discarded one) | 80 | `draft_post` |
          *     | `flagged_anomaly` | a publish failed (`publish_failed`): the artifact is `publish_failed`; `anomaly.message` names the parts already live | `anomaly`, `artifact_id`, `post_id` | 85 | `publish_artifact` (again: it resumes), or `connect_account` when the credential was the cause |
          *     | `scheduled_publish` | an artifact scheduled within the next 24 hours (`created_at` is its due time) | `artifact_id`, `post_id` | 70 | `fetch_artifact` (to check it before it goes out) |
+         *     | `flagged_anomaly` | an unpublished artifact has an image, GIF or video without alt text (`missing_alt_text`) | `anomaly`, `artifact_id`, `post_id` | 70 | `set_alt_text` |
          *     | `draft_in_review` | an artifact in `review` | `artifact_id`, `post_id` | 60 | `review_artifact` |
          *     | `source_without_artifact` | a source post with no draft yet | `post_id` | 10 to 50, by engagement | `draft_post` |
          *
@@ -1417,6 +1523,42 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         /**
+         * @description One item of an artifact's media list: an image (or other attachment) carried from a source post,
+         *     or an uploaded image. `id` names the item in `PUT /artifacts/{id}/media`: `<post id>:<position>`
+         *     for an item carried from a source post, the upload's id for an upload.
+         */
+        ArtifactMedia: {
+            id: string;
+            /** @description The upload (`POST /media`) whose bytes this item is, else `null`. */
+            upload_id: components["schemas"]["ResourceId"] | null;
+            /** @description The source post this item was carried from, else `null`. */
+            source_post_id: components["schemas"]["ResourceId"] | null;
+            /** @enum {string} */
+            type: "image" | "video" | "gif" | "audio" | "other";
+            /** @description Where the bytes are upstream (an item carried from a source post), when known. */
+            url: string | null;
+            /** @description Where the bytes are inside the imported archive, when they are there. */
+            archive_path: string | null;
+            /** @description The description for people who cannot see the image; `null` when there is none (flagged in `media_issues`). */
+            alt_text: string | null;
+            width: number | null;
+            height: number | null;
+        };
+        /**
+         * @description A problem of one item of an artifact's media list. Known codes (new ones may appear):
+         *     `missing_alt_text`: an image, GIF or video without alt text. Accessibility is not optional:
+         *     set `alt_text` with `PUT /artifacts/{id}/media` before publishing.
+         */
+        ArtifactMediaIssue: {
+            /** @description The item's `id`. */
+            media_id: string;
+            /** @description The item's position in `media` (0 first). */
+            index: number;
+            /** @enum {string} */
+            code: "missing_alt_text";
+            message: string;
+        };
+        /**
          * @description A draft written from source posts: a `riff` (from one post) or a `brief` (from several, see
          *     `additional_post_ids` on `POST /posts/{id}/draft`). Its `text` is empty while it is a `draft`
          *     (being written) and fits the pipeline platform's length (500 characters for Mastodon, 300 for
@@ -1459,6 +1601,15 @@ export interface components {
              *     the artifact's.
              */
             variants: components["schemas"]["PlatformVariant"][];
+            /**
+             * @description The images (and other attachments) to publish with the text, in order. A new draft carries
+             *     its source posts' media (in the order of its sources, then of each post's attachments), with
+             *     their alt text; a re-draft carries its parent's list as it is. Change it with
+             *     `PUT /artifacts/{id}/media` (drop, reorder, add uploads, set alt text). Always present.
+             */
+            media?: components["schemas"]["ArtifactMedia"][];
+            /** @description What is wrong with `media`, item by item (an image without alt text). Always present; empty when nothing is. */
+            media_issues?: components["schemas"]["ArtifactMediaIssue"][];
         };
         /** @description The pipeline's `scheduled` artifacts, soonest first. */
         ScheduleList: {
@@ -1554,6 +1705,19 @@ export interface components {
         PublishAccepted: {
             artifact: components["schemas"]["Artifact"];
             run: components["schemas"]["Run"];
+        };
+        /**
+         * @description The artifact's new media list, in order. Each entry names an item the artifact has (its `id`)
+         *     or an upload of your workspace (`POST /media`'s `id`). Items left out are dropped; an upload
+         *     added takes the alt text it was uploaded with unless `alt_text` is given.
+         */
+        ArtifactMediaRequest: {
+            media: {
+                /** @description An item's `id`, or an upload's id. */
+                id: string;
+                /** @description The item's alt text from now on; `null` or blank removes it; absent keeps the item's. */
+                alt_text?: string | null;
+            }[];
         };
         /**
          * @description The state to move the artifact to. `ready` approves an artifact in `review`; `review` reopens
@@ -1685,6 +1849,42 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
         };
         /**
+         * @description An uploaded image (`POST /media`), as stored: re-encoded, its EXIF orientation applied and its
+         *     metadata (EXIF with GPS position, XMP, IPTC) removed. Put its `id` in an artifact's media list
+         *     (`PUT /artifacts/{id}/media`) to attach it. An upload no artifact uses is deleted 24 hours after
+         *     it was made (`expires_at`); once an artifact uses it, it is kept.
+         */
+        MediaUpload: {
+            id: components["schemas"]["ResourceId"];
+            /**
+             * @description `gif` for a GIF or any animated image, else `image`.
+             * @enum {string}
+             */
+            type: "image" | "gif";
+            /**
+             * @description The format, as judged from the bytes (never from a file name or the request's Content-Type).
+             * @enum {string}
+             */
+            content_type: "image/jpeg" | "image/png" | "image/webp" | "image/gif";
+            /** @description Size of the stored (re-encoded) bytes. */
+            size_bytes: number;
+            /** @description Width as displayed (orientation applied). */
+            width: number;
+            /** @description Height of one frame, as displayed. */
+            height: number;
+            /** @description Frames of an animated GIF or WebP; 1 for a still image. */
+            frames: number;
+            /** @description SHA-256 of the stored bytes. */
+            sha256: string;
+            /** @description The alt text given with the upload (the default when the image is added to an artifact), or `null`. */
+            alt_text: string | null;
+            /** @description Whether an artifact's media list holds the image. */
+            in_use: boolean;
+            /** @description When the upload is deleted if no artifact uses it by then; `null` while one does. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /**
          * @description What to fetch and how to structure it. `mode` decides the shape of the answer:
          *
          *     | mode | what runs | needs |
@@ -1766,6 +1966,22 @@ export interface components {
             links: {
                 href: string;
                 text: string;
+            }[];
+            /**
+             * @description The page's images with their alt text (every mode, HTML pages; `[]` otherwise), in document
+             *     order, each address once: the Open Graph image first (`og:image`, its alt text from
+             *     `og:image:alt`), then every `<img>` (its `src`, else the first `srcset` candidate) with an
+             *     http(s) target, made absolute; `data:` images are left out. An image named twice keeps its
+             *     first place and the alt text of whichever mention has one. `alt` is `null` when the page
+             *     gives none (an accessibility gap to fill before reusing the image) and `""` when the page
+             *     marks the image decorative. `width`/`height` are the page's attributes, when numeric.
+             *     At most 200.
+             */
+            images: {
+                src: string;
+                alt: string | null;
+                width: number | null;
+                height: number | null;
             }[];
             fetched_at: components["schemas"]["Timestamp"];
         };
@@ -2318,6 +2534,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The image is larger than `MEDIA_MAX_BYTES` (default 32 MiB). */
+        MediaTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body has no Content-Type, or one no image has. */
+        MediaUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The service cannot do this now: it is shutting down, or a channel it needs is not configured or not reachable. */
         BackendUnavailable: {
             headers: {
@@ -2451,6 +2697,20 @@ export interface components {
          * @example imp_3c6a105d0c9f3f0c
          */
         ImportId: components["schemas"]["ResourceId"];
+        /**
+         * @description The image's description for people who cannot see it (alt text), URL-encoded, up to 1,000
+         *     characters here (a request line must fit in 16 KiB, and one character may take 12 bytes
+         *     encoded); set a longer one, up to 5,000 characters, with `PUT /artifacts/{id}/media`. It
+         *     becomes the image's alt text when it is added to an artifact (where it can be changed). An
+         *     image without alt text is flagged on the artifact, in diagnose and in the inbox.
+         * @example Bar chart: CI time per week fell from 38 to 17 minutes
+         */
+        MediaAltText: string;
+        /**
+         * @description The upload's id (`id` of the `POST /media` answer).
+         * @example med_5b0e2f7a9c4d1e38
+         */
+        MediaId: components["schemas"]["ResourceId"];
         /**
          * @description The run's id (the `run_id` an operation answered with).
          * @example run_5e1a7c3b9d2f4e6a
@@ -2945,6 +3205,51 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    setArtifactMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ArtifactMediaRequest"];
+            };
+        };
+        responses: {
+            /** @description The artifact with its new media list. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Artifact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     transitionArtifact: {
         parameters: {
             query?: never;
@@ -3248,6 +3553,130 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Import"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploadMedia: {
+        parameters: {
+            query: {
+                /**
+                 * @description 16 to 128 printable characters. The body is raw bytes, so the key travels in the query; sending the same key with the same bytes again returns the first answer.
+                 * @example import-x-2024-00000001
+                 */
+                idempotency_key: components["parameters"]["IdempotencyKeyQuery"];
+                /**
+                 * @description The image's description for people who cannot see it (alt text), URL-encoded, up to 1,000
+                 *     characters here (a request line must fit in 16 KiB, and one character may take 12 bytes
+                 *     encoded); set a longer one, up to 5,000 characters, with `PUT /artifacts/{id}/media`. It
+                 *     becomes the image's alt text when it is added to an artifact (where it can be changed). An
+                 *     image without alt text is flagged on the artifact, in diagnose and in the inbox.
+                 * @example Bar chart: CI time per week fell from 38 to 17 minutes
+                 */
+                alt_text?: components["parameters"]["MediaAltText"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The image's bytes. */
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "image/gif": string;
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description A replay of an earlier upload with the same key, bytes and alt text; the first upload. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            /** @description The image was checked, re-encoded without its metadata and stored. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["MediaTooLarge"];
+            415: components["responses"]["MediaUnsupportedMediaType"];
+            /** @description The body is not an image we take, or a parameter failed validation; the message names the field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The upload's id (`id` of the `POST /media` answer).
+                 * @example med_5b0e2f7a9c4d1e38
+                 */
+                id: components["parameters"]["MediaId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaUpload"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -54,6 +54,8 @@ export interface Config {
   jobRetryBaseMs: number;
   /** Largest export upload accepted, in bytes (`IMPORT_MAX_BYTES`, default 8 GiB). */
   importMaxBytes: number;
+  /** Largest image upload accepted (`POST /media`), in bytes (`MEDIA_MAX_BYTES`, default 32 MiB). */
+  mediaMaxBytes: number;
   /** The Bluesky PDS / entryway the bluesky adapter talks to (`BLUESKY_SERVICE_URL`, default https://bsky.social). */
   blueskyServiceUrl: string;
 }
@@ -151,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobPollMs: intVar(env, 'JOB_POLL_MS', 1000, 10, 60_000, problems),
     jobRetryBaseMs: intVar(env, 'JOB_RETRY_BASE_MS', 5000, 1, 3_600_000, problems),
     importMaxBytes: intVar(env, 'IMPORT_MAX_BYTES', 8 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER, problems),
+    mediaMaxBytes: intVar(env, 'MEDIA_MAX_BYTES', 32 * 1024 ** 2, 1024, 1024 ** 3, problems),
     blueskyServiceUrl: (env.BLUESKY_SERVICE_URL?.trim() || 'https://bsky.social').replace(/\/+$/, ''),
   });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

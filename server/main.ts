@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceDeps } from './services/context.js';
 import { ensureDesktopToken } from './services/tokens.js';
 import { cleanupExpired } from './http/idempotency.js';
+import { sweepUnusedMedia } from './services/media.js';
 import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
 import { JobWorker } from './jobs/worker.js';
@@ -74,6 +75,12 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
       if (n) logger.info({ removed: n }, 'removed expired idempotency keys');
     } catch (err) {
       logger.error({ err }, 'idempotency cleanup failed');
+    }
+    try {
+      const n = await sweepUnusedMedia(deps);
+      if (n) logger.info({ removed: n }, 'removed uploaded images no artifact used within 24 h');
+    } catch (err) {
+      logger.error({ err }, 'unused media cleanup failed');
     }
   };
   await sweep();

@@ -2,9 +2,9 @@
 // password. Every call opens a session on the service at `BLUESKY_SERVICE_URL` (default
 // https://bsky.social), which also proxies the app.bsky.* reads to the AppView.
 import { createHash } from 'node:crypto';
-import { AdapterError as Err, type AdapterContext, type Credentials, type FetchedPost, type PlatformAdapter, type Published } from './types.js';
+import { AdapterError as Err, type AdapterContext, type Credentials, type BlueskyImagesEmbed, type FetchedPost, type ImageToUpload, type MediaRef, type PlatformAdapter, type Published } from './types.js';
 import { jsonBody, send, sendJson } from './http.js';
-import { count, dateOf, tidy } from './text.js';
+import { count, dateOf, httpUrl, tidy } from './text.js';
 
 const HANDLE = /^@?((?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62})$/i;
 const PAGE = 100;
@@ -27,8 +27,39 @@ interface FeedItem {
     repostCount?: number;
     replyCount?: number;
     quoteCount?: number;
+    embed?: EmbedView;
   };
   reason?: unknown;
+}
+
+/** The views of a post's embed that carry media (app.bsky.embed.images#view, video#view, recordWithMedia#view). */
+interface EmbedView {
+  $type?: string;
+  images?: Array<{ fullsize?: string; thumb?: string; alt?: string; aspectRatio?: { width?: number; height?: number } }>;
+  playlist?: string;
+  alt?: string;
+  aspectRatio?: { width?: number; height?: number };
+  media?: EmbedView;
+}
+
+/**
+ * A post's images (with their alt text) or video. Bluesky keeps no pixel size, only the
+ * `aspectRatio` the author's client recorded (usually the image's pixel size): it becomes width and height.
+ */
+export function blueskyMedia(embed: EmbedView | undefined): MediaRef[] {
+  if (!embed || typeof embed !== 'object') return [];
+  const alt = (a: unknown) => (typeof a === 'string' && a.trim() ? a : null);
+  const size = (r: EmbedView['aspectRatio']) => ({ width: count(r?.width) || null, height: count(r?.height) || null });
+  switch (embed.$type) {
+    case 'app.bsky.embed.images#view':
+      return (embed.images ?? []).map((i) => ({ type: 'image' as const, url: httpUrl(i.fullsize) ?? httpUrl(i.thumb), archive_path: null, alt_text: alt(i.alt), ...size(i.aspectRatio) }));
+    case 'app.bsky.embed.video#view':
+      return [{ type: 'video', url: httpUrl(embed.playlist), archive_path: null, alt_text: alt(embed.alt), ...size(embed.aspectRatio) }];
+    case 'app.bsky.embed.recordWithMedia#view':
+      return blueskyMedia(embed.media);
+    default:
+      return [];
+  }
 }
 
 function handleOf(handle: string): string {
@@ -69,13 +100,15 @@ function toPost(item: FeedItem, did: string, handle: string): FetchedPost | null
   if (!p || item.reason || p.author?.did !== did || typeof p.uri !== 'string') return null;
   const text = tidy(p.record?.text ?? '');
   const publishedAt = dateOf(p.record?.createdAt) ?? dateOf(p.indexedAt);
-  if (!text || !publishedAt) return null;
+  const media = blueskyMedia(p.embed);
+  if ((!text && !media.length) || !publishedAt) return null;
   return {
     externalId: p.uri,
     url: postUrl(handle, p.uri),
     text,
     publishedAt,
     metrics: { likes: count(p.likeCount), reposts: count(p.repostCount), replies: count(p.replyCount), quotes: count(p.quoteCount) },
+    media,
   };
 }
 
@@ -114,6 +147,33 @@ const tooLong = (text: string) => {
 };
 
 const strongRef = (p: Published) => ({ uri: p.externalId, cid: p.cid ?? '' });
+
+/** The most bytes of one image of an `app.bsky.embed.images` embed (its lexicon's `maxSize`). */
+export const BLUESKY_MAX_IMAGE_BYTES = 1_000_000;
+
+/**
+ * com.atproto.repo.uploadBlob for each image (raw bytes, its MIME type), then the
+ * `app.bsky.embed.images` embed that shows them in order, each with its alt text (the lexicon
+ * requires `alt`; "" when there is none) and its aspect ratio.
+ */
+async function uploadBlueskyImages(ctx: AdapterContext, s: Session, images: ImageToUpload[]): Promise<BlueskyImagesEmbed> {
+  const out: BlueskyImagesEmbed['images'] = [];
+  for (const [i, img] of images.entries()) {
+    if (img.bytes.length > BLUESKY_MAX_IMAGE_BYTES) throw new Err('invalid_input', `image ${i + 1} has ${img.bytes.length} bytes; bluesky takes at most ${BLUESKY_MAX_IMAGE_BYTES} per image`, null, 'media');
+    const made = await sendJson<{ blob?: BlueskyImagesEmbed['images'][number]['image'] }>(ctx, {
+      url: xrpc(ctx, 'com.atproto.repo.uploadBlob'),
+      method: 'POST',
+      what: 'uploadBlob',
+      authenticated: true,
+      body: img.bytes,
+      headers: { ...bearer(s), 'content-type': img.contentType },
+    });
+    const blob = made.blob;
+    if (!blob || typeof blob.ref?.$link !== 'string') throw new Err('invalid_response', 'uploadBlob answered without a blob');
+    out.push({ image: blob, alt: img.altText ?? '', aspectRatio: { width: img.width, height: img.height } });
+  }
+  return { $type: 'app.bsky.embed.images', images: out };
+}
 
 export const blueskyAdapter: PlatformAdapter = {
   platform: 'bluesky',
@@ -178,5 +238,9 @@ export const blueskyAdapter: PlatformAdapter = {
       if (!ref) throw err;
       return { externalId: ref.uri, url: postUrl(s.handle, ref.uri), cid: ref.cid };
     }
+  },
+  async uploadImages(ctx, handle, creds, images) {
+    const s = await createSession(ctx, handle, creds);
+    return { embed: await uploadBlueskyImages(ctx, s, images) };
   },
 };

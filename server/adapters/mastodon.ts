@@ -1,9 +1,9 @@
 // Mastodon (and API-compatible servers). The handle is `@user@instance`; the credential is an
 // access token of that account (scopes read + write:statuses). The instance is reached at
 // https://<instance> through the outbound client.
-import { jsonBody, sendJson } from './http.js';
+import { jsonBody, send, sendJson } from './http.js';
 import { count, dateOf, htmlToText, httpUrl } from './text.js';
-import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type PlatformAdapter } from './types.js';
+import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type ImageToUpload, type MediaRef, type MediaType, type PlatformAdapter } from './types.js';
 
 const HANDLE = /^@?([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+\.[A-Za-z0-9-]+(?::\d{1,5})?)$/;
 const PAGE = 40;
@@ -20,6 +20,30 @@ interface Status {
   reblogs_count?: number;
   replies_count?: number;
   quotes_count?: number;
+  media_attachments?: Attachment[];
+}
+
+/** A status's attachment (Mastodon API `MediaAttachment`). */
+interface Attachment {
+  type?: string;
+  url?: string | null;
+  remote_url?: string | null;
+  description?: string | null;
+  meta?: { original?: { width?: number; height?: number } } | null;
+}
+
+const ATTACHMENT_TYPES: Record<string, MediaType> = { image: 'image', gifv: 'gif', video: 'video', audio: 'audio' };
+
+/** The attachments of a status: type, the original's size, the alt text (`description`). */
+export function mastodonMedia(list: Attachment[] | undefined): MediaRef[] {
+  return (Array.isArray(list) ? list : []).map((a) => ({
+    type: ATTACHMENT_TYPES[String(a.type)] ?? 'other',
+    url: httpUrl(a.url) ?? httpUrl(a.remote_url),
+    archive_path: null,
+    alt_text: typeof a.description === 'string' && a.description.trim() ? a.description : null,
+    width: count(a.meta?.original?.width) || null,
+    height: count(a.meta?.original?.height) || null,
+  }));
 }
 
 function parts(handle: string): { user: string; base: string } {
@@ -35,13 +59,15 @@ function toPost(s: Status): FetchedPost | null {
   const warning = htmlToText(s.spoiler_text ?? '');
   const text = warning ? `${warning}\n\n${body}` : body;
   const publishedAt = dateOf(s.created_at);
-  if (!text || !publishedAt || typeof s.id !== 'string') return null;
+  const media = mastodonMedia(s.media_attachments);
+  if ((!text && !media.length) || !publishedAt || typeof s.id !== 'string') return null;
   return {
     externalId: s.id,
     url: httpUrl(s.url) ?? httpUrl(s.uri),
     text,
     publishedAt,
     metrics: { likes: count(s.favourites_count), reposts: count(s.reblogs_count), replies: count(s.replies_count), quotes: count(s.quotes_count) },
+    media,
   };
 }
 
@@ -59,6 +85,44 @@ async function verify(ctx: AdapterContext, handle: string, creds: Credentials) {
     throw new AdapterError('credential_rejected', `the token belongs to @${me.username ?? 'someone else'}, not @${user}`);
   }
   return { me, base, user };
+}
+
+/** A multipart/form-data body (the WHATWG FormData encoder of Node, through a Response). */
+export async function formData(fields: Record<string, string>, file: { name: string; type: string; bytes: Buffer }): Promise<{ body: Buffer; contentType: string }> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  const encoded = new Response(form);
+  return { body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! };
+}
+
+/** How often, and how many times, a media attachment still processing upstream is asked about again. */
+export const MEDIA_POLL_MS = 1000;
+const MEDIA_POLLS = 30;
+const EXTENSIONS: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp', 'image/gif': 'gif' };
+
+/**
+ * POST /api/v2/media with the alt text as `description`, one image at a time, in order. An
+ * attachment answered 202 (still processing) is polled (GET /api/v1/media/:id: 206 until ready),
+ * since a status cannot attach it before. Returns the ids for `media_ids`.
+ */
+async function uploadMastodonImages(ctx: AdapterContext, base: string, creds: Credentials, images: ImageToUpload[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [i, img] of images.entries()) {
+    const { body, contentType } = await formData(img.altText ? { description: img.altText } : {}, { name: `image-${i + 1}.${EXTENSIONS[img.contentType] ?? 'bin'}`, type: img.contentType, bytes: img.bytes });
+    const res = await send(ctx, { url: `${base}/api/v2/media`, method: 'POST', what: 'media', authenticated: true, body, headers: { ...auth(creds), 'content-type': contentType, accept: 'application/json' } });
+    const made = res.json<{ id?: string; url?: string | null }>();
+    if (typeof made.id !== 'string') throw new AdapterError('invalid_response', 'media answered without an attachment id');
+    let ready = res.status === 200 && !!made.url;
+    for (let poll = 0; !ready && poll < MEDIA_POLLS; poll++) {
+      await new Promise((r) => setTimeout(r, MEDIA_POLL_MS));
+      const again = await send(ctx, { url: `${base}/api/v1/media/${encodeURIComponent(made.id)}`, what: 'media', authenticated: true, headers: { ...auth(creds), accept: 'application/json' } });
+      ready = again.status === 200;
+    }
+    if (!ready) throw new AdapterError('unavailable', `the instance was still processing image ${i + 1} after ${(MEDIA_POLLS * MEDIA_POLL_MS) / 1000} s`);
+    ids.push(made.id);
+  }
+  return ids;
 }
 
 export const mastodonAdapter: PlatformAdapter = {
@@ -119,5 +183,9 @@ export const mastodonAdapter: PlatformAdapter = {
     });
     if (typeof status.id !== 'string') throw new AdapterError('invalid_response', 'statuses answered without a status id');
     return { externalId: status.id, url: httpUrl(status.url) ?? httpUrl(status.uri), cid: null };
+  },
+  async uploadImages(ctx, handle, creds, images) {
+    const { base } = await verify(ctx, handle, creds);
+    return { mediaIds: await uploadMastodonImages(ctx, base, creds, images) };
   },
 };

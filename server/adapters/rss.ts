@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { send } from './http.js';
 import { count, dateOf, htmlToText, httpUrl } from './text.js';
-import { AdapterError, type AdapterContext, type FetchedPost, type PlatformAdapter } from './types.js';
+import { AdapterError, type AdapterContext, type FetchedPost, type MediaRef, type MediaType, type PlatformAdapter } from './types.js';
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -13,7 +13,7 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: true,
-  isArray: (name) => ['item', 'entry', 'link'].includes(name),
+  isArray: (name) => ['item', 'entry', 'link', 'enclosure', 'media:content', 'media:group'].includes(name),
 });
 
 type Node = Record<string, unknown>;
@@ -31,6 +31,37 @@ function atomLink(links: unknown): string | null {
   if (!Array.isArray(links)) return httpUrl(str(links));
   const alternate = links.find((l: Node) => !l['@_rel'] || l['@_rel'] === 'alternate') ?? links[0];
   return httpUrl(typeof alternate === 'object' ? (alternate as Node)['@_href'] : alternate);
+}
+
+const list = (v: unknown): Node[] => (Array.isArray(v) ? v : v && typeof v === 'object' ? [v] : []).filter((x): x is Node => !!x && typeof x === 'object');
+
+/** The media type of an enclosure or `media:content`, from its MIME type, else its `medium`. */
+function mediaTypeOf(mime: string, medium: string): MediaType {
+  if (mime === 'image/gif') return 'gif';
+  const kind = mime.split('/')[0] || medium;
+  return kind === 'image' || kind === 'video' || kind === 'audio' ? kind : 'other';
+}
+
+/**
+ * An item's media: Media RSS `media:content` (alone or in `media:group`s; alt text from
+ * `media:description`, else `media:title`; `width`/`height`), then RSS `<enclosure>` and Atom
+ * `<link rel="enclosure">` not already named; in document order, each URL once.
+ */
+function feedMedia(item: Node): MediaRef[] {
+  const out: MediaRef[] = [];
+  const seen = new Set<string>();
+  const add = (url: string | null, mime: string, medium: string, alt: string, width: unknown, height: unknown) => {
+    if (!url || seen.has(url)) return;
+    seen.add(url);
+    out.push({ type: mediaTypeOf(mime.toLowerCase(), medium.toLowerCase()), url, archive_path: null, alt_text: htmlToText(alt) || null, width: count(width) || null, height: count(height) || null });
+  };
+  const contents = [...list(item['media:content']), ...list(item['media:group']).flatMap((g) => list(g['media:content']))];
+  for (const c of contents) {
+    add(httpUrl(c['@_url']), str(c['@_type']), str(c['@_medium']), str(c['media:description']) || str(c['media:title']) || str(item['media:description']), c['@_width'], c['@_height']);
+  }
+  for (const e of list(item.enclosure)) add(httpUrl(e['@_url']), str(e['@_type']), '', '', null, null);
+  for (const l of list(item.link).filter((l) => l['@_rel'] === 'enclosure')) add(httpUrl(l['@_href']), str(l['@_type']), '', str(l['@_title']), null, null);
+  return out;
 }
 
 /** Title and body as one text; the title is left out when the body already starts with it. */
@@ -55,6 +86,7 @@ function toPost(item: Node, atom: boolean, now: Date): FetchedPost | null {
     text,
     publishedAt: published,
     metrics: { likes: 0, reposts: 0, replies: count(str(item['slash:comments']) || str(item['thr:total'])), quotes: 0 },
+    media: feedMedia(item),
   };
 }
 

@@ -29,6 +29,20 @@ export interface Metrics {
   quotes: number;
 }
 
+export type MediaType = 'image' | 'video' | 'gif' | 'audio' | 'other';
+
+/** A picture, video or other file attached to a post, as the platform or export describes it. */
+export interface MediaRef {
+  type: MediaType;
+  /** Where the bytes are upstream (an http(s) address), when known. */
+  url: string | null;
+  /** Where the bytes are inside the imported archive, when they are there. */
+  archive_path: string | null;
+  alt_text: string | null;
+  width: number | null;
+  height: number | null;
+}
+
 export interface FetchedPost {
   /** The platform's own id of the post: re-ingesting the same post updates it instead of adding one. */
   externalId: string;
@@ -36,6 +50,8 @@ export interface FetchedPost {
   text: string;
   publishedAt: Date;
   metrics: Metrics;
+  /** The post's attachments, in the order the author gave them (absent: none known). */
+  media?: MediaRef[];
 }
 
 export interface Published {
@@ -56,6 +72,27 @@ export interface PublishPart {
   key: { id: string; createdAt: Date; position: number };
   /** The thread's first post and the post this one answers; null for a first (or only) post. */
   replyTo: { root: Published; parent: Published } | null;
+}
+
+/** An image to attach to a post: its bytes (already fitted to the platform, see services/media-limits.ts) and alt text. */
+export interface ImageToUpload {
+  bytes: Buffer;
+  /** image/jpeg, image/png, image/webp or image/gif */
+  contentType: string;
+  altText: string | null;
+  width: number;
+  height: number;
+}
+
+/**
+ * What a post must carry to show uploaded images: Mastodon's media ids (the `media_ids` of
+ * POST /api/v1/statuses), or Bluesky's `app.bsky.embed.images` embed (the record's `embed`).
+ */
+export type UploadedImages = { mediaIds: string[] } | { embed: BlueskyImagesEmbed };
+
+export interface BlueskyImagesEmbed {
+  $type: 'app.bsky.embed.images';
+  images: Array<{ image: { $type: 'blob'; ref: { $link: string }; mimeType: string; size: number }; alt: string; aspectRatio: { width: number; height: number } }>;
 }
 
 export interface ProbeResult {
@@ -80,6 +117,12 @@ export interface PlatformAdapter {
   publish?(ctx: AdapterContext, handle: string, creds: Credentials, part: PublishPart): Promise<Published>;
   /** Why `text` cannot be one post on this platform (too long), or null when it can. */
   refusesText?(text: string): string | null;
+  /**
+   * Uploads images with their alt text, in order; returns what the post must carry to show them.
+   * Absent on platforms that cannot publish. Not idempotent upstream: an upload a post never
+   * used is removed by the platform (Mastodon vacuums unattached media, a PDS unreferenced blobs).
+   */
+  uploadImages?(ctx: AdapterContext, handle: string, creds: Credentials, images: ImageToUpload[]): Promise<UploadedImages>;
 }
 
 export type AdapterErrorKind =

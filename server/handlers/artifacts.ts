@@ -4,6 +4,7 @@ import * as moves from '../services/artifact-moves.js';
 import * as drafting from '../services/drafting.js';
 import * as variants from '../services/variants.js';
 import { variantView } from '../services/views.js';
+import * as media from '../services/artifact-media.js';
 import type { ServiceDeps } from '../services/context.js';
 import { callerOf, commitHook, type Handler } from '../http/typed.js';
 
@@ -42,5 +43,9 @@ export function artifactHandlers(deps: ServiceDeps) {
     const { row, created } = await variants.putVariant(deps, callerOf(req), req.path.id, req.path.platform, req.body);
     return created ? { status: 201, body: variantView(row) } : { status: 200, body: variantView(row) };
   };
-  return { getArtifact, publishArtifact, unscheduleArtifact, listPipelineSchedule, transitionArtifact, draftFromPost, putArtifactVariant };
+  const setArtifactMedia: Handler<'setArtifactMedia'> = async (req) => ({
+    status: 200,
+    body: await media.replaceArtifactMedia(deps, callerOf(req), req.path.id, req.body),
+  });
+  return { getArtifact, publishArtifact, unscheduleArtifact, listPipelineSchedule, transitionArtifact, draftFromPost, putArtifactVariant, setArtifactMedia };
 }

@@ -17,6 +17,7 @@ import { diagnoseHandlers } from './diagnose.js';
 import { eventHandlers } from './events.js';
 import { internalHandlers } from './internal.js';
 import { importHandlers } from './imports.js';
+import { mediaHandlers } from './media.js';
 
 export interface HandlerEnv {
   config: Config;
@@ -46,9 +47,12 @@ export function buildHandlers(deps: ServiceDeps, env: HandlerEnv): Handlers {
     listPipelineSchedule: a.listPipelineSchedule,
     transitionArtifact: a.transitionArtifact,
     putArtifactVariant: a.putArtifactVariant,
+    setArtifactMedia: a.setArtifactMedia,
     connectAccount: accountHandlers(deps).connectAccount,
     createImport: importHandlers(deps).createImport,
     getImport: importHandlers(deps).getImport,
+    uploadMedia: mediaHandlers(deps).uploadMedia,
+    getMedia: mediaHandlers(deps).getMedia,
     fetchUrl: f.fetchUrl,
     listFetchSchemas: f.listFetchSchemas,
     putFetchSchema: f.putFetchSchema,

@@ -47,8 +47,10 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
     if (malformed) return validationFailed(`path.${malformed}`, 'is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).');
     if (status === 400) return invalid(validatorMessage(e.errors, e.message ?? 'The request failed validation.'));
     if (status === 415) {
-      const upload = routes.matchRequest(req).route?.binaryBody;
-      return badRequest(upload ? 'Send the file with its Content-Type: application/zip, application/gzip, application/x-tar, application/json, text/csv, text/javascript or application/octet-stream.' : 'Send the body as application/json.', { status: 415 });
+      const route = routes.matchRequest(req).route;
+      if (!route?.binaryBody) return badRequest('Send the body as application/json.', { status: 415 });
+      const types = route.bodyTypes;
+      return badRequest(`Send the file with its Content-Type: ${types.slice(0, -1).join(', ')}${types.length > 1 ? ' or ' : ''}${types[types.length - 1]}.`, { status: 415 });
     }
     if (status === 413) return badRequest('The request body is larger than 1048576 bytes.', { status: 413 });
     if (status === 404) return notFoundRoute(req);

@@ -22,6 +22,8 @@ export interface Route {
   idempotent: boolean;
   /** the body is raw bytes (every media type's schema is `format: binary`): streamed to the handler, never parsed */
   binaryBody: boolean;
+  /** The media types the request body may have, as the description lists them. */
+  bodyTypes: string[];
   /** The query parameters whose schema is a number, an integer or a boolean, by name. */
   typedQuery: Record<string, 'integer' | 'number' | 'boolean'>;
 }
@@ -78,6 +80,7 @@ export class RouteTable {
           bearer: security.some((s) => 'bearerAuth' in s),
           idempotent: 'idempotency_key' in props,
           binaryBody,
+          bodyTypes: Object.keys(op.requestBody?.content ?? {}),
           typedQuery: typedQueryOf(spec, [...(item.parameters ?? []), ...(op.parameters ?? [])]),
         });
       }

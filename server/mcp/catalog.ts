@@ -137,7 +137,8 @@ function buildTool(spec: Json, path: string, method: string, item: Json, op: Jso
   const output = successSchema(spec, op);
   if (output === undefined) return null; // not a JSON operation (the SSE stream)
   // An upload's body is a file's bytes, which a tool call's JSON arguments cannot carry; `cpa mcp`
-  // offers it as a tool that reads a path on its own machine (`import_archive_from_path`).
+  // offers it as a tool that reads a path on its own machine (`import_archive_from_path`,
+  // `upload_media_from_path`).
   if (binaryBody(op)) return null;
 
   const properties: Json = {};

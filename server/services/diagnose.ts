@@ -14,6 +14,8 @@ import { listPublishFailed, listScheduled } from '../store/published-parts.js';
 import { findPipeline, type PipelineRow, type RunRow } from '../store/pipelines.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { artifactOfRun } from './drafting.js';
+import { mediaIssues, mediaOf } from './media-items.js';
+import { artifactsWithMedia } from '../store/media.js';
 
 type S = components['schemas'];
 export type Issue = S['DiagnoseIssue'];
@@ -47,6 +49,8 @@ export interface Facts {
   dueSoon: ArtifactRow[];
   llm: ServiceDeps['config']['llm'];
   allowHosts: string[];
+  /** Unpublished artifacts with an image (GIF, video) that has no alt text, newest first. */
+  missingAltText: ArtifactRow[];
 }
 
 /**
@@ -70,7 +74,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
   if (!pipeline) throw notFound('pipeline');
   const now = deps.clock.now();
   const ago = (ms: number) => new Date(now.getTime() - ms);
-  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon] = await Promise.all([
+  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon, withMedia] = await Promise.all([
     accountOf(deps, pipeline),
     health.ingestRuns(deps.db, pipeline.id),
     health.stalledRuns(deps.db, pipeline.id, ago(STALLED_AFTER_MS)),
@@ -80,6 +84,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     health.failedDeliveries(deps.db, caller.workspaceId, ago(DELIVERY_FAILURE_WINDOW_MS)),
     listPublishFailed(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: 20 }),
     listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
+    artifactsWithMedia(deps.db, pipeline.id, ['draft', 'review', 'ready'], 200),
   ]);
   const artifacts = await health.findArtifacts(deps.db, caller.workspaceId, failedRuns.map(artifactOfRun).filter((id): id is string => id !== null));
   return {
@@ -97,6 +102,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     dueSoon,
     llm: deps.config.llm,
     allowHosts: deps.config.outbound.allowHosts,
+    missingAltText: withMedia.filter((a) => mediaIssues(mediaOf(a)).length > 0),
   };
 }
 
@@ -288,7 +294,23 @@ export function publishIssues(f: Facts): Issue[] {
   ];
 }
 
-const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, publishIssues, writerIssues, deliveryIssues];
+/** Accessibility is not optional: an unpublished artifact with an image without alt text is a warning. */
+export function altTextIssues(f: Facts): Issue[] {
+  const found = f.missingAltText;
+  if (!found.length) return [];
+  const shown = found.slice(0, 10).map((a) => a.id);
+  return [
+    {
+      code: 'media_missing_alt_text',
+      severity: 'warning',
+      message: `${found.length} unpublished artifact${found.length === 1 ? ' has' : 's have'} images without alt text (${shown.join(', ')}${found.length > shown.length ? ', …' : ''}); people who use a screen reader cannot know what they show.`,
+      suggested_action: 'set_alt_text',
+      suggested_endpoint: `PUT ${API_PREFIX}/artifacts/${found[0]!.id}/media`,
+    },
+  ];
+}
+
+const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, publishIssues, writerIssues, deliveryIssues, altTextIssues];
 const RANK: Record<Issue['severity'], number> = { error: 0, warning: 1, info: 2 };
 
 export function issuesOf(f: Facts): Issue[] {

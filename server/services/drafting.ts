@@ -5,6 +5,7 @@
 // has the whole design.
 import type { components } from '../../generated/api.js';
 import { API_PREFIX, AppError, notFound, validationFailed } from '../errors.js';
+import { carriedMedia, mediaOf, uploadIdsOf, type ArtifactMediaItem } from './media-items.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { JobError, type JobContext, type JobHandler, type JobHooks } from '../jobs/registry.js';
 import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
@@ -42,6 +43,8 @@ export interface Lineage {
   parent: ArtifactRow | null;
   /** The most restricted audience among the sources: what publishing the artifact must respect. */
   visibility: string;
+  /** The media a new first draft carries from its sources (a re-draft carries its parent's). */
+  media?: ArtifactMediaItem[];
 }
 
 /** Queues the run that writes a reserved artifact, inside the transaction that reserved it. */
@@ -75,8 +78,16 @@ export function newArtifactFor(deps: ServiceDeps, l: Lineage) {
     text: '',
     state: 'draft',
     sourceVisibility: l.visibility,
+    media: mediaFor(l),
     now: deps.clock.now(),
   };
+}
+
+/** A re-draft carries its parent's media list as it is (order, alt text, uploads); a first draft its sources'. */
+function mediaFor(l: Lineage): { json: string; uploadIds: string[] } {
+  if (l.parent) return { json: l.parent.media, uploadIds: uploadIdsOf(mediaOf(l.parent)) };
+  const items = l.media ?? [];
+  return { json: JSON.stringify(items), uploadIds: uploadIdsOf(items) };
 }
 
 const OPENNESS = ['public', 'unlisted', 'followers', 'connections'];
@@ -113,7 +124,9 @@ async function lineageFor(deps: ServiceDeps, caller: Caller, post: PostRow, body
   const found = more.length ? await drafts.findPosts(deps.db, caller.workspaceId, more) : [];
   const foreign = more.filter((id) => !found.some((p) => p.id === id && p.pipelineId === post.pipelineId));
   if (foreign.length) throw validationFailed('body.additional_post_ids', `must be posts of the same pipeline; not: ${foreign.join(', ')}.`);
-  return { ...base, sources: [post.id, ...more], parent: null, visibility: narrowest([post, ...found].map((p) => p.visibility)) };
+  // Sources in the order given (the drafted-from post first), each with its media.
+  const ordered = [post, ...more.map((id) => found.find((p) => p.id === id)!)];
+  return { ...base, sources: [post.id, ...more], parent: null, visibility: narrowest(ordered.map((p) => p.visibility)), media: carriedMedia(ordered) };
 }
 
 /** POST /posts/{id}/draft: reserves the artifact and queues its run; answers both ids. */

@@ -8,11 +8,12 @@ import * as health from '../store/health.js';
 import type { PostRow } from '../store/posts.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { accountIssues, ingestIssues, pipelineFacts, publishRemedy, type Facts } from './diagnose.js';
+import { mediaIssues, mediaOf } from './media-items.js';
 
 type S = components['schemas'];
 type Item = S['InboxItem'];
 
-export const PRIORITY = { credential: 95, ingest: 90, publishFailed: 85, draftFailed: 80, scheduled: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
+export const PRIORITY = { credential: 95, ingest: 90, publishFailed: 85, draftFailed: 80, scheduled: 70, altText: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
 const MAX_ITEMS = 100;
 /** How many of the newest posts without a draft are ranked. */
 const POSTS_RANKED = 500;
@@ -80,6 +81,21 @@ function anomalies(f: Facts): Item[] {
       post_id: a.sourcePostId,
       anomaly: { code: 'publish_failed', message: `${a.publishErrorCode ?? 'failed'}: ${a.publishErrorMessage ?? ''}`.slice(0, 2000) },
       ...publishRemedy(a),
+    });
+  }
+  for (const a of f.missingAltText) {
+    const missing = mediaIssues(mediaOf(a)).length;
+    items.push({
+      id: `flagged_anomaly:missing_alt_text:${a.id}`,
+      kind: 'flagged_anomaly',
+      priority: PRIORITY.altText,
+      title: `Describe the images of: ${firstLine(a.text) || a.id}`,
+      created_at: a.updatedAt.toISOString(),
+      artifact_id: a.id,
+      post_id: a.sourcePostId,
+      anomaly: { code: 'missing_alt_text', message: `${missing} of the artifact's ${mediaOf(a).length} media ${missing === 1 ? 'has' : 'have'} no alt text.` },
+      suggested_action: 'set_alt_text',
+      suggested_endpoint: `PUT ${API_PREFIX}/artifacts/${a.id}/media`,
     });
   }
   return items;

@@ -6,6 +6,7 @@ import type { PipelineRow, RunRow } from '../store/pipelines.js';
 import type { PostRow } from '../store/posts.js';
 import type { VariantRow } from '../store/variants.js';
 import { countLength, fitsOnePost, isTargetPlatform, PLATFORM_RULES } from './platform-text.js';
+import { mediaIssues, mediaOf } from './media-items.js';
 
 type S = components['schemas'];
 const iso = (d: Date) => d.toISOString();
@@ -120,5 +121,7 @@ export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: Publ
     publish_error: a.state === 'publish_failed' && a.publishErrorCode ? { code: a.publishErrorCode, message: a.publishErrorMessage ?? '' } : null,
     published_parts: parts.map((p) => ({ position: p.position + 1, external_id: p.externalId, url: p.url, posted_at: iso(p.postedAt) })),
     variants: variants.map(variantView),
+    media: mediaOf(a),
+    media_issues: mediaIssues(mediaOf(a)),
   };
 }

@@ -1,5 +1,6 @@
 // Artifacts (drafts) and their state.
 import { first, transaction, type Db, type Row } from './database.js';
+import { linkUploads } from './media.js';
 
 export type ArtifactRow = Row<'Artifact'>;
 
@@ -11,6 +12,8 @@ export type NewArtifact = Pick<ArtifactRow, 'id' | 'workspaceId' | 'pipelineId' 
   ancestors: string[];
   /** A brief's further source posts, after `sourcePostId` (absent or empty for a riff). */
   moreSourcePostIds?: string[];
+  /** The media list (JSON) and the uploads it uses (absent: none). */
+  media?: { json: string; uploadIds: string[] };
   now: Date;
 };
 
@@ -40,6 +43,7 @@ export async function insertArtifact(tx: ArtifactTx, a: NewArtifact): Promise<Ar
       text: a.text,
       state: a.state,
       sourceVisibility: a.sourceVisibility,
+      media: a.media?.json ?? '[]',
       createdAt: a.now,
       updatedAt: a.now,
     })
@@ -50,6 +54,7 @@ export async function insertArtifact(tx: ArtifactTx, a: NewArtifact): Promise<Ar
     .set((eb) => ({ artifactCount: eb('artifactCount', '+', 1), updatedAt: a.now }))
     .where('id', 'in', sources)
     .execute();
+  if (a.media) await linkUploads(tx, row, a.media.uploadIds);
   return row;
 }
 

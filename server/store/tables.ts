@@ -72,6 +72,15 @@ export type Artifact = {
      */
     publishErrorCode: string | null;
     publishErrorMessage: string | null;
+    /**
+     * The artifact's media in order (JSON list: id, upload_id, source_post_id, type, url, archive_path, alt_text, width, height).
+     */
+    media: Generated<string>;
+};
+export type ArtifactUpload = {
+    artifactId: string;
+    uploadId: string;
+    workspaceId: string;
 };
 export type ArtifactVariant = {
     workspaceId: string;
@@ -178,6 +187,30 @@ export type Import = {
      * X: the account's own user id, to tell self-threads from replies to others.
      */
     ownUserId: string | null;
+    createdAt: Generated<Date>;
+};
+export type MediaUpload = {
+    id: string;
+    workspaceId: string;
+    idempotencyKey: string;
+    /**
+     * SHA-256 of the uploaded bytes and the alt text: a replay must match it.
+     */
+    requestHash: string;
+    blobId: string;
+    contentType: string;
+    sizeBytes: number;
+    width: number;
+    height: number;
+    /**
+     * Frames of an animated image; 1 for a still one.
+     */
+    frames: Generated<number>;
+    /**
+     * SHA-256 of the stored (re-encoded) bytes.
+     */
+    sha256: string;
+    altText: string | null;
     createdAt: Generated<Date>;
 };
 export type Pattern = {
@@ -334,6 +367,7 @@ export type DB = {
     Activity: Activity;
     AgentToken: AgentToken;
     Artifact: Artifact;
+    ArtifactUpload: ArtifactUpload;
     ArtifactVariant: ArtifactVariant;
     BlobChunk: BlobChunk;
     Decode: Decode;
@@ -343,6 +377,7 @@ export type DB = {
     ExtractionSchema: ExtractionSchema;
     IdempotencyRecord: IdempotencyRecord;
     Import: Import;
+    MediaUpload: MediaUpload;
     Pattern: Pattern;
     Pipeline: Pipeline;
     PublishedPart: PublishedPart;

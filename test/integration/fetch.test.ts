@@ -81,6 +81,8 @@ describe('markdown mode', () => {
     expect(md).toContain(`[import format reference](${site.url}/docs/import-format.html)`); // ../ resolved
     expect(md).toContain(`![Import time by archive size, v2.2 against v2.3](${site.url}/images/importer-chart.png)`);
     for (const noise of ['HACKED', 'INJECTED', 'WRITTEN BY SCRIPT', 'dataLayer', 'Subscribe now', 'Privacy']) expect(md).not.toContain(noise);
+    // The og:image and the <img> are one image; its alt text comes from the <img>.
+    expect(r.images).toEqual([{ src: `${site.url}/images/importer-chart.png`, alt: 'Import time by archive size, v2.2 against v2.3', width: null, height: null }]);
     expect(r.links).toContainEqual({ href: `${site.url}/archive`, text: 'Archive' });
     expect(r.links).toContainEqual({ href: 'https://social.example/@fieldnotes', text: 'Mastodon' });
     expect(r.links.some((l) => !/^https?:/.test(l.href))).toBe(false); // javascript: and mailto: dropped

@@ -15,7 +15,7 @@ export interface ExpectedPost {
   externalId: string;
   text: string;
   visibility: 'public' | 'unlisted' | 'followers' | 'connections';
-  media: Array<{ type: string; alt_text: string | null; archive_path: string | null; url: string | null }>;
+  media: Array<{ type: string; alt_text: string | null; archive_path: string | null; url: string | null; width: number | null; height: number | null }>;
   replyTo: string | null;
   likes: number;
   reposts: number;
@@ -181,7 +181,7 @@ export function xArchive(o: XOptions): Generated {
       t.extended_entities = { media: [m] };
       const inside = kind === 3 ? `${root}data/tweets_media/${id}-${file}` : null;
       if (inside) media.push({ name: inside, data: Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Buffer.from(`jpeg ${i}`)]) });
-      expectMedia.push({ type: 'image', alt_text: kind === 3 ? `A chart of ${topic}, rising` : null, archive_path: inside, url: `https://pbs.twimg.com/media/${file}` });
+      expectMedia.push({ type: 'image', alt_text: kind === 3 ? `A chart of ${topic}, rising` : null, archive_path: inside, url: `https://pbs.twimg.com/media/${file}`, width: 2048, height: 1536 });
     }
     let visibility: ExpectedPost['visibility'] = 'public';
     if (created >= protectFrom && created < protectTo) visibility = 'followers';
@@ -309,7 +309,7 @@ export function mastodonArchive(o: MastodonOptions): Generated {
       const path = `/media_attachments/files/110/${String(i).padStart(3, '0')}/original/img${i}.png`;
       attachment.push({ type: 'Document', mediaType: 'image/png', url: path, name: kind === 6 ? `Screenshot of ${uni}` : null, blurhash: 'UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH', width: 1200, height: 800 });
       media.push({ name: path.slice(1), data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) });
-      expectMedia.push({ type: 'image', alt_text: kind === 6 ? `Screenshot of ${uni}` : null, archive_path: path.slice(1), url: null });
+      expectMedia.push({ type: 'image', alt_text: kind === 6 ? `Screenshot of ${uni}` : null, archive_path: path.slice(1), url: null, width: 1200, height: 800 });
     }
     const object = {
       id,
@@ -401,7 +401,7 @@ export function linkedInArchive(o: LinkedInOptions): Generated {
       externalId: link,
       text,
       visibility: kind === 4 ? 'connections' : 'public',
-      media: mediaUrl ? [{ type: 'image', alt_text: null, archive_path: null, url: mediaUrl }] : [],
+      media: mediaUrl ? [{ type: 'image', alt_text: null, archive_path: null, url: mediaUrl, width: null, height: null }] : [],
       replyTo: null,
       likes: 0,
       reposts: 0,

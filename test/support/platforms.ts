@@ -1,6 +1,7 @@
 // Local fakes of the platforms' HTTP APIs, just the endpoints the adapters call, on real HTTPS
 // servers (test/support/https-fake.ts). Each keeps its state in a plain object the test can read
 // and change (posts, what was published, a failure mode).
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +38,8 @@ export interface FakeStatus {
   reblogs_count: number;
   replies_count: number;
   reblog?: unknown;
+  /** Mastodon `MediaAttachment`s, served as given. */
+  media_attachments?: unknown[];
 }
 
 export interface MastodonState extends FailureMode {
@@ -44,13 +47,17 @@ export interface MastodonState extends FailureMode {
   token: string;
   accountId: string;
   statuses: FakeStatus[];
-  /** Statuses created through POST /api/v1/statuses, with the Idempotency-Key and the status they answer. */
-  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined; inReplyToId: string | null }>;
+  /** Statuses created through POST /api/v1/statuses, with the Idempotency-Key, the status they answer and their media. */
+  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined; inReplyToId: string | null; mediaIds?: string[] }>;
   /** A status whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
   refuseText: string | null;
   refuseStatus: number;
   /** Set to answer 401 to every authenticated call (a revoked token). */
   revoked: boolean;
+  /** Attachments made through POST /api/v2/media, by id, as the instance keeps them (alt text = `description`). */
+  media: Map<string, { description: string | null; contentType: string; size: number; filename: string; bytes: Buffer; polls: number }>;
+  /** How many GET /api/v1/media/:id answer 206 (still processing) before 200; 0 answers the upload 200 at once. */
+  mediaProcessingPolls: number;
 }
 
 export interface MastodonFake {
@@ -74,11 +81,11 @@ export function mastodonStatus(n: number, over: Partial<FakeStatus> = {}): FakeS
 }
 
 export async function startMastodonFake(init: Partial<MastodonState> = {}): Promise<MastodonFake> {
-  const state: MastodonState = { username: 'ada', token: 'mastodon-token-0123456789', accountId: '109', statuses: [], posted: [], revoked: false, refuseText: null, refuseStatus: 422, failNext: 0, failStatus: 503, ...init };
+  const state: MastodonState = { username: 'ada', token: 'mastodon-token-0123456789', accountId: '109', statuses: [], posted: [], revoked: false, refuseText: null, refuseStatus: 422, media: new Map(), mediaProcessingPolls: 0, failNext: 0, failStatus: 503, ...init };
   const keyed = new Map<string, FakeStatus>();
   const fake = await startFake({
     tls: true,
-    handler: (req, res, body) => {
+    handler: async (req, res, body) => {
       if (failing(state, res)) return;
       const url = new URL(req.url ?? '/', 'https://x');
       const authed = req.headers.authorization === `Bearer ${state.token}` && !state.revoked;
@@ -98,18 +105,41 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         const page = sorted.filter((s) => !maxId || Number(s.id) < Number(maxId)).slice(0, limit);
         return json(res, 200, page);
       }
+      if (req.method === 'POST' && url.pathname === '/api/v2/media') {
+        // Parsed as a real server would: multipart/form-data with `file` and `description`.
+        const form = await new Request('https://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type'] ?? '') }, body: new Uint8Array(body) }).formData().catch(() => null);
+        const file = form?.get('file');
+        if (!form || !(file instanceof Blob)) return json(res, 422, { error: 'Validation failed: File must be present' });
+        const description = form.get('description');
+        if (typeof description === 'string' && [...description].length > 1500) return json(res, 422, { error: 'Validation failed: Description is too long (maximum is 1500 characters)' });
+        const id = String(7000 + state.media.size);
+        const entry = { description: typeof description === 'string' ? description : null, contentType: file.type, size: file.size, filename: (file as File).name, bytes: Buffer.from(await file.arrayBuffer()), polls: 0 };
+        state.media.set(id, entry);
+        const processing = state.mediaProcessingPolls > 0;
+        return json(res, processing ? 202 : 200, { id, type: 'image', url: processing ? null : `https://files.mastodon.example/media/${id}.jpg`, description: entry.description });
+      }
+      const mediaGet = /^\/api\/v1\/media\/([^/]+)$/.exec(url.pathname);
+      if (req.method === 'GET' && mediaGet) {
+        const m = state.media.get(mediaGet[1]!);
+        if (!m) return json(res, 404, { error: 'Record not found' });
+        m.polls += 1;
+        const ready = m.polls > state.mediaProcessingPolls;
+        return json(res, ready ? 200 : 206, { id: mediaGet[1], type: 'image', url: ready ? `https://files.mastodon.example/media/${mediaGet[1]}.jpg` : null, description: m.description });
+      }
       if (req.method === 'POST' && url.pathname === '/api/v1/statuses') {
         const key = req.headers['idempotency-key'] as string | undefined;
         const known = key ? keyed.get(key) : undefined;
         if (known) return json(res, 200, known);
-        const b = JSON.parse(body.toString('utf8')) as { status?: string; in_reply_to_id?: string };
+        const b = JSON.parse(body.toString('utf8')) as { status?: string; in_reply_to_id?: string; media_ids?: string[] };
+        const mediaIds = b.media_ids ?? [];
+        if (mediaIds.length > 4 || mediaIds.some((m) => !state.media.has(m))) return json(res, 422, { error: 'Validation failed: media_ids are unknown or more than 4' });
         const text = String(b.status ?? '');
         if (state.refuseText && text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: `fake refusal ${state.refuseStatus}` });
         const inReplyToId = b.in_reply_to_id ?? null;
         if (inReplyToId && !state.posted.some((p) => p.id === inReplyToId)) return json(res, 404, { error: 'Record not found' });
         const id = String(900000 + state.posted.length);
         const status = { ...mastodonStatus(0), id, url: `https://mastodon.example/@${state.username}/${id}`, content: `<p>${text}</p>`, in_reply_to_id: inReplyToId };
-        state.posted.push({ id, text, idempotencyKey: key, inReplyToId });
+        state.posted.push({ id, text, idempotencyKey: key, inReplyToId, ...(mediaIds.length ? { mediaIds } : {}) });
         if (key) keyed.set(key, status);
         return json(res, 200, status);
       }
@@ -131,6 +161,8 @@ export interface FakeBskyPost {
   quoteCount: number;
   /** A repost of someone else's post (must not be ingested). */
   repost?: boolean;
+  /** The post's embed view (e.g. app.bsky.embed.images#view), served as given. */
+  embed?: unknown;
 }
 
 export interface BlueskyState extends FailureMode {
@@ -138,16 +170,36 @@ export interface BlueskyState extends FailureMode {
   did: string;
   appPassword: string;
   posts: FakeBskyPost[];
-  /** Records created through createRecord, by record key, with their reply references when replies. */
-  records: Map<string, { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } }>;
+  /** Records created through createRecord, by record key (with their reply references when replies, and the embed, whose images' `alt` the fake checks). */
+  records: Map<string, { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } }; embed?: unknown }>;
   createCalls: number;
   /** A record whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
   refuseText: string | null;
   refuseStatus: number;
+  /** Blobs uploaded through uploadBlob, by CID. */
+  blobs: Map<string, { mimeType: string; size: number; bytes: Buffer }>;
+}
+
+type BskyEmbed = { $type?: string; images?: Array<{ image?: { ref?: { $link?: string }; mimeType?: string; size?: number }; alt?: unknown; aspectRatio?: { width?: number; height?: number } }> };
+
+/** What the PDS checks of an app.bsky.embed.images embed (its lexicon): ≤ 4 images, each a known blob ≤ 1,000,000 bytes with an `alt` string. */
+function invalidEmbed(embed: BskyEmbed | undefined, state: BlueskyState): string | null {
+  if (!embed) return null;
+  if (embed.$type !== 'app.bsky.embed.images') return `unknown embed ${String(embed.$type)}`;
+  const images = embed.images ?? [];
+  if (!images.length || images.length > 4) return 'embed/images must have 1 to 4 items';
+  for (const [i, img] of images.entries()) {
+    const blob = state.blobs.get(img.image?.ref?.$link ?? '');
+    if (!blob) return `embed/images/${i}/image is not an uploaded blob`;
+    if (blob.size > 1_000_000) return `embed/images/${i}/image is too big (max 1000000 bytes)`;
+    if (typeof img.alt !== 'string') return `embed/images/${i} must have the property "alt"`;
+    if (!img.aspectRatio?.width || !img.aspectRatio?.height) return `embed/images/${i}/aspectRatio must have width and height`;
+  }
+  return null;
 }
 
 export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promise<{ fake: Fake; state: BlueskyState; env: Record<string, string> }> {
-  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, refuseText: null, refuseStatus: 400, failNext: 0, failStatus: 503, ...init };
+  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, refuseText: null, refuseStatus: 400, blobs: new Map(), failNext: 0, failStatus: 503, ...init };
   const jwt = 'jwt-access-ada';
   const fake = await startFake({
     tls: true,
@@ -173,22 +225,32 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
             replyCount: p.replyCount,
             quoteCount: p.quoteCount,
             indexedAt: p.createdAt,
+            ...(p.embed ? { embed: p.embed } : {}),
           },
           ...(p.repost ? { reason: { $type: 'app.bsky.feed.defs#reasonRepost' } } : {}),
         }));
         return json(res, 200, { feed });
       }
+      if (req.method === 'POST' && method === 'com.atproto.repo.uploadBlob') {
+        const mimeType = String(req.headers['content-type'] ?? '');
+        if (!mimeType.startsWith('image/')) return json(res, 400, { error: 'InvalidRequest', message: 'Unsupported blob type' });
+        const cid = `bafkrei${createHash('sha256').update(body).digest('hex').slice(0, 40)}`;
+        state.blobs.set(cid, { mimeType, size: body.length, bytes: Buffer.from(body) });
+        return json(res, 200, { blob: { $type: 'blob', ref: { $link: cid }, mimeType, size: body.length } });
+      }
       if (req.method === 'POST' && method === 'com.atproto.repo.createRecord') {
         state.createCalls += 1;
-        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } } };
+        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string; embed?: BskyEmbed; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } } };
         if (state.refuseText && b.record.text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
         if (state.records.has(b.rkey)) return json(res, 400, { error: 'InvalidRequest', message: 'Record already exists' });
+        const invalid = invalidEmbed(b.record.embed, state);
+        if (invalid) return json(res, 400, { error: 'InvalidRequest', message: invalid });
         // A reply must name records that exist, with their content ids.
         for (const ref of b.record.reply ? [b.record.reply.root, b.record.reply.parent] : []) {
           const rk = ref.uri.split('/').pop() ?? '';
           if (!state.records.has(rk) || ref.cid !== `cid-${rk}`) return json(res, 400, { error: 'InvalidRequest', message: `reply reference ${ref.uri} is unknown` });
         }
-        state.records.set(b.rkey, { text: b.record.text, ...(b.record.reply ? { reply: b.record.reply } : {}) });
+        state.records.set(b.rkey, { text: b.record.text, ...(b.record.reply ? { reply: b.record.reply } : {}), ...(b.record.embed ? { embed: b.record.embed } : {}) });
         return json(res, 200, { uri: `at://${b.repo}/${b.collection}/${b.rkey}`, cid: `cid-${b.rkey}` });
       }
       if (req.method === 'GET' && method === 'com.atproto.repo.getRecord') {

@@ -21,8 +21,8 @@ describe('feeds', () => {
     const { title, posts } = parseFeed(xml, NOW);
     expect(title).toBe('Ada');
     expect(posts).toEqual([
-      { externalId: 'tag:ada,2026:1', url: 'https://ada.example/1', text: 'First\n\nHello & welcome', publishedAt: new Date('2026-11-01T10:00:00Z'), metrics: { likes: 0, reposts: 0, replies: 4, quotes: 0 } },
-      { externalId: 'tag:ada,2026:2', url: 'https://ada.example/2', text: 'Second\n\nJust a summary', publishedAt: new Date('2026-11-02T10:00:00Z'), metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 } },
+      { externalId: 'tag:ada,2026:1', url: 'https://ada.example/1', text: 'First\n\nHello & welcome', publishedAt: new Date('2026-11-01T10:00:00Z'), metrics: { likes: 0, reposts: 0, replies: 4, quotes: 0 }, media: [] },
+      { externalId: 'tag:ada,2026:2', url: 'https://ada.example/2', text: 'Second\n\nJust a summary', publishedAt: new Date('2026-11-02T10:00:00Z'), metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 }, media: [] },
     ]);
   });
 

@@ -25,7 +25,7 @@ function expectSame(posts: ArchivePost[], expected: Map<string, ExpectedPost>) {
     expect(p.metrics.likes).toBe(e!.likes);
     expect(p.metrics.reposts).toBe(e!.reposts);
     expect(p.publishedAt.toISOString()).toBe(e!.publishedAt);
-    expect(p.media.map((m) => ({ type: m.type, alt_text: m.alt_text, archive_path: m.archive_path, url: m.url }))).toEqual(e!.media);
+    expect(p.media.map((m) => ({ type: m.type, alt_text: m.alt_text, archive_path: m.archive_path, url: m.url, width: m.width, height: m.height }))).toEqual(e!.media);
   }
 }
 

@@ -45,6 +45,7 @@ function facts(over: Partial<Facts> = {}): Facts {
     dueSoon: [],
     llm: { baseUrl: 'https://api.example.com/v1', apiKey: 'k', model: 'm' },
     allowHosts: [],
+    missingAltText: [],
     ...over,
   };
 }
@@ -120,5 +121,12 @@ describe('diagnose checks', () => {
     expect(issues[0]!.code).toBe('no_account');
     expect(diagnoseStatus(issues)).toBe('unhealthy');
     expect(diagnoseStatus(issues.slice(1))).toBe('degraded');
+  });
+
+  it('flags unpublished artifacts with images without alt text, naming the newest in the endpoint', () => {
+    const artifact = (id: string) => ({ id, text: 'Shipped', media: '[]' }) as unknown as Facts['missingAltText'][number];
+    const [issue] = issuesOf(facts({ missingAltText: [artifact('art_b'), artifact('art_a')] }));
+    expect(issue).toMatchObject({ code: 'media_missing_alt_text', severity: 'warning', suggested_action: 'set_alt_text', suggested_endpoint: 'PUT /api/agent/v1/artifacts/art_b/media' });
+    expect(issue!.message).toMatch(/^2 unpublished artifacts have images without alt text \(art_b, art_a\)/);
   });
 });

@@ -10,6 +10,7 @@ import { registerFetchCommand } from './commands/fetch.js';
 import { registerHealthCommands } from './commands/health.js';
 import { registerImportCommands } from './commands/imports.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerMediaCommands } from './commands/media.js';
 import { registerPipelineCommands } from './commands/pipelines.js';
 import { registerPostCommands } from './commands/posts.js';
 import { registerRunCommands } from './commands/runs.js';
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
   registerArtifactCommands(program);
   registerAccountCommands(program);
   registerImportCommands(program);
+  registerMediaCommands(program);
   registerFetchCommand(program);
   registerSchemaCommands(program);
   registerSessionCommands(program);

@@ -59,3 +59,4 @@ export * from './operations.js';
 export * from './runs.js';
 export * from './events.js';
 export * from './imports.js';
+export * from './media.js';

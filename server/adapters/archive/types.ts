@@ -1,6 +1,8 @@
 // What an export's reader yields: the author's own posts, as written, with their audience and
 // media; and, for everything it leaves out, the reason (counted in the import's summary).
-import type { FetchedPost } from '../types.js';
+import type { FetchedPost, MediaRef } from '../types.js';
+
+export type { MediaRef, MediaType } from '../types.js';
 
 export type ArchiveFormat = 'x' | 'linkedin' | 'mastodon';
 export const ARCHIVE_FORMATS: ArchiveFormat[] = ['x', 'mastodon', 'linkedin'];
@@ -12,19 +14,6 @@ export const ARCHIVE_FORMATS: ArchiveFormat[] = ['x', 'mastodon', 'linkedin'];
  */
 export type Visibility = 'public' | 'unlisted' | 'followers' | 'connections';
 export const PUBLISHABLE: ReadonlySet<Visibility> = new Set(['public', 'unlisted']);
-
-export type MediaType = 'image' | 'video' | 'gif' | 'audio' | 'other';
-
-export interface MediaRef {
-  type: MediaType;
-  /** Where the bytes are upstream (an https address), when known. */
-  url: string | null;
-  /** Where the bytes are inside the imported archive, when they are there. */
-  archive_path: string | null;
-  alt_text: string | null;
-  width: number | null;
-  height: number | null;
-}
 
 export interface ArchivePost extends FetchedPost {
   visibility: Visibility;

@@ -105,6 +105,7 @@ export async function fetchUrl(deps: ServiceDeps, caller: Caller, req: FetchRequ
     truncated: false,
     fields: null,
     links: [],
+    images: [],
     fetched_at: deps.clock.now().toISOString(),
   };
   if (kind === 'text') {

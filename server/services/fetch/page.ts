@@ -9,6 +9,7 @@ import { absoluteUrl, clip, collapse } from './values.js';
 
 export const MAX_MARKDOWN = 2_000_000;
 const MAX_LINKS = 1_000;
+const MAX_IMAGES = 200;
 
 export interface PageMeta {
   title: string | null;
@@ -17,6 +18,15 @@ export interface PageMeta {
   canonical_url: string | null;
   language: string | null;
   links: { href: string; text: string }[];
+  images: PageImage[];
+}
+
+export interface PageImage {
+  src: string;
+  /** The `alt` attribute: `null` when absent, `""` when the page marks the image decorative. */
+  alt: string | null;
+  width: number | null;
+  height: number | null;
 }
 
 export interface ParsedPage {
@@ -73,6 +83,45 @@ function links($: cheerio.CheerioAPI, base: string): PageMeta['links'] {
   return out;
 }
 
+const dimension = (v: string | undefined): number | null => (v && /^\d{1,5}$/.test(v.trim()) && Number(v) > 0 ? Number(v) : null);
+
+/**
+ * The page's images with their alt text, in document order, each address once: the Open Graph
+ * image (`og:image`, alt from `og:image:alt`) first, then every `<img>` (its `src`, else the first
+ * candidate of `srcset`) with an http(s) target; `data:` images are left out. An image named twice
+ * keeps its first place and takes the alt text and size of a later mention when the first had none. At most 200.
+ */
+function images($: cheerio.CheerioAPI, base: string): PageImage[] {
+  const seen = new Map<string, PageImage>();
+  const out: PageImage[] = [];
+  const add = (raw: string | undefined, rawAlt: string | null | undefined, width: string | undefined, height: string | undefined) => {
+    const src = raw ? absoluteUrl(raw.trim(), base) : null;
+    if (!src || src.length > 4096) return;
+    const alt = rawAlt === undefined || rawAlt === null ? null : clip(collapse(rawAlt), 5000);
+    const known = seen.get(src);
+    // The same image again (the og:image is usually also in the page): keep the first place, fill what it lacked.
+    if (known) {
+      known.alt ??= alt;
+      known.width ??= dimension(width);
+      known.height ??= dimension(height);
+      return;
+    }
+    if (out.length >= MAX_IMAGES) return;
+    const image = { src, alt, width: dimension(width), height: dimension(height) };
+    seen.set(src, image);
+    out.push(image);
+  };
+  const og = $('meta[property="og:image"][content], meta[property="og:image:url"][content]').first();
+  if (og.length) {
+    add(og.attr('content'), $('meta[property="og:image:alt"]').first().attr('content') ?? null, $('meta[property="og:image:width"]').attr('content'), $('meta[property="og:image:height"]').attr('content'));
+  }
+  $('img').each((_, img) => {
+    const el = $(img);
+    add(el.attr('src') || el.attr('srcset')?.split(',')[0]?.trim().split(/\s+/)[0], el.attr('alt'), el.attr('width'), el.attr('height'));
+  });
+  return out;
+}
+
 /** Metadata every mode reports for HTML (Readability's, when it ran, take precedence for the text fields). */
 export function pageMeta(page: ParsedPage, contentLanguage: string | null): PageMeta {
   const { $, base } = page;
@@ -98,6 +147,7 @@ export function pageMeta(page: ParsedPage, contentLanguage: string | null): Page
     canonical_url: canonicalUrl && canonicalUrl.length <= 2048 ? canonicalUrl : null,
     language: languageTag($('html').attr('lang')) ?? languageTag($('meta[http-equiv="content-language" i]').attr('content')) ?? languageTag(contentLanguage),
     links: links($, base),
+    images: images($, base),
   };
 }
 

@@ -3,10 +3,12 @@
 import { Argument, Option, type Command } from 'commander';
 import { unwrap, type Schemas } from '../../../typescript/src/index.js';
 import { keyOption, waitOptions, type WaitFlags } from '../accepted.js';
+import { existsSync } from 'node:fs';
 import { action, type Cli } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, printJson, printRecord, printTable, printText, show, truncate } from '../output.js';
 import { assertSucceeded, followRun, timeoutOption } from '../progress.js';
+import { printMedia, uploadFile } from './media.js';
 
 type Variant = Schemas['PlatformVariant'];
 export type Target = Schemas['TargetPlatform'];
@@ -30,10 +32,20 @@ export function variantPreview(v: Variant): string {
 
 function printArtifact(cli: Cli, a: Schemas['Artifact']) {
   if (cli.json) return printJson(a);
-  show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text']);
+  show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text', 'media', 'media_issues']);
+  printMedia(a);
   printText(a.text);
   for (const v of a.variants) printText(variantPreview(v));
 }
+
+/** `ID=TEXT` → [ID, TEXT]; the first `=` splits (alt text may hold more). */
+function altPair(raw: string): [string, string] {
+  const at = raw.indexOf('=');
+  if (at < 1) throw new CliError(`--alt takes ID=TEXT (e.g. --alt 'post_1:0=A bar chart'), got ${JSON.stringify(raw)}.`, EXIT.usage);
+  return [raw.slice(0, at), raw.slice(at + 1)];
+}
+
+const collect = (v: string, all: string[]) => [...all, v];
 
 export function registerArtifactCommands(program: Command) {
   const artifacts = program.command('artifacts').description('drafts: read, move between states, publish');
@@ -104,6 +116,31 @@ export function registerArtifactCommands(program: Command) {
       assertSucceeded(finished);
     }),
   );
+
+  artifacts
+    .command('media')
+    .description("set an artifact's media, in order: keep, drop (leave out), reorder, add uploads or files, set alt text (setArtifactMedia)")
+    .argument('<artifact>', 'artifact id')
+    .argument('[items...]', "the new list: items' ids (see cpa artifacts get), upload ids, or image files to upload")
+    .option('--alt <id=text>', 'set the alt text of an item (repeatable); for a file, use its path as the id', collect, [])
+    .option('--none', 'remove every item (publish the text alone)')
+    .action(
+      action<[string, string[]], { alt: string[]; none?: boolean }>(async (cli, id, items, o) => {
+        if (o.none && items.length) throw new CliError('--none removes every item; give no items with it.', EXIT.usage);
+        if (!o.none && !items.length) throw new CliError('Give the new list of items (or --none to remove them all).', EXIT.usage);
+        const alts = new Map(o.alt.map(altPair));
+        const client = cli.client();
+        const media = [];
+        for (const item of items) {
+          // A path to a file (it exists here): upload it first, with its alt text.
+          if (existsSync(item)) {
+            const made = await uploadFile(client, item, alts.get(item));
+            media.push({ id: made.id });
+          } else media.push({ id: item, ...(alts.has(item) ? { alt_text: alts.get(item) } : {}) });
+        }
+        printArtifact(cli, await unwrap(client.PUT('/api/agent/v1/artifacts/{id}/media', { params: { path: { id } }, body: { media } })));
+      }),
+    );
 
   artifacts
     .command('variant')

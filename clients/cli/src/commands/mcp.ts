@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { loadSpec } from '../../../../server/spec.js';
 import type { ToolDef } from '../../../../server/mcp/catalog.js';
-import { uploadImport, type ApiClient } from '../../../typescript/src/index.js';
+import { uploadImport, uploadMedia, type ApiClient } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { note } from '../output.js';
 
@@ -20,6 +20,32 @@ async function serverSpec(baseUrl: string): Promise<Record<string, unknown>> {
   return loadSpec('public');
 }
 
+/** A tool that uploads a file from a path on this machine: the fields every such tool shares. */
+function pathUploadTool(t: { name: string; operationId: string; title: string; description: string[]; path: string; properties: Record<string, unknown>; required: string[]; run: ToolDef['run'] }): ToolDef {
+  return {
+    name: t.name,
+    operationId: t.operationId,
+    title: t.title,
+    description: t.description.join('\n\n'),
+    method: 'POST',
+    path: t.path,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        ...t.properties,
+        idempotency_key: { type: 'string', minLength: 16, maxLength: 128, description: 'Reuse it to retry the same upload safely (generated when absent).' },
+      },
+      required: t.required,
+      additionalProperties: false,
+    },
+    locations: {},
+    idempotent: true,
+    hasBody: true,
+    annotations: { title: t.title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: t.run,
+  };
+}
+
 /**
  * `import_archive_from_path`: an export on this machine (where `cpa mcp` runs), uploaded as
  * `POST /imports` does it. The HTTP MCP endpoint has no such tool: a server cannot read a path
@@ -27,7 +53,7 @@ async function serverSpec(baseUrl: string): Promise<Record<string, unknown>> {
  */
 export function importFromPathTool(client: ApiClient): ToolDef {
   const title = 'Import a data export from a file on this machine';
-  return {
+  return pathUploadTool({
     name: 'import_archive_from_path',
     operationId: 'createImport',
     title,
@@ -37,25 +63,15 @@ export function importFromPathTool(client: ApiClient): ToolDef {
         'The answer counts the posts it will import and what it leaves out (direct messages never; followers-only posts unless include_non_public). ' +
         'Then call create_pipeline_from_intent with the same handle to ingest it, and follow the run with get_run (its progress counts the posts).',
       'REST: POST /api/agent/v1/imports (operation createImport), with the file as the body.',
-    ].join('\n\n'),
-    method: 'POST',
+    ],
     path: '/api/agent/v1/imports',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', minLength: 1, description: 'The export file, an absolute path on the machine where cpa mcp runs.' },
-        handle: { type: 'string', minLength: 1, maxLength: 2048, description: 'The archive account to import into (a name you choose, e.g. ada-x-2024).' },
-        format: { type: 'string', enum: ['x', 'mastodon', 'linkedin'], description: 'Insist on a format (detected otherwise).' },
-        include_non_public: { type: 'boolean', description: 'Also import followers-only / protected / connections-only posts. Direct messages are never imported.' },
-        idempotency_key: { type: 'string', minLength: 16, maxLength: 128, description: 'Reuse it to retry the same upload safely (generated when absent).' },
-      },
-      required: ['path', 'handle'],
-      additionalProperties: false,
+    properties: {
+      path: { type: 'string', minLength: 1, description: 'The export file, an absolute path on the machine where cpa mcp runs.' },
+      handle: { type: 'string', minLength: 1, maxLength: 2048, description: 'The archive account to import into (a name you choose, e.g. ada-x-2024).' },
+      format: { type: 'string', enum: ['x', 'mastodon', 'linkedin'], description: 'Insist on a format (detected otherwise).' },
+      include_non_public: { type: 'boolean', description: 'Also import followers-only / protected / connections-only posts. Direct messages are never imported.' },
     },
-    locations: {},
-    idempotent: true,
-    hasBody: true,
-    annotations: { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    required: ['path', 'handle'],
     run: (args) =>
       uploadImport(client, {
         path: String(args.path),
@@ -64,7 +80,39 @@ export function importFromPathTool(client: ApiClient): ToolDef {
         includeNonPublic: args.include_non_public === true,
         idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
       }),
-  };
+  });
+}
+
+/**
+ * `upload_media_from_path`: an image on this machine (where `cpa mcp` runs), uploaded as
+ * `POST /media` does it; its id then goes into `set_artifact_media`.
+ */
+export function mediaFromPathTool(client: ApiClient): ToolDef {
+  const title = 'Upload an image from a file on this machine';
+  return pathUploadTool({
+    name: 'upload_media_from_path',
+    operationId: 'uploadMedia',
+    title,
+    description: [
+      `${title}.`,
+      'Uploads a JPEG, PNG, WebP or GIF from `path` on the machine where `cpa mcp` runs, with its alt text (what the image shows, for people who cannot see it). ' +
+        'The server checks the bytes (not the name), removes the metadata (GPS position included) and keeps the image 24 hours unless an artifact uses it. ' +
+        "Then call set_artifact_media with the answer's id in the artifact's list.",
+      'REST: POST /api/agent/v1/media (operation uploadMedia), with the file as the body.',
+    ],
+    path: '/api/agent/v1/media',
+    properties: {
+      path: { type: 'string', minLength: 1, description: 'The image file, an absolute path on the machine where cpa mcp runs.' },
+      alt_text: { type: 'string', maxLength: 1000, description: 'What the image shows, for people who cannot see it (up to 1,000 characters here; up to 5,000 with set_artifact_media). Accessibility is not optional: an image without alt text is flagged.' },
+    },
+    required: ['path'],
+    run: (args) =>
+      uploadMedia(client, {
+        path: String(args.path),
+        altText: typeof args.alt_text === 'string' ? args.alt_text : undefined,
+        idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
+      }),
+  });
 }
 
 export function registerMcpCommand(program: Command) {
@@ -81,7 +129,7 @@ export function registerMcpCommand(program: Command) {
           import('../../../../server/mcp/catalog.js'),
           import('../../../../server/mcp/server.js'),
         ]);
-        const catalog = [...buildToolCatalog(await serverSpec(cli.settings.baseUrl)), importFromPathTool(client)];
+        const catalog = [...buildToolCatalog(await serverSpec(cli.settings.baseUrl)), importFromPathTool(client), mediaFromPathTool(client)];
         const server = createMcpServer({ catalog, client });
         const transport = new StdioServerTransport();
         const done = new Promise<void>((resolve) => {

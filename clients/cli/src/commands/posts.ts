@@ -4,6 +4,7 @@ import { unwrap, type Schemas } from '../../../typescript/src/index.js';
 import { TARGETS, type Target } from './artifacts.js';
 import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
 import { action } from '../context.js';
+import { uploadFile } from './media.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, printJson, printTable, truncate } from '../output.js';
 
@@ -22,10 +23,17 @@ function limitOf(raw: string | undefined): number | undefined {
   return Number(raw);
 }
 
+/** `-`, or how many attachments and how many lack alt text: `3 (1 no alt)`. */
+const mediaCell = (media: Post['media']) => {
+  if (!media.length) return '-';
+  const bare = media.filter((m) => !m.alt_text).length;
+  return bare ? `${media.length} (${bare} no alt)` : String(media.length);
+};
+
 function printPosts(posts: Post[]) {
   printTable(
-    ['id', 'published', 'likes', 'reposts', 'replies', 'quotes', 'draft', 'text'],
-    posts.map((p) => [p.id, p.published_at.slice(0, 16).replace('T', ' '), p.metrics.likes, p.metrics.reposts, p.metrics.replies, p.metrics.quotes, p.has_artifact ? 'yes' : 'no', truncate(p.text, 48)]),
+    ['id', 'published', 'likes', 'reposts', 'replies', 'quotes', 'draft', 'media', 'text'],
+    posts.map((p) => [p.id, p.published_at.slice(0, 16).replace('T', ' '), p.metrics.likes, p.metrics.reposts, p.metrics.replies, p.metrics.quotes, p.has_artifact ? 'yes' : 'no', mediaCell(p.media), truncate(p.text, 48)]),
   );
 }
 
@@ -72,10 +80,16 @@ export function registerPostCommands(program: Command) {
         .option('--style-reference <text>', 'a sample of text whose style the draft should follow')
         .option('--parent <artifact>', 're-draft from this artifact (its genealogy records it)')
         .option('--with <posts...>', 'make a brief: other posts of the same pipeline to draw on (up to 9)')
-        .addOption(new Option('--target <platforms...>', 'make a variant for each platform (default: the pipeline\'s own, or the parent\'s)').choices(TARGETS)),
+        .addOption(new Option('--target <platforms...>', 'make a variant for each platform (default: the pipeline\'s own, or the parent\'s)').choices(TARGETS))
+        .option('--media <file>', 'an image to add after the media the draft carries (repeatable; uploaded first)', (v: string, all: string[]) => [...all, v], [])
+        .option('--alt <text>', 'the alt text of the --media image at the same position (repeatable)', (v: string, all: string[]) => [...all, v], []),
     ),
   ).action(
-    action<[string], { styleReference?: string; parent?: string; with?: string[]; target?: Target[]; idempotencyKey?: string } & WaitFlags>(async (cli, id, o) => {
+    action<[string], { styleReference?: string; parent?: string; with?: string[]; target?: Target[]; media: string[]; alt: string[]; idempotencyKey?: string } & WaitFlags>(async (cli, id, o) => {
+      if (o.alt.length > o.media.length) throw new CliError('Each --alt goes with the --media image at the same position; there are more --alt than --media.', EXIT.usage);
+      // Uploaded before the draft is asked for: a file that cannot be read or is not an image stops here.
+      const uploads = [];
+      for (const [i, file] of o.media.entries()) uploads.push(await uploadFile(cli.client({ retries: 0 }), file, o.alt[i]));
       const body = {
         ...(o.styleReference ? { style_reference: o.styleReference } : {}),
         ...(o.parent ? { parent_artifact_id: o.parent } : {}),
@@ -84,6 +98,14 @@ export function registerPostCommands(program: Command) {
         idempotency_key: o.idempotencyKey,
       };
       const result = await unwrap(cli.client().POST('/api/agent/v1/posts/{id}/draft', { params: { path: { id } }, body }));
+      if (uploads.length) {
+        // The reserved artifact already carries its sources' media: the uploads go after them.
+        const client = cli.client();
+        const a = await unwrap(client.GET('/api/agent/v1/artifacts/{id}', { params: { path: { id: result.artifact_id } } }));
+        const media = [...(a.media ?? []).map((m) => ({ id: m.id })), ...uploads.map((u) => ({ id: u.id }))];
+        await unwrap(client.PUT('/api/agent/v1/artifacts/{id}/media', { params: { path: { id: result.artifact_id } }, body: { media } }));
+        note(`added ${uploads.length} image${uploads.length === 1 ? '' : 's'} to ${result.artifact_id}`);
+      }
       await printAccepted(cli, result, o);
     }),
   );

@@ -1,0 +1,41 @@
+// Uploading an image from a file (POST /media): the server judges the format from the bytes;
+// the Content-Type sent is the one the file's name suggests.
+import { createReadStream, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import type { ApiClient, Schemas } from './index.js';
+import { unwrap } from './index.js';
+
+export interface UploadMediaOptions {
+  /** A JPEG, PNG, WebP or GIF file. */
+  path: string;
+  /** The image's description for people who cannot see it. */
+  altText?: string;
+  /** Reuse it to retry an upload safely (default: a new key from the client's middleware). */
+  idempotencyKey?: string;
+}
+
+const TYPES: Array<[RegExp, string]> = [
+  [/\.jpe?g$/i, 'image/jpeg'],
+  [/\.png$/i, 'image/png'],
+  [/\.webp$/i, 'image/webp'],
+  [/\.gif$/i, 'image/gif'],
+];
+
+/** The media type an image file's name suggests (the server reads the content, not the name). */
+export const mediaContentType = (path: string) => TYPES.find(([re]) => re.test(path))?.[1] ?? 'application/octet-stream';
+
+/** POST /media with the file as the body. Resolves to the upload (201, or 200 for a replay). */
+export async function uploadMedia(client: ApiClient, o: UploadMediaOptions): Promise<Schemas['MediaUpload']> {
+  const total = statSync(o.path).size;
+  // the client's idempotency middleware fills in a key when none is given, as for every keyed call
+  const query = { ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}), ...(o.altText !== undefined ? { alt_text: o.altText } : {}) };
+  return unwrap(
+    client.POST('/api/agent/v1/media', {
+      params: { query },
+      body: Readable.toWeb(createReadStream(o.path, { highWaterMark: 1024 * 1024 })) as never,
+      bodySerializer: (b: unknown) => b as BodyInit,
+      headers: { 'Content-Type': mediaContentType(o.path), 'Content-Length': String(total) },
+      duplex: 'half',
+    } as never),
+  );
+}
