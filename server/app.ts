@@ -3,7 +3,6 @@
 // → OpenAPI response validation → JSON; every error ends in one handler.
 import { randomBytes } from 'node:crypto';
 import express from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -15,6 +14,7 @@ import { canonicalQuery, storableInput } from './http/input.js';
 import { rateCharge, rateLimit, rateLimiterFor } from './http/rate-limit.js';
 import { RouteTable } from './http/route-table.js';
 import { buildRouter, onContractRoutes } from './http/router.js';
+import { contractValidator } from './http/validator.js';
 import type { Handlers } from './http/typed.js';
 import { verifySignedWebhooks } from './events/receiver.js';
 import { buildToolCatalog } from './mcp/catalog.js';
@@ -29,6 +29,25 @@ export interface AppParts {
   handlers: Handlers;
   /** Answers 503 while true (set during shutdown). */
   isClosing?: () => boolean;
+}
+
+const ID_BYTES = 16;
+const POOL_IDS = 256;
+let idPool = Buffer.alloc(0);
+let idAt = 0;
+
+/**
+ * 16 random bytes in hex for a request id, drawn from a pool filled 256 ids at a time: one
+ * `randomBytes` call per request was 2.7 % of a read's CPU (issue 12 profile). The bytes are as
+ * random as before; only the system call is shared.
+ */
+function requestIdRandom(): string {
+  if (idAt >= idPool.length) {
+    idPool = randomBytes(ID_BYTES * POOL_IDS);
+    idAt = 0;
+  }
+  idAt += ID_BYTES;
+  return idPool.toString('hex', idAt - ID_BYTES, idAt);
 }
 
 export function createApp(parts: AppParts): express.Express {
@@ -52,7 +71,7 @@ export function createApp(parts: AppParts): express.Express {
     pinoHttp({
       logger,
       genReqId: (req, res) => {
-        const id = `req_${randomBytes(16).toString('hex')}`;
+        const id = `req_${requestIdRandom()}`;
         res.setHeader('X-Request-Id', id);
         return id;
       },
@@ -98,7 +117,7 @@ export function createApp(parts: AppParts): express.Express {
   );
   app.use(canonicalQuery(routes));
   app.use(
-    onContractRoutes(routes, OpenApiValidator.middleware({
+    onContractRoutes(routes, contractValidator(routes, {
       apiSpec: runtimeSpec as never,
       validateApiSpec: false,
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
