@@ -2,6 +2,7 @@
 // compare-and-set on (status, lockedBy), so that two workers (or a worker and the recovery sweep)
 // can never both own a run, and a worker that lost its lease cannot overwrite the result.
 import { first, transaction, type Db, type Provider } from './database.js';
+import { groupCommit } from './group-commit.js';
 import type { RunRow } from './pipelines.js';
 
 export type { RunRow };
@@ -123,8 +124,9 @@ export async function finishRun(
     if (also) await also(tx);
     return true;
   };
-  // Without hooks the compare-and-set is the whole change: no transaction around one statement.
-  return also ? transaction(db, finish) : finish(db);
+  // Committed with the other runs finishing at the same time (group-commit.ts; `finish` may run
+  // twice, the first time rolled back).
+  return groupCommit(db, finish);
 }
 
 /** Puts a run this worker holds back in the queue, to start again at `runAfter`. */
