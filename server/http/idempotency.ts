@@ -50,7 +50,8 @@ export async function claim({ db, provider, clock }: ClaimStore, k: { workspaceI
     expiresAt: new Date(now.getTime() + RETENTION_MS),
   };
   // Claims of concurrent requests commit together (group-commit.ts): one commit for all of them.
-  const existing = await groupCommit(db, (tx) => store.claimKey(tx, provider, claimed));
+  // claimKey is compare-and-sets, safe without a transaction when it is alone.
+  const existing = await groupCommit(db, 'requests', (tx) => store.claimKey(tx, provider, claimed), { bare: true });
   if (!existing) {
     return {
       kind: 'claimed',

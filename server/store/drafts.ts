@@ -15,7 +15,7 @@ export type DraftTx = Db;
  * twice, the first time rolled back; it must only write through `tx`).
  */
 export function reserveArtifact<T>(db: Db, a: NewArtifact, also: (tx: DraftTx, row: ArtifactRow) => Promise<T>): Promise<T> {
-  return groupCommit(db, async (tx) => also(tx, await insertArtifact(tx, a)));
+  return groupCommit(db, 'requests', async (tx) => also(tx, await insertArtifact(tx, a)));
 }
 
 export async function findPosts(db: Db, workspaceId: string, ids: string[]): Promise<PostRow[]> {
@@ -34,7 +34,7 @@ export async function writeDraft(
   also: (tx: DraftTx, row: ArtifactRow) => Promise<void>,
 ): Promise<ArtifactRow | null> {
   // Committed with the other runs' writes of the moment (group-commit.ts).
-  return groupCommit(db, async (tx) => {
+  return groupCommit(db, 'runs', async (tx) => {
     const row = await first(
       tx.updateTable('Artifact').set({ text: q.text, state: 'review', updatedAt: q.now }).where('id', '=', q.id).where('state', '=', 'draft').returningAll(),
     );

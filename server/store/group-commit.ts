@@ -4,10 +4,11 @@
 // of one each. Measured in issue 12: commits and BEGIN/COMMIT statements were a large part of a
 // draft's cost.
 //
-// How: `groupCommit(db, work)` queues `work`. When no batch is being committed, the queue is taken
-// at the next turn of the event loop (`setImmediate`: what arrived in the same tick and the same
-// round of I/O); while one is being committed, what arrives waits and goes in the next batch, so
-// that batches grow with the load and an idle server adds no wait beyond that one turn. A batch
+// How: `groupCommit(db, lane, work)` queues `work` in its lane (below). When no batch of the lane
+// is being committed, the queue is taken at the next turn of the event loop (`setImmediate`: what
+// arrived in the same tick and the same round of I/O); while one is, what arrives waits and goes
+// in the next batch, so that batches grow with the load and an idle server adds no wait beyond
+// that one turn. A batch
 // runs each `work` in order in one transaction and resolves each caller with its own result.
 // If any `work` fails (or the commit does), the whole transaction is rolled back and every `work`
 // of the batch runs again on its own, in a transaction of its own: each caller then gets its own
@@ -22,6 +23,8 @@ type Work<T> = (tx: Db) => Promise<T>;
 
 interface Queued {
   work: Work<unknown>;
+  /** Alone, run without a transaction around it (it is safe without: one statement, or compare-and-sets). */
+  bare: boolean;
   resolve: (v: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -38,9 +41,9 @@ class Committer {
 
   constructor(private readonly db: Db) {}
 
-  add<T>(work: Work<T>): Promise<T> {
+  add<T>(work: Work<T>, bare: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ work, bare, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -88,18 +91,39 @@ class Committer {
 }
 
 function alone(db: Db, q: Queued): Promise<void> {
-  return transaction(db, q.work).then(q.resolve, q.reject);
+  return (q.bare ? q.work(db) : transaction(db, q.work)).then(q.resolve, q.reject);
 }
 
-const committers = new WeakMap<Db, Committer>();
+/**
+ * The two streams of changes batched apart, each with its own queue and one batch in flight, so
+ * that the drafting runs' writes do not wait behind the requests' (on PostgreSQL they commit side
+ * by side on the pool): `requests` claim idempotency keys and reserve drafts (artifacts, runs,
+ * their posts' counts, the stored answers); `runs` write drafted artifacts (with the outbox's
+ * advisory lock) and finish runs. The rows and locks one stream takes are not waited for by the
+ * other, so their batches cannot deadlock each other. Two batches of one stream never run side by
+ * side: two batches counting on the same posts in another order could (on PostgreSQL), and a
+ * deadlock, detected after a second, would cost both batches a rollback and a retry one by one.
+ */
+export type Lane = 'requests' | 'runs';
+
+const committers = new WeakMap<Db, Map<Lane, Committer>>();
+
+function committerOf(db: Db, lane: Lane): Committer {
+  let lanes = committers.get(db);
+  if (!lanes) committers.set(db, (lanes = new Map()));
+  let c = lanes.get(lane);
+  if (!c) lanes.set(lane, (c = new Committer(db)));
+  return c;
+}
 
 /**
  * Runs `work` in a transaction committed together with the other changes queued at the same
- * time (see above); inside a transaction already, runs it in that one.
+ * time (see above); inside a transaction already, runs it in that one. With `bare`, a `work`
+ * that needs no transaction of its own (a single statement, or compare-and-sets that are safe
+ * one statement at a time) runs without one when nothing else is queued with it, so that an
+ * idle server does not pay a BEGIN and a COMMIT for it.
  */
-export function groupCommit<T>(db: Db, work: Work<T>): Promise<T> {
+export function groupCommit<T>(db: Db, lane: Lane, work: Work<T>, opts: { bare?: boolean } = {}): Promise<T> {
   if (db.isTransaction) return work(db);
-  let c = committers.get(db);
-  if (!c) committers.set(db, (c = new Committer(db)));
-  return c.add(work);
+  return committerOf(db, lane).add(work, opts.bare ?? false);
 }

@@ -31,7 +31,7 @@ async function aPost() {
 
 /** A `Setting` row written by `groupCommit`: a small change of its own per caller. */
 function writeSetting(key: string, value: string) {
-  return groupCommit(t.s.running.deps.db, async (tx) => {
+  return groupCommit(t.s.running.deps.db, 'requests', async (tx) => {
     await tx.insertInto('Setting').values({ key, value }).execute();
     return `${key}=${value}`;
   });
@@ -55,7 +55,7 @@ describe('groupCommit', () => {
     const settled = await Promise.allSettled(
       keys.map((k, i) =>
         i === 4
-          ? groupCommit(t.s.running.deps.db, async (tx) => {
+          ? groupCommit(t.s.running.deps.db, 'requests', async (tx) => {
               await tx.insertInto('Setting').values({ key: k, value: 'written, then rolled back' }).execute();
               throw new Error(`change ${i} fails after writing`);
             })
