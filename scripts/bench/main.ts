@@ -4,8 +4,9 @@
 //   2. GET /artifacts/{id}: auth, rate-limit headers, request and response validation on; at full
 //      speed, then at half of that rate for its p99
 //   3. the same with VALIDATE_RESPONSES=false
-//   4. POST /posts/{id}/draft (idempotent, creates an artifact and a run) with fresh keys; and
-//      its replay (one key, over and over)
+//   4. POST /posts/{id}/draft (idempotent, creates an artifact and a run) with fresh keys, then
+//      the drafting runs still queued at the end and the time they take to drain; and its replay
+//      (one key, over and over)
 //   5. GET /pipelines/{id}/posts?limit=100
 //   6. SSE fan-out to 1,000 and 5,000 idle subscribers; memory per idle subscriber
 //   7. GET /pipelines/{id} (issue 12: the pipeline, its counts and its last run)

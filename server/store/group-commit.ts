@@ -11,7 +11,7 @@
 // that one turn. A batch
 // runs each `work` in order in one transaction and resolves each caller with its own result.
 // If any `work` fails (or the commit does), the whole transaction is rolled back and every `work`
-// of the batch runs again on its own, in a transaction of its own: each caller then gets its own
+// of the batch runs again on its own, in a transaction of its own, in the order they came: each caller then gets its own
 // result or its own error, and one failing write never costs the others theirs.
 //
 // So a `work` must be a pure database change: it may run twice (the first time rolled back), and
@@ -81,9 +81,10 @@ class Committer {
         return out;
       });
     } catch {
-      // Rolled back as a whole: each one again on its own, with its own result or error.
+      // Rolled back as a whole: each one again on its own, in the order they came (as if they
+      // had never been batched), with its own result or error.
       groupCommitStats.fallbacks++;
-      await Promise.all(batch.map((q) => alone(this.db, q)));
+      for (const q of batch) await alone(this.db, q);
       return;
     }
     batch.forEach((q, i) => q.resolve(results[i]));
