@@ -6,7 +6,7 @@ import express from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { AppError } from './errors.js';
+import { backendUnavailable } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { docsPage } from './http/docs.js';
 import { errorHandler, fallthrough } from './http/errors.js';
@@ -86,7 +86,7 @@ export function createApp(parts: AppParts): express.Express {
     inSequence([
       logging,
       (_req, _res, next) => {
-        if (parts.isClosing?.()) return next(new AppError(503, 'backend_unavailable', 'The service is shutting down; retry shortly.', { headers: { 'Retry-After': '5', Connection: 'close' } }));
+        if (parts.isClosing?.()) return next(backendUnavailable('The service is shutting down; retry shortly.', { status: 503, headers: { 'Retry-After': '5', Connection: 'close' } }));
         next();
       },
     ]),

@@ -11,9 +11,17 @@ export interface ErrorExtras {
   /** The HTTP status an upstream answered (502 backend_unavailable). */
   upstreamStatus?: number;
   headers?: Record<string, string>;
+  /** Overrides the default of `AppError.retryable`. */
+  retryable?: boolean;
 }
 
 export class AppError extends Error {
+  /**
+   * Whether the same work may succeed if done again later (a run is retried, not failed): an
+   * upstream that failed (`backend_unavailable`), unless its own answer was final (a 404 page).
+   */
+  readonly retryable: boolean;
+
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
@@ -21,6 +29,8 @@ export class AppError extends Error {
     readonly extras: ErrorExtras = {},
   ) {
     super(message);
+    const upstream = extras.upstreamStatus;
+    this.retryable = extras.retryable ?? (code === 'backend_unavailable' && (upstream === undefined || upstreamMayRecover(upstream)));
   }
 
   envelope(): components['schemas']['Error'] {
@@ -43,6 +53,41 @@ export function upstreamMayRecover(status: number): boolean {
   return status >= 500 || status === 408 || status === 425 || status === 429;
 }
 
-export const notFound = (what: string) => new AppError(404, 'not_found', `No ${what} with this id in your workspace.`);
-export const validationFailed = (field: string, problem: string) =>
-  new AppError(422, 'validation_failed', `${field} ${problem}`);
+// The factories: every AppError of the server is built by one of these, so that a code always
+// comes with its status (and a `retry_later` with its 409). `new AppError(...)` is for this file.
+
+/** 400 (or 405, 408, 413, 414, 415, 431: the HTTP status that says more) bad_request. */
+export const badRequest = (message: string, extras: ErrorExtras & { status?: 400 | 405 | 408 | 413 | 414 | 415 | 431 } = {}) => {
+  const { status = 400, ...rest } = extras;
+  return new AppError(status, 'bad_request', message, rest);
+};
+/** 401 unauthorized. */
+export const unauthorized = (message: string, extras?: ErrorExtras) => new AppError(401, 'unauthorized', message, extras);
+/** 403 forbidden: never allowed, whatever the state. */
+export const forbidden = (message: string, extras?: ErrorExtras) => new AppError(403, 'forbidden', message, extras);
+/** 404 not_found with the usual message: `No ${what} with this id in your workspace.` */
+export const notFound = (what: string, extras?: ErrorExtras) => new AppError(404, 'not_found', `No ${what} with this id in your workspace.`, extras);
+/** 404 not_found with a message of its own (a route, an operator's resource). */
+export const missing = (message: string, extras?: ErrorExtras) => new AppError(404, 'not_found', message, extras);
+/** 409 state_conflict: the resource's state forbids it. */
+export const stateConflict = (message: string, extras?: ErrorExtras) => new AppError(409, 'state_conflict', message, extras);
+/** 409 state_conflict with `suggested_action: retry_later`: the same request again, in a moment, may pass. */
+export const retryLater = (message: string, extras?: ErrorExtras) => new AppError(409, 'state_conflict', message, { suggestedAction: 'retry_later', ...extras });
+/** 422 validation_failed: `${field} ${problem}` (the message names the field). */
+export const validationFailed = (field: string, problem: string, extras?: ErrorExtras) => new AppError(422, 'validation_failed', `${field} ${problem}`, extras);
+/** 422 validation_failed with a message that already names the field (the validator's). */
+export const invalid = (message: string, extras?: ErrorExtras) => new AppError(422, 'validation_failed', message, extras);
+/** 424 credential_missing or credential_dead. */
+export const credentialError = (code: 'credential_missing' | 'credential_dead', message: string, extras?: ErrorExtras) => new AppError(424, code, message, extras);
+/** 429 rate_limited, with Retry-After. */
+export const rateLimited = (message: string, retryAfterSeconds: number) => new AppError(429, 'rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+/**
+ * 502 (an upstream failed) or 503 (this service cannot do it now) backend_unavailable; retryable
+ * unless the upstream's own answer (`upstreamStatus`) was final.
+ */
+export const backendUnavailable = (message: string, extras: ErrorExtras & { status?: 502 | 503 } = {}) => {
+  const { status = 502, ...rest } = extras;
+  return new AppError(status, 'backend_unavailable', message, rest);
+};
+/** 500 internal_error: a bug of ours; the details go to the log, not to the caller. */
+export const internalError = () => new AppError(500, 'internal_error', 'Something went wrong on our side. Quote the X-Request-Id header when you report it.');

@@ -1,7 +1,7 @@
 // What operators see and do with webhook deliveries (`cpa admin deliveries list|show|retry`).
 // There is no HTTP API for this on purpose (the spec has no public retry API); the command line
 // works on the database directly, beside the server.
-import { AppError } from '../errors.js';
+import { missing, stateConflict } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from '../store/database.js';
 import * as store from '../store/deliveries.js';
@@ -46,7 +46,7 @@ export async function listDeliveries(db: Db, q: { status?: DeliveryStatus; event
 /** A delivery (by its id or by one of its attempts' `wd_…` ids) with every attempt. */
 export async function showDelivery(db: Db, id: string) {
   const d = await store.findDelivery(db, id);
-  if (!d) throw new AppError(404, 'not_found', `No delivery ${id}.`);
+  if (!d) throw missing(`No delivery ${id}.`);
   return { ...deliveryView(d), attempts: (await store.attemptsOf(db, d.id)).map(attemptView) };
 }
 
@@ -57,9 +57,9 @@ export async function showDelivery(db: Db, id: string) {
  */
 export async function retryDelivery(db: Db, clock: Clock, id: string) {
   const d = await store.findDelivery(db, id);
-  if (!d) throw new AppError(404, 'not_found', `No delivery ${id}.`);
+  if (!d) throw missing(`No delivery ${id}.`);
   if (!(await store.rescheduleNow(db, { id: d.id, now: clock.now(), from: ['failed', 'pending'] }))) {
-    throw new AppError(409, 'state_conflict', `Delivery ${d.id} has succeeded; there is nothing to retry.`);
+    throw stateConflict(`Delivery ${d.id} has succeeded; there is nothing to retry.`);
   }
   return showDelivery(db, d.id);
 }

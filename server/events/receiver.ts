@@ -10,7 +10,7 @@
 //      object) and handed on to the OpenAPI validation (422) and the handler.
 import express, { type RequestHandler } from 'express';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { backendUnavailable, badRequest, unauthorized, validationFailed } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { checkTimestamp, parseSignatureHeader, signatureMatches } from './signature.js';
 
@@ -22,7 +22,7 @@ export const RECEIVERS: Record<string, { secret: 'webhookSigningSecret' | 'scrap
 
 // Refusals before the body is read close the connection rather than drain an unread body.
 const early = { headers: { Connection: 'close' } };
-const unauthorized = (message: string) => new AppError(401, 'unauthorized', message, early);
+const refuse = (message: string) => unauthorized(message, early);
 
 export function verifySignedWebhooks(config: Config, clock: Clock): RequestHandler {
   const readRaw = express.raw({ type: () => true, limit: '1mb', inflate: false });
@@ -30,12 +30,12 @@ export function verifySignedWebhooks(config: Config, clock: Clock): RequestHandl
     const receiver = req.method === 'POST' ? RECEIVERS[req.path] : undefined;
     if (!receiver) return next();
     const secret = config[receiver.secret];
-    if (!secret) return next(new AppError(503, 'backend_unavailable', `This receiver is not configured: ${receiver.env} is not set.`, early));
+    if (!secret) return next(backendUnavailable(`This receiver is not configured: ${receiver.env} is not set.`, { status: 503, ...early }));
     const parsed = parseSignatureHeader(req.headers['x-service-signature']);
-    if (!parsed.ok) return next(unauthorized(parsed.message));
+    if (!parsed.ok) return next(refuse(parsed.message));
     const fresh = checkTimestamp(parsed.header, clock.now().getTime());
-    if (!fresh.ok) return next(unauthorized(fresh.message));
-    if (!req.is('application/json')) return next(new AppError(415, 'bad_request', 'Send the body as application/json.', early));
+    if (!fresh.ok) return next(refuse(fresh.message));
+    if (!req.is('application/json')) return next(badRequest('Send the body as application/json.', { status: 415, ...early }));
     readRaw(req, res, (err?: unknown) => {
       if (err) return next(err);
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -43,20 +43,20 @@ export function verifySignedWebhooks(config: Config, clock: Clock): RequestHandl
       // The path with the query exactly as the request line gave it: what the sender signed.
       if (!signatureMatches(secret, parsed.header, req.originalUrl, raw)) {
         req.body = undefined;
-        return next(unauthorized('The signature does not match the request.'));
+        return next(refuse('The signature does not match the request.'));
       }
       let body: unknown;
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
         req.body = undefined;
-        return next(new AppError(400, 'bad_request', 'The request body is not valid JSON.'));
+        return next(badRequest('The request body is not valid JSON.'));
       }
       // JSON that is not an object (null, a list, a number) cannot be an event; refused here
       // because the validator's discriminator lookup does not expect it.
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         req.body = undefined;
-        return next(new AppError(422, 'validation_failed', 'body must be an event object (id, type, created_at, data).'));
+        return next(validationFailed('body', 'must be an event object (id, type, created_at, data).'));
       }
       req.body = body;
       next();

@@ -1,7 +1,7 @@
 // The signed webhook receivers. The signature was verified on the raw body before parsing
 // (server/events/receiver.ts) and the event validated against the description; what is left
 // here is the agreement of the headers with the body, and the service call.
-import { AppError } from '../errors.js';
+import { validationFailed } from '../errors.js';
 import type { Handler, HandlerRequest } from '../http/typed.js';
 import type { ServiceDeps } from '../services/context.js';
 import * as events from '../services/events.js';
@@ -10,7 +10,7 @@ type ReceiverOp = 'receiveBackendEvent' | 'receiveScraperMonitorEvent';
 
 function mustEqual(header: string, value: string | string[] | undefined, field: string, expected: string) {
   if (value !== expected) {
-    throw new AppError(422, 'validation_failed', `header ${header} (${String(value)}) differs from body.${field} (${expected})`);
+    throw validationFailed(`header ${header}`, `(${String(value)}) differs from body.${field} (${expected})`);
   }
 }
 

@@ -1,7 +1,7 @@
 // Bearer authentication for every operation whose security asks for it, before anything reads
 // the body. Unknown routes under /api need a token too, so that probing learns nothing.
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors.js';
+import { unauthorized } from '../errors.js';
 import { authenticate, hashToken, type AuthResult } from '../services/tokens.js';
 import type { Caller, ServiceDeps } from '../services/context.js';
 import type { RouteTable } from './route-table.js';
@@ -70,7 +70,7 @@ export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandle
       }
       const result = await check(token);
       if (!result.ok) {
-        return next(new AppError(401, 'unauthorized', MESSAGES[result.reason], { headers: { 'WWW-Authenticate': 'Bearer realm="content-pipeline"' } }));
+        return next(unauthorized(MESSAGES[result.reason], { headers: { 'WWW-Authenticate': 'Bearer realm="content-pipeline"' } }));
       }
       req.caller = result.caller;
       next();

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.js';
+import { AppError, badRequest } from '../errors.js';
 
 /** Node's limit of the request line and headers together (bytes). */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -21,12 +21,12 @@ function refusalOf(err: ParserError): AppError {
     // No end of the request line within the limit: it is the URL that is too long.
     const firstLine = err.rawPacket ? err.rawPacket.indexOf('\r\n') : -1;
     if (firstLine === -1 || firstLine >= MAX_HEADER_BYTES / 2) {
-      return new AppError(414, 'bad_request', `The request line is too long: the URL, with the headers, must fit in ${MAX_HEADER_BYTES} bytes.`);
+      return badRequest(`The request line is too long: the URL, with the headers, must fit in ${MAX_HEADER_BYTES} bytes.`, { status: 414 });
     }
-    return new AppError(431, 'bad_request', `The request headers are too large: the request line and headers must fit in ${MAX_HEADER_BYTES} bytes.`);
+    return badRequest(`The request headers are too large: the request line and headers must fit in ${MAX_HEADER_BYTES} bytes.`, { status: 431 });
   }
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError(408, 'bad_request', 'The request took too long to arrive.');
-  return new AppError(400, 'bad_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`);
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return badRequest('The request took too long to arrive.', { status: 408 });
+  return badRequest(`The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}).`);
 }
 
 export function answerClientErrors(server: Server, logger: Logger): void {

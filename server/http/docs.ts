@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors.js';
+import { backendUnavailable } from '../errors.js';
 
 /** The policy for `html`: its inline scripts allowed by their SHA-256, nothing from another origin. */
 export function docsContentSecurityPolicy(html: string): string {
@@ -32,7 +32,7 @@ export function docsPage(file: string): RequestHandler {
     try {
       mtimeMs = statSync(file).mtimeMs;
     } catch {
-      next(new AppError(503, 'backend_unavailable', 'The documentation has not been built: run `npm run build`.'));
+      next(backendUnavailable('The documentation has not been built: run `npm run build`.', { status: 503 }));
       return;
     }
     if (cached?.mtimeMs !== mtimeMs) {

@@ -1,7 +1,7 @@
 // The one error handler. Whatever failed (body parser, validator, auth, domain, database), the
 // answer is the envelope with the right status, never HTML and never a stack trace.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
-import { AppError, validationFailed } from '../errors.js';
+import { AppError, badRequest, internalError, invalid, missing, validationFailed } from '../errors.js';
 import type { RouteTable } from './route-table.js';
 
 interface ValidatorIssue {
@@ -35,22 +35,22 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
   if (err instanceof AppError) return err;
   const e = err as { type?: string; status?: number; statusCode?: number; errors?: ValidatorIssue[]; message?: string; name?: string };
   // body-parser
-  if (e.type === 'entity.parse.failed') return new AppError(400, 'bad_request', 'The request body is not valid JSON.');
-  if (e.type === 'entity.too.large') return new AppError(413, 'bad_request', 'The request body is larger than 1048576 bytes.');
+  if (e.type === 'entity.parse.failed') return badRequest('The request body is not valid JSON.');
+  if (e.type === 'entity.too.large') return badRequest('The request body is larger than 1048576 bytes.', { status: 413 });
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-    return new AppError(415, 'bad_request', 'Send the body as application/json in UTF-8.');
+    return badRequest('Send the body as application/json in UTF-8.', { status: 415 });
   }
   const status = e.status ?? e.statusCode;
   // express-openapi-validator
   if (Array.isArray(e.errors) || e.name?.endsWith('Error')) {
     const malformed = status === 400 ? routes.matchRequest(req).malformed[0] : undefined;
     if (malformed) return validationFailed(`path.${malformed}`, 'is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).');
-    if (status === 400) return new AppError(422, 'validation_failed', validatorMessage(e.errors, e.message ?? 'The request failed validation.'));
+    if (status === 400) return invalid(validatorMessage(e.errors, e.message ?? 'The request failed validation.'));
     if (status === 415) {
       const upload = routes.matchRequest(req).route?.binaryBody;
-      return new AppError(415, 'bad_request', upload ? 'Send the file with its Content-Type: application/zip, application/gzip, application/x-tar, application/json, text/csv, text/javascript or application/octet-stream.' : 'Send the body as application/json.');
+      return badRequest(upload ? 'Send the file with its Content-Type: application/zip, application/gzip, application/x-tar, application/json, text/csv, text/javascript or application/octet-stream.' : 'Send the body as application/json.', { status: 415 });
     }
-    if (status === 413) return new AppError(413, 'bad_request', 'The request body is larger than 1048576 bytes.');
+    if (status === 413) return badRequest('The request body is larger than 1048576 bytes.', { status: 413 });
     if (status === 404) return notFoundRoute(req);
     if (status === 405) return methodNotAllowed(req, routes);
   }
@@ -58,13 +58,14 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
 }
 
 export function notFoundRoute(req: Request): AppError {
-  return new AppError(404, 'not_found', `No route ${req.method} ${req.path}.`);
+  return missing(`No route ${req.method} ${req.path}.`);
 }
 
 export function methodNotAllowed(req: Request, routes: RouteTable): AppError {
   // The methods the description documents for the path (HEAD is served for GET but not listed).
   const allow = routes.matchRequest(req).allowed;
-  return new AppError(405, 'bad_request', `${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}.`, {
+  return badRequest(`${req.method} is not allowed on ${req.path}; use ${allow.join(', ')}.`, {
+    status: 405,
     headers: { Allow: allow.join(', ') },
   });
 }
@@ -104,9 +105,6 @@ export function errorHandler(routes: RouteTable): ErrorRequestHandler {
   };
 }
 
-function internalError(): AppError {
-  return new AppError(500, 'internal_error', 'Something went wrong on our side. Quote the X-Request-Id header when you report it.');
-}
 
 /** The envelope written past every hook on the response (the validator's `json`). */
 export function sendRaw(res: Response, e: AppError): void {

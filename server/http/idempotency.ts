@@ -2,7 +2,7 @@
 // is stored and replayed for the same key and body; see "Idempotency" in the description.
 import { createHash } from 'node:crypto';
 import stringify from 'safe-stable-stringify';
-import { AppError } from '../errors.js';
+import { retryLater, validationFailed } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Db, Provider } from '../store/database.js';
 import { groupCommit } from '../store/group-commit.js';
@@ -60,12 +60,10 @@ export async function claim({ db, provider, clock }: ClaimStore, k: { workspaceI
     };
   }
   if (existing.requestHash !== k.hash) {
-    throw new AppError(422, 'validation_failed', 'idempotency_key was already used with a different request; use a new key for a new request.');
+    throw validationFailed('idempotency_key', 'was already used with a different request; use a new key for a new request.');
   }
   if (existing.state !== 'completed' || existing.responseStatus === null || existing.responseBody === null) {
-    throw new AppError(409, 'state_conflict', 'A request with this idempotency_key is still being processed; retry in a moment.', {
-      suggestedAction: 'retry_later',
-    });
+    throw retryLater('A request with this idempotency_key is still being processed; retry in a moment.');
   }
   return { kind: 'replay', reply: { status: existing.responseStatus, body: existing.responseBody } };
 }

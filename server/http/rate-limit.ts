@@ -1,7 +1,7 @@
 // Per-token rate limit: headers on every authenticated response, 429 past the quota.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.js';
+import { AppError, rateLimited } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { SharedWindowLimiter } from '../lib/rate-limit-shared.js';
 import { SlidingWindowLimiter, type RateDecision, type RateLimiter } from '../lib/sliding-window.js';
@@ -38,7 +38,7 @@ function refusal(d: RateDecision, cost: number): AppError {
         ? `This request carries ${cost} messages and costs ${cost} requests, more than the whole quota of ${d.limit} per minute: split it into smaller batches.`
         : `This request carries ${cost} messages and costs ${cost} requests, more than is left of the quota of ${d.limit} per minute; retry in ${d.resetSeconds} seconds or send a smaller batch.`;
   }
-  return new AppError(429, 'rate_limited', message, { headers: { 'Retry-After': String(d.resetSeconds) } });
+  return rateLimited(message, d.resetSeconds);
 }
 
 function apply(res: Response, next: NextFunction, d: RateDecision, cost = 1) {

@@ -4,7 +4,7 @@
 // every sweep, so a restart loses nothing; several instances on one PostgreSQL database share the
 // queue safely (claims are compare-and-set; PostgreSQL adds FOR UPDATE SKIP LOCKED).
 import type { Logger } from 'pino';
-import { AppError, upstreamMayRecover } from '../errors.js';
+import { AppError } from '../errors.js';
 import { Coalesced } from '../lib/coalesce.js';
 import type { ServiceDeps } from '../services/context.js';
 import * as store from '../store/runs.js';
@@ -228,9 +228,9 @@ export class JobWorker {
       await store.releaseRuns(this.deps.db, { workerId: this.id, ids: [ctx.run.id], now: this.deps.clock.now() });
       return;
     }
-    // A 502/503 is upstream trouble, retried unless the upstream's own answer was final (a 404 page).
+    // Upstream trouble is retried unless the upstream's own answer was final (AppError.retryable).
     const upstream = err instanceof AppError ? err.extras.upstreamStatus : undefined;
-    const transient = err instanceof TransientError || (err instanceof AppError && err.status >= 502 && (upstream === undefined || upstreamMayRecover(upstream)));
+    const transient = err instanceof TransientError || (err instanceof AppError && err.retryable);
     if (transient) {
       const failure = {
         code: err instanceof TransientError ? err.code : (err as AppError).code,

@@ -18,7 +18,7 @@ export interface ToolDef {
   outputSchema?: Json & { type: 'object' };
   /** Where each input field goes in the HTTP request. */
   locations: Record<string, 'path' | 'query' | 'header' | 'body'>;
-  /** The body carries an `idempotency_key` (filled in when the caller leaves it out). */
+  /** The body carries an `idempotency_key` (the client's middleware fills it in when the caller leaves it out). */
   idempotent: boolean;
   hasBody: boolean;
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
@@ -195,8 +195,11 @@ export function buildToolCatalog(spec: Json): ToolDef[] {
   return tools;
 }
 
-/** Splits a tool's arguments into the parts of the HTTP request. */
-export function toRequest(tool: ToolDef, args: Record<string, unknown>, newKey: () => string) {
+/**
+ * Splits a tool's arguments into the parts of the HTTP request. A missing `idempotency_key` is
+ * left out: the typed client's idempotency middleware generates it.
+ */
+export function toRequest(tool: ToolDef, args: Record<string, unknown>) {
   const params = { path: {} as Json, query: {} as Json, header: {} as Record<string, string> };
   const body: Json = {};
   for (const [name, value] of Object.entries(args)) {
@@ -206,6 +209,5 @@ export function toRequest(tool: ToolDef, args: Record<string, unknown>, newKey: 
     else if (where === 'header') params.header[name] = String(value);
     else params[where][name] = value;
   }
-  if (tool.idempotent && body.idempotency_key === undefined) body.idempotency_key = newKey();
   return { method: tool.method, path: tool.path, params, body: tool.hasBody || Object.keys(body).length ? body : undefined };
 }

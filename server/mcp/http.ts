@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createApiClient } from '../../clients/typescript/src/index.js';
-import { AppError } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { markLoopback } from '../http/loopback.js';
 import type { Charge } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
@@ -66,7 +66,7 @@ export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; charg
       const messages = messageCount(req.body);
       if (messages > MCP_MAX_BATCH) {
         await charge(req, res, 1);
-        throw new AppError(400, 'bad_request', `A JSON-RPC batch carries at most ${MCP_MAX_BATCH} messages; this one has ${messages}. Split it.`);
+        throw badRequest(`A JSON-RPC batch carries at most ${MCP_MAX_BATCH} messages; this one has ${messages}. Split it.`);
       }
       await charge(req, res, messages);
       // No retries here: the tools' REST calls are not counted again (the MCP request was), and any

@@ -15,14 +15,13 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callOperation, ContentPipelineError, errorReport, newIdempotencyKey, type ApiClient } from '../../clients/typescript/src/index.js';
+import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../../clients/typescript/src/index.js';
 import { toRequest, type ToolDef } from './catalog.js';
 
 export interface McpServerOptions {
   catalog: ToolDef[];
-  /** The typed client, already carrying the caller's token. */
+  /** The typed client, already carrying the caller's token (it generates the idempotency keys left out). */
   client: ApiClient;
-  newKey?: () => string;
   version?: string;
   /** REST calls (tool calls, resource reads, prompts) of this server open at once; MCP_MAX_CONCURRENT_CALLS unless given. */
   maxConcurrentCalls?: number;
@@ -67,12 +66,33 @@ Typical flow: create_pipeline_from_intent (handle + intent) → get_run / get_pi
 get_pipeline_inbox lists what needs attention; diagnose_pipeline explains problems. Every error result carries error.code, error.message and, when there is an obvious next step, error.suggested_action and error.suggested_endpoint: follow them.
 Mutating tools take an optional idempotency_key: pass a UUID and reuse it when you retry the same call.`;
 
-/** What a failed call reports: the error envelope, the HTTP status and the request id. */
+/** A `fetch` that failed before any HTTP answer (connection refused or reset, DNS, TLS): undici's `TypeError('fetch failed', { cause })`. */
+export function isNetworkFailure(err: unknown): boolean {
+  return err instanceof TypeError && err.message === 'fetch failed' && (err as { cause?: unknown }).cause !== undefined;
+}
+
+/** A local file the tool was asked to read could not be (`cpa mcp`'s upload from a path). */
+const isFileError = (err: unknown): err is NodeJS.ErrnoException =>
+  err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && typeof (err as NodeJS.ErrnoException).syscall === 'string' && 'path' in err;
+
+/**
+ * What a failed call reports: the error envelope, the HTTP status and the request id. The REST
+ * API's own errors as it answered them; a call the budget left no room for, or a REST API that
+ * could not be reached, as `backend_unavailable` to retry; a local file that cannot be read as
+ * `validation_failed` naming `path`; anything else is a bug of this server (`internal_error`).
+ */
 export function errorBody(err: unknown) {
   if (err instanceof ContentPipelineError) return errorReport(err);
-  if (err instanceof CallNotStarted) return { error: { code: 'backend_unavailable', message: err.message, suggested_action: 'retry_later' }, status: null, request_id: null };
-  const message = `The REST API could not be reached: ${(err as Error)?.message ?? String(err)}`;
-  return { error: { code: 'backend_unavailable', message, suggested_action: 'retry_later' }, status: null, request_id: null };
+  const none = { status: null, request_id: null };
+  if (err instanceof CallNotStarted) return { error: { code: 'backend_unavailable', message: err.message, suggested_action: 'retry_later' }, ...none };
+  if (isNetworkFailure(err)) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const message = `The REST API could not be reached: ${cause?.code ?? cause?.message ?? 'fetch failed'}`;
+    return { error: { code: 'backend_unavailable', message, suggested_action: 'retry_later' }, ...none };
+  }
+  if (isFileError(err)) return { error: { code: 'validation_failed', message: `path cannot be read: ${err.message}` }, ...none };
+  const message = `The MCP server failed on its side (a bug; please report it): ${(err as Error)?.message ?? String(err)}`;
+  return { error: { code: 'internal_error', message }, ...none };
 }
 
 /** A failed call as a tool result (no structuredContent: hosts would check it against the output schema). */
@@ -110,7 +130,6 @@ const templateRegex = (t: string) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/
 /** Builds a server for one caller (its client carries the caller's token). */
 export function createMcpServer(opts: McpServerOptions): Server {
   const tools = new Map(opts.catalog.map((t) => [t.name, t]));
-  const newKey = opts.newKey ?? newIdempotencyKey;
   const resources = RESOURCES.filter((r) => tools.has(r.tool));
   const server = new Server(
     { name: 'content-pipeline', title: 'Content Pipeline', version: opts.version ?? '1.0.0' },
@@ -118,7 +137,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
   );
 
   const gate = callGate(opts.maxConcurrentCalls ?? MCP_MAX_CONCURRENT_CALLS, opts.deadline);
-  const call = (tool: ToolDef, args: Record<string, unknown>) => gate(() => (tool.run ? tool.run(args) : callOperation(opts.client, toRequest(tool, args, newKey))));
+  const call = (tool: ToolDef, args: Record<string, unknown>) => gate(() => (tool.run ? tool.run(args) : callOperation(opts.client, toRequest(tool, args))));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: opts.catalog.map((t) => ({

@@ -2,7 +2,7 @@
 // approve (review → ready), reopen (ready → review) and discard (draft | review | ready →
 // discarded). draft → review belongs to the drafting run, → published to publishArtifact.
 import type { components } from '../../generated/api.js';
-import { API_PREFIX, AppError, notFound } from '../errors.js';
+import { API_PREFIX, AppError, notFound, stateConflict } from '../errors.js';
 import * as store from '../store/artifacts.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { artifactView } from './views.js';
@@ -18,7 +18,7 @@ export const MOVES: Record<MoveTarget, string[]> = {
 
 function conflict(id: string, state: string, to: MoveTarget): AppError {
   const why = state === to ? `is already ${state}` : `is ${state}; only ${MOVES[to].join(', ')} can move to ${to}`;
-  return new AppError(409, 'state_conflict', `The artifact ${why}.`, {
+  return stateConflict(`The artifact ${why}.`, {
     suggestedAction: 'fetch_artifact',
     suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${id}`,
   });

@@ -1,9 +1,9 @@
 // Opaque, signed list cursors. A cursor carries the position of the last item of a page and the
 // list it belongs to (its scope); the HMAC makes a tampered or foreign cursor detectable.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { badRequest } from '../errors.js';
 
-const invalid = () => new AppError(400, 'bad_request', 'The cursor is not valid for this list. Start again without a cursor.');
+const invalid = () => badRequest('The cursor is not valid for this list. Start again without a cursor.');
 
 function sign(key: Buffer, payload: string): string {
   return createHmac('sha256', key).update(payload).digest('base64url').slice(0, 22);

@@ -4,7 +4,7 @@
 // `deps.events.wake()` after the commit so that this instance's streams pick it up at once
 // (other instances hear of it through PostgreSQL's NOTIFY, sent at commit).
 import type { components } from '../../generated/api.js';
-import { AppError } from '../errors.js';
+import { backendUnavailable, validationFailed } from '../errors.js';
 import { isUniqueViolation, type Db } from '../store/database.js';
 import * as store from '../store/events.js';
 import type { Caller, ServiceDeps } from './context.js';
@@ -69,7 +69,7 @@ export function parseTypeFilter(raw: string | undefined): CanonicalType[] | null
   const types = new Set<CanonicalType>();
   for (const name of raw.split(',')) {
     const t = canonicalType(name.trim());
-    if (!t) throw new AppError(422, 'validation_failed', `events holds an unknown event type ${JSON.stringify(name)}; known types: ${CANONICAL_TYPES.join(', ')}.`);
+    if (!t) throw validationFailed('events', `holds an unknown event type ${JSON.stringify(name)}; known types: ${CANONICAL_TYPES.join(', ')}.`);
     types.add(t);
   }
   return [...types];
@@ -98,11 +98,11 @@ async function workspaceFor(deps: Pick<ServiceDeps, 'db' | 'config'>, data: Reco
   const configured = deps.config.webhookDefaultWorkspace;
   if (configured) {
     if (await store.workspaceExists(deps.db, configured)) return configured;
-    throw new AppError(503, 'backend_unavailable', 'WEBHOOK_DEFAULT_WORKSPACE names a workspace that does not exist; the event cannot be placed.');
+    throw backendUnavailable('WEBHOOK_DEFAULT_WORKSPACE names a workspace that does not exist; the event cannot be placed.', { status: 503 });
   }
   const sole = await store.soleWorkspace(deps.db);
   if (sole) return sole;
-  throw new AppError(503, 'backend_unavailable', 'The event names no resource of this instance and WEBHOOK_DEFAULT_WORKSPACE is not set; the event cannot be placed.');
+  throw backendUnavailable('The event names no resource of this instance and WEBHOOK_DEFAULT_WORKSPACE is not set; the event cannot be placed.', { status: 503 });
 }
 
 /**
@@ -113,7 +113,7 @@ async function workspaceFor(deps: Pick<ServiceDeps, 'db' | 'config'>, data: Reco
 function createdAtOf(raw: string): Date {
   let d = new Date(raw);
   if (Number.isNaN(d.getTime())) d = new Date(new Date(raw.replace(/:60(?=(\.\d+)?(z|[+-]\d\d:\d\d)$)/i, ':59')).getTime() + 999);
-  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1) throw new AppError(422, 'validation_failed', `body.created_at ${JSON.stringify(raw)} is not a time this service can store.`);
+  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1) throw validationFailed('body.created_at', `${JSON.stringify(raw)} is not a time this service can store.`);
   return d;
 }
 
@@ -125,7 +125,7 @@ function createdAtOf(raw: string): Date {
 export async function receiveEvent(deps: ServiceDeps, envelope: EventEnvelope): Promise<{ duplicate: boolean }> {
   if (await store.findEventById(deps.db, envelope.id)) return { duplicate: true };
   const type = canonicalType(envelope.type);
-  if (!type) throw new AppError(422, 'validation_failed', `body.type ${JSON.stringify(envelope.type)} is not an event type.`);
+  if (!type) throw validationFailed('body.type', `${JSON.stringify(envelope.type)} is not an event type.`);
   const data = envelope.data as Record<string, unknown>;
   const createdAt = createdAtOf(envelope.created_at);
   const workspaceId = await workspaceFor(deps, data);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.js';
 import { ArchiveError, bufferSource, scanExport, type ArchiveFormat, type ByteSource, type Scan } from '../adapters/archive/index.js';
 import { archiveAdapter } from '../adapters/archive/adapter.js';
-import { AppError, notFound, validationFailed } from '../errors.js';
+import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
 import { blobStore } from '../store/blobs.js';
 import * as store from '../store/imports.js';
 import type { ImportRow } from '../store/imports.js';
@@ -66,7 +66,7 @@ async function receive(deps: ServiceDeps, body: AsyncIterable<Buffer>): Promise<
       size += chunk.length;
       if (size > deps.config.importMaxBytes) {
         // The rest of the body is not read: the connection cannot carry another request.
-        throw new AppError(413, 'bad_request', `The upload is larger than ${deps.config.importMaxBytes} bytes (IMPORT_MAX_BYTES).`, { headers: { Connection: 'close' } });
+        throw badRequest(`The upload is larger than ${deps.config.importMaxBytes} bytes (IMPORT_MAX_BYTES).`, { status: 413, headers: { Connection: 'close' } });
       }
       hash.update(chunk);
       await writer.write(chunk);
@@ -75,7 +75,7 @@ async function receive(deps: ServiceDeps, body: AsyncIterable<Buffer>): Promise<
   } catch (err) {
     await writer.abort();
     if (err instanceof AppError) throw err;
-    throw new AppError(400, 'bad_request', `The upload did not arrive whole (${(err as Error).message}); send it again with the same idempotency_key.`);
+    throw badRequest(`The upload did not arrive whole (${(err as Error).message}); send it again with the same idempotency_key.`);
   }
   return { blobId, size, sha256: hash.digest('hex') };
 }

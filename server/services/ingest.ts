@@ -99,7 +99,7 @@ async function ingestArchive(ctx: JobContext, pipeline: { id: string; handle: st
   try {
     exp = await exportToRead(deps, ws, account.account.handle, account.creds);
   } catch (err) {
-    if (err instanceof AppError && err.status === 422) throw new JobError('upstream_invalid', err.message);
+    if (err instanceof AppError && err.code === 'validation_failed') throw new JobError('upstream_invalid', err.message);
     throw err;
   }
   const out: IngestOutput = { fetched: 0, created: 0, updated: 0, decoded: 0, patterns: 0 };

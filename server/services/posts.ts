@@ -1,5 +1,5 @@
 // Source posts of a pipeline, paginated with signed cursors.
-import { AppError, notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import * as pipelines from '../store/pipelines.js';
 import * as store from '../store/posts.js';
 import type { Caller, ServiceDeps } from './context.js';
@@ -22,7 +22,7 @@ export async function listPosts(
   if (q.cursor !== undefined) {
     const pos = decodeCursor(deps.cursorKey, scope, q.cursor);
     const at = new Date(pos.t ?? '');
-    if (Number.isNaN(at.getTime()) || typeof pos.i !== 'string') throw new AppError(400, 'bad_request', 'The cursor is not valid for this list.');
+    if (Number.isNaN(at.getTime()) || typeof pos.i !== 'string') throw badRequest('The cursor is not valid for this list.');
     after = { publishedAt: at, id: pos.i };
   }
   const rows = await store.listPosts(deps.db, { pipelineId: pipeline.id, after, limit: limit + 1, hasArtifact: q.hasArtifact });

@@ -3,7 +3,7 @@
 // asynchronous refresh of a tracked source (docs/drafting.md, "Sessions").
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.js';
-import { AppError, notFound, validationFailed } from '../errors.js';
+import { notFound, retryLater, validationFailed } from '../errors.js';
 import { startRun } from '../jobs/enqueue.js';
 import { JobError, type JobHandler } from '../jobs/registry.js';
 import { findArtifact, insertArtifact } from '../store/artifacts.js';
@@ -111,7 +111,7 @@ export async function regenerateVariant(deps: ServiceDeps, caller: Caller, sessi
       return { session_id: sessionId, variant_id: variantId, round: round.round, run_id: round.runId, artifact_id: round.artifactId! };
     }
   }
-  throw new AppError(409, 'state_conflict', 'Other regenerations of this variant keep taking the next round; retry in a moment.', { suggestedAction: 'retry_later' });
+  throw retryLater('Other regenerations of this variant keep taking the next round; retry in a moment.');
 }
 
 export async function refreshSource(deps: ServiceDeps, caller: Caller, sourceId: string): Promise<S['RefreshAccepted']> {

@@ -2,7 +2,7 @@
 // (connect, publish, from-intent), or a run failure / retry for jobs. One table, so every
 // operation names a platform problem the same way.
 import { AdapterError, type Platform } from '../adapters/index.js';
-import { API_PREFIX, AppError } from '../errors.js';
+import { API_PREFIX, AppError, backendUnavailable, credentialError, invalid } from '../errors.js';
 import { JobError, TransientError } from '../jobs/registry.js';
 
 export const CONNECT_ENDPOINT = `POST ${API_PREFIX}/accounts/connect`;
@@ -10,12 +10,12 @@ export const CONNECT_ENDPOINT = `POST ${API_PREFIX}/accounts/connect`;
 const connectHint = (platform: Platform) => ({ suggestedAction: 'connect_account', suggestedEndpoint: CONNECT_ENDPOINT, platform });
 
 export function credentialMissing(platform: Platform, handle: string): AppError {
-  return new AppError(424, 'credential_missing', `No connected ${platform} account for ${handle}; connect it first.`, connectHint(platform));
+  return credentialError('credential_missing', `No connected ${platform} account for ${handle}; connect it first.`, connectHint(platform));
 }
 
 export function credentialDead(platform: Platform, handle: string, why: string | null): AppError {
   const reason = why ? `: ${why}` : '';
-  return new AppError(424, 'credential_dead', `The ${platform} credential of ${handle} no longer works${reason}. Connect the account again with a fresh credential.`, connectHint(platform));
+  return credentialError('credential_dead', `The ${platform} credential of ${handle} no longer works${reason}. Connect the account again with a fresh credential.`, connectHint(platform));
 }
 
 /**
@@ -28,12 +28,12 @@ export function upstreamAppError(err: unknown, q: { platform: Platform; handle: 
     case 'credential_rejected':
       return credentialDead(q.platform, q.handle, err.message);
     case 'invalid_input':
-      return new AppError(422, 'validation_failed', `body.${err.field ?? 'handle'}: ${err.message}`);
+      return invalid(`body.${err.field ?? 'handle'}: ${err.message}`);
     case 'unavailable':
-      return new AppError(502, 'backend_unavailable', `The ${q.platform} upstream is not reachable right now (${err.message}); retry later.`);
+      return backendUnavailable(`The ${q.platform} upstream is not reachable right now (${err.message}); retry later.`);
     default:
-      if (q.probe) return new AppError(424, 'credential_dead', `The ${q.platform} probe of ${q.handle} failed: ${err.message}.`, connectHint(q.platform));
-      return new AppError(502, 'backend_unavailable', `The ${q.platform} upstream refused the request: ${err.message}.`);
+      if (q.probe) return credentialError('credential_dead', `The ${q.platform} probe of ${q.handle} failed: ${err.message}.`, connectHint(q.platform));
+      return backendUnavailable(`The ${q.platform} upstream refused the request: ${err.message}.`);
   }
 }
 

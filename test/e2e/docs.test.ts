@@ -67,8 +67,9 @@ describe('README: Ways in', () => {
     try {
       const r = await sh(['npx', '--no-install', 'tsx', file], { CPA_BASE_URL: s.url, CPA_TOKEN: s.token });
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/ingest (succeeded|failed); \d+ posts on the first page/);
-      expect(r.stdout).toMatch(/not_found \(not_found\); request id req_\w+/);
+      expect(r.stdout).toMatch(/ingest (succeeded|failed); first posts: \d+/);
+      expect(r.stdout).toMatch(/\d+ posts without a draft/);
+      expect(r.stdout).toMatch(/not_found \(HTTP 404\); request id req_\w+/);
     } finally {
       rmSync(file, { force: true });
     }

@@ -35,7 +35,8 @@ export async function startTestServer(opts: { env?: Record<string, string>; db?:
     token,
     db,
     config,
-    client: (t = token, o = {}) => createApiClient({ baseUrl: running.url, token: t, sleep: async () => {}, ...o }),
+    // No retries unless a test asks: a test checks what the server answered, not what a retry got.
+    client: (t = token, o = {}) => createApiClient({ baseUrl: running.url, token: t, maxRetries: 0, sleep: async () => {}, ...o }),
     newWorkspace: async (name = 'Other') => (await createWorkspace(running.deps, name)).token,
     stop: async () => {
       await running.stop();

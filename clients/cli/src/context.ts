@@ -2,7 +2,7 @@
 // the idempotency key of a mutating command.
 import type { Command } from 'commander';
 import { show } from './output.js';
-import { createApiClient, newIdempotencyKey, type ApiClient } from '../../typescript/src/index.js';
+import { createApiClient, type ApiClient } from '../../typescript/src/index.js';
 import { CliError, EXIT } from './errors.js';
 import { resolveSettings, type GlobalOptions, type Settings } from './settings.js';
 
@@ -10,7 +10,7 @@ export const USER_AGENT = 'cpa/1 (content-pipeline command line)';
 
 export class Cli {
   private cached: Settings | null = null;
-  /** Set by a mutating command so that an error report can say how to retry safely. */
+  /** The idempotency key of the command's first keyed call (given or generated), so that an error report can say how to retry safely. */
   idempotencyKey: string | undefined;
 
   constructor(readonly options: GlobalOptions & Record<string, unknown>) {}
@@ -34,13 +34,13 @@ export class Cli {
         'On a desktop instance `npx cpa token` prints it; on a team host an operator runs `npx cpa admin workspace create --name NAME`.',
       );
     }
-    return createApiClient({ baseUrl: s.baseUrl, token: s.token ?? undefined, maxRetries: opts.retries ?? s.retries, userAgent: USER_AGENT });
-  }
-
-  /** The key for a mutating call: `--idempotency-key`, or a fresh UUID. */
-  key(given: unknown): string {
-    this.idempotencyKey = typeof given === 'string' && given ? given : newIdempotencyKey();
-    return this.idempotencyKey;
+    return createApiClient({
+      baseUrl: s.baseUrl,
+      token: s.token ?? undefined,
+      maxRetries: opts.retries ?? s.retries,
+      userAgent: USER_AGENT,
+      onIdempotencyKey: (key) => (this.idempotencyKey ??= key),
+    });
   }
 }
 

@@ -3,7 +3,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import type { ApiClient, Schemas } from './index.js';
-import { newIdempotencyKey, unwrap } from './index.js';
+import { unwrap } from './index.js';
 
 export interface UploadImportOptions {
   /** The export as downloaded: X or LinkedIn ZIP, Mastodon ZIP or tar.gz, or the bare file. */
@@ -12,7 +12,7 @@ export interface UploadImportOptions {
   handle: string;
   format?: 'x' | 'mastodon' | 'linkedin';
   includeNonPublic?: boolean;
-  /** Reuse it to retry an upload safely (default: a new UUID). */
+  /** Reuse it to retry an upload safely (default: the client generates one). */
   idempotencyKey?: string;
   /** Called as bytes leave: (sent, total). */
   onProgress?: (sent: number, total: number) => void;
@@ -45,7 +45,7 @@ export async function uploadImport(client: ApiClient, o: UploadImportOptions): P
   );
   const query = {
     handle: o.handle,
-    idempotency_key: o.idempotencyKey ?? newIdempotencyKey(),
+    ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}),
     ...(o.format ? { format: o.format } : {}),
     ...(o.includeNonPublic ? { include_non_public: true } : {}),
   };

@@ -1,7 +1,8 @@
 // Generic helpers on top of the typed client: calling an operation known only at run time (the
-// MCP server derives its tools from the description), following list cursors, and reporting an
+// MCP server derives its tools from the description), and reporting an
 // error the same way everywhere (the CLI's --json errors, the MCP tool errors).
-import { unwrap, type ApiClient, type ContentPipelineError } from './index.js';
+import { unwrap, type ApiClient } from './index.js';
+import type { ContentPipelineError } from './errors.js';
 
 /** One call of an operation, described by its method and path template as the description has them. */
 export interface OperationRequest {
@@ -24,26 +25,6 @@ export async function callOperation(client: ApiClient, req: OperationRequest): P
   const init: Record<string, unknown> = { params: req.params ?? {} };
   if (req.body !== undefined) init.body = req.body;
   return unwrap(request(req.method.toLowerCase(), req.path, init));
-}
-
-/** A page of a list operation (`{ data, next_cursor }`). */
-export interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
-
-/**
- * Follows `next_cursor` from the first page to the last, yielding every page:
- * `for await (const page of pages((cursor) => unwrap(client.GET(..., { params: { query: { cursor } } }))))`.
- */
-export async function* pages<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<Page<T>> {
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await fetchPage(cursor);
-    yield page;
-    if (!page.next_cursor) return;
-    cursor = page.next_cursor;
-  }
 }
 
 /** A typed error as plain JSON: the envelope the server sent, its HTTP status and request id, and Retry-After. */

@@ -2,7 +2,7 @@
 // the chosen mode. Refused URLs are 422 naming `url`; upstream trouble is 502 with the upstream
 // status when there is one (docs/outbound-and-fetch.md).
 import type { components } from '../../../generated/api.js';
-import { AppError, validationFailed } from '../../errors.js';
+import { AppError, backendUnavailable, validationFailed } from '../../errors.js';
 import { OutboundError, type OutboundErrorKind, type OutboundResponse } from '../../outbound/types.js';
 import type { Caller, ServiceDeps } from '../context.js';
 import type { SchemaDefinition } from './builtin-schemas.js';
@@ -35,7 +35,7 @@ export function chooseMode(req: FetchRequest, providerConfigured: boolean): Mode
 
 export function fromOutbound(err: OutboundError): AppError {
   if (URL_REFUSALS.has(err.kind)) return validationFailed('body.url', `is refused: ${err.message}`);
-  return new AppError(502, 'backend_unavailable', `The page could not be fetched: ${err.message}`);
+  return backendUnavailable(`The page could not be fetched: ${err.message}`);
 }
 
 async function download(deps: ServiceDeps, url: string): Promise<OutboundResponse> {
@@ -46,7 +46,7 @@ async function download(deps: ServiceDeps, url: string): Promise<OutboundRespons
     if (err instanceof OutboundError) throw fromOutbound(err);
     throw err;
   }
-  if (res.status < 200 || res.status > 299) throw new AppError(502, 'backend_unavailable', `The page answered HTTP ${res.status}.`, { upstreamStatus: res.status });
+  if (res.status < 200 || res.status > 299) throw backendUnavailable(`The page answered HTTP ${res.status}.`, { upstreamStatus: res.status });
   return res;
 }
 

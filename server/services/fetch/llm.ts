@@ -1,7 +1,7 @@
 // The `llm` mode: the configured OpenAI-compatible provider (`POST {LLM_BASE_URL}/chat/completions`,
 // through the outbound client like every other call) reads the page's main text and returns the
 // fields that the intent and/or the schema describe, as one JSON object.
-import { AppError } from '../../errors.js';
+import { AppError, backendUnavailable } from '../../errors.js';
 import { OutboundError } from '../../outbound/types.js';
 import type { ServiceDeps } from '../context.js';
 import type { SchemaDefinition } from './builtin-schemas.js';
@@ -13,7 +13,8 @@ export const LLM_TIMEOUT_MS = 60_000;
 const MAX_FIELDS = 100;
 
 export function noProvider(): AppError {
-  return new AppError(503, 'backend_unavailable', 'The llm mode needs a language-model provider and none is configured (LLM_BASE_URL); use mode markdown or css, or configure one.', {
+  return backendUnavailable('The llm mode needs a language-model provider and none is configured (LLM_BASE_URL); use mode markdown or css, or configure one.', {
+    status: 503,
     suggestedAction: 'configure_writer',
   });
 }
@@ -57,7 +58,7 @@ export function normalizeFields(answer: Record<string, unknown>, schema: SchemaD
 }
 
 function providerFailure(message: string): AppError {
-  return new AppError(502, 'backend_unavailable', `The model provider failed: ${message}`);
+  return backendUnavailable(`The model provider failed: ${message}`);
 }
 
 /** The JSON object in a model's answer (tolerating a ```json fence around it). */
@@ -96,7 +97,7 @@ export async function extractWithModel(deps: ServiceDeps, q: { text: string; int
     if (err instanceof OutboundError) throw providerFailure(err.message);
     throw err;
   }
-  if (res.status < 200 || res.status > 299) throw new AppError(502, 'backend_unavailable', `The model provider answered HTTP ${res.status}.`, { upstreamStatus: res.status });
+  if (res.status < 200 || res.status > 299) throw backendUnavailable(`The model provider answered HTTP ${res.status}.`, { upstreamStatus: res.status });
   let content: unknown;
   try {
     content = res.json<{ choices?: { message?: { content?: unknown } }[] }>().choices?.[0]?.message?.content;

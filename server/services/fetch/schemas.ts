@@ -3,7 +3,7 @@
 // never fails on a schema's syntax.
 import * as cheerio from 'cheerio';
 import type { components } from '../../../generated/api.js';
-import { API_PREFIX, AppError, notFound, validationFailed } from '../../errors.js';
+import { API_PREFIX, forbidden, notFound, stateConflict, validationFailed } from '../../errors.js';
 import * as store from '../../store/extraction-schemas.js';
 import type { Caller, ServiceDeps } from '../context.js';
 import { BUILTIN_SCHEMAS, type SchemaDefinition } from './builtin-schemas.js';
@@ -25,7 +25,7 @@ function rowView(row: store.ExtractionSchemaRow): FetchSchema {
 
 function refuseBuiltin(id: string, verb: 'changed' | 'deleted'): void {
   if (Object.hasOwn(BUILTIN_SCHEMAS, id)) {
-    throw new AppError(403, 'forbidden', `${id} is a built-in schema and cannot be ${verb}${verb === 'changed' ? '; store yours under another id' : ''}.`);
+    throw forbidden(`${id} is a built-in schema and cannot be ${verb}${verb === 'changed' ? '; store yours under another id' : ''}.`);
   }
 }
 
@@ -39,7 +39,7 @@ export async function listSchemas(deps: ServiceDeps, caller: Caller): Promise<co
 export async function resolveSchema(deps: ServiceDeps, caller: Caller, id: string): Promise<SchemaDefinition> {
   if (Object.hasOwn(BUILTIN_SCHEMAS, id)) return BUILTIN_SCHEMAS[id];
   const row = await store.findExtractionSchema(deps.db, caller.workspaceId, id);
-  if (!row) throw new AppError(422, 'validation_failed', `body.schema_id names no extraction schema of this workspace: ${id}`, listHint);
+  if (!row) throw validationFailed('body.schema_id', `names no extraction schema of this workspace: ${id}`, listHint);
   return JSON.parse(row.definition) as SchemaDefinition;
 }
 
@@ -62,7 +62,7 @@ export async function putSchema(deps: ServiceDeps, caller: Caller, id: string, d
   const stored: SchemaDefinition = { description: def.description ?? null, fields: def.fields };
   const exists = await store.findExtractionSchema(deps.db, caller.workspaceId, id);
   if (!exists && (await store.countExtractionSchemas(deps.db, caller.workspaceId)) >= MAX_USER_SCHEMAS) {
-    throw new AppError(409, 'state_conflict', `This workspace already keeps ${MAX_USER_SCHEMAS} extraction schemas; delete one first.`, listHint);
+    throw stateConflict(`This workspace already keeps ${MAX_USER_SCHEMAS} extraction schemas; delete one first.`, listHint);
   }
   const { row, created } = await store.putExtractionSchema(deps.db, { workspaceId: caller.workspaceId, id, definition: JSON.stringify(stored), now: deps.clock.now() });
   return { created, schema: rowView(row) };
@@ -72,7 +72,7 @@ export async function deleteSchema(deps: ServiceDeps, caller: Caller, id: string
   refuseBuiltin(id, 'deleted');
   const row = await store.findExtractionSchema(deps.db, caller.workspaceId, id);
   if (!row || !(await store.deleteExtractionSchema(deps.db, caller.workspaceId, id))) {
-    throw new AppError(404, 'not_found', notFound('extraction schema').message, listHint);
+    throw notFound('extraction schema', listHint);
   }
   return rowView(row);
 }

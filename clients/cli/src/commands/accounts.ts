@@ -54,7 +54,7 @@ export function registerAccountCommands(program: Command) {
         auth_material: authMaterial(o),
         ...(o.secondaryAuth ? { secondary_auth: o.secondaryAuth } : {}),
         ...(o.proxyUrl ? { proxy_url: o.proxyUrl } : {}),
-        idempotency_key: cli.key(o.idempotencyKey),
+        idempotency_key: o.idempotencyKey,
       };
       const result = await unwrap(cli.client().POST('/api/agent/v1/accounts/connect', { body }));
       show(cli.json, result);

@@ -31,14 +31,14 @@ export function registerArtifactCommands(program: Command) {
       .addOption(new Option('--to <state>', 'the new state').choices(['review', 'ready', 'discarded']).makeOptionMandatory()),
   ).action(
     action<[string], { to: 'review' | 'ready' | 'discarded'; idempotencyKey?: string }>(async (cli, id, o) => {
-      const body = { to: o.to, idempotency_key: cli.key(o.idempotencyKey) };
+      const body = { to: o.to, idempotency_key: o.idempotencyKey };
       printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/transition', { params: { path: { id } }, body })));
     }),
   );
 
   keyOption(artifacts.command('publish').description('publish an artifact in review or ready (publishArtifact)').argument('<artifact>', 'artifact id')).action(
     action<[string], { idempotencyKey?: string }>(async (cli, id, o) => {
-      const body = { idempotency_key: cli.key(o.idempotencyKey) };
+      const body = { idempotency_key: o.idempotencyKey };
       printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/publish', { params: { path: { id } }, body })));
     }),
   );

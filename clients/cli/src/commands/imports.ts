@@ -66,7 +66,7 @@ export function registerImportCommands(program: Command) {
           handle: o.handle,
           format: o.format,
           includeNonPublic: o.includeNonPublic,
-          idempotencyKey: cli.key(o.idempotencyKey),
+          idempotencyKey: o.idempotencyKey,
           onProgress: (sent, total) => bar.progress(sent, total),
         });
       } catch (err) {

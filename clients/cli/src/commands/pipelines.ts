@@ -44,7 +44,7 @@ export function registerPipelineCommands(program: Command) {
     ),
   ).action(
     action<[], { handle: string; intent: string; tone?: string; idempotencyKey?: string } & WaitFlags>(async (cli, o) => {
-      const body = { handle: o.handle, intent: o.intent, ...(o.tone ? { tone: o.tone } : {}), idempotency_key: cli.key(o.idempotencyKey) };
+      const body = { handle: o.handle, intent: o.intent, ...(o.tone ? { tone: o.tone } : {}), idempotency_key: o.idempotencyKey };
       const result = await unwrap(cli.client().POST('/api/agent/v1/pipelines/from-intent', { body }));
       await printAccepted(cli, result, o);
     }),

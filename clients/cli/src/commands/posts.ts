@@ -1,6 +1,6 @@
 // Source posts: list (one page, or every page with --all) and start a draft from one.
 import type { Command } from 'commander';
-import { pages, unwrap, type Schemas } from '../../../typescript/src/index.js';
+import { unwrap, type Schemas } from '../../../typescript/src/index.js';
 import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -43,14 +43,9 @@ export function registerPostCommands(program: Command) {
     .action(
       action<[string], ListFlags>(async (cli, id, o) => {
         const client = cli.client();
-        const fetchPage = (cursor: string | undefined) =>
-          unwrap(
-            client.GET('/api/agent/v1/pipelines/{id}/posts', {
-              params: { path: { id }, query: { limit: limitOf(o.limit), cursor, has_artifact: o.hasArtifact } },
-            }),
-          );
+        const init = { params: { path: { id }, query: { limit: limitOf(o.limit), cursor: o.cursor, has_artifact: o.hasArtifact } } };
         if (!o.all) {
-          const page = await fetchPage(o.cursor);
+          const page = await unwrap(client.GET('/api/agent/v1/pipelines/{id}/posts', init));
           if (cli.json) return printJson(page);
           printPosts(page.data);
           if (page.next_cursor) note(`More: cpa posts list ${id} --cursor ${page.next_cursor}   (or --all)`);
@@ -58,7 +53,7 @@ export function registerPostCommands(program: Command) {
         }
         const all: Post[] = [];
         let n = 0;
-        for await (const page of pages((c) => fetchPage(c ?? o.cursor))) {
+        for await (const page of client.paginate('/api/agent/v1/pipelines/{id}/posts', init).pages()) {
           all.push(...page.data);
           note(`page ${++n}: ${all.length} posts so far`);
         }
@@ -83,7 +78,7 @@ export function registerPostCommands(program: Command) {
         ...(o.styleReference ? { style_reference: o.styleReference } : {}),
         ...(o.parent ? { parent_artifact_id: o.parent } : {}),
         ...(o.with?.length ? { additional_post_ids: o.with } : {}),
-        idempotency_key: cli.key(o.idempotencyKey),
+        idempotency_key: o.idempotencyKey,
       };
       const result = await unwrap(cli.client().POST('/api/agent/v1/posts/{id}/draft', { params: { path: { id } }, body }));
       await printAccepted(cli, result, o);

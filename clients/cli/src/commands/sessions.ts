@@ -49,7 +49,7 @@ export function registerSessionCommands(program: Command) {
       .option('--artifact <id>', 'attach an artifact (a variant)'),
   ).action(
     action<[string], ItemFlags>(async (cli, sessionId, o) => {
-      const body = { ...itemOf(o), idempotency_key: cli.key(o.idempotencyKey) };
+      const body = { ...itemOf(o), idempotency_key: o.idempotencyKey };
       const item = await unwrap(cli.client().POST('/api/sessions/{sessionId}/items', { params: { path: { sessionId } }, body }));
       show(cli.json, item);
     }),
