@@ -5,6 +5,6 @@ import { draftJob, draftHooks } from '../services/drafting.js';
 import { refreshJob } from '../services/sessions.js';
 
 registerJob('ingest', ingestJob, ingestHooks);
-registerJob('draft', draftJob, draftHooks);
-registerJob('regenerate_variant', draftJob, draftHooks);
+registerJob('draft', draftJob, draftHooks, 'drafting');
+registerJob('regenerate_variant', draftJob, draftHooks, 'drafting');
 registerJob('refresh_source', refreshJob);
