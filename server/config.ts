@@ -46,8 +46,10 @@ export interface Config {
   credentialsKey: string | null;
   /** Receivers the webhook emitter delivers events to (`WEBHOOK_TARGETS`, comma-separated https URLs). */
   webhookTargets: string[];
-  /** Background jobs run at once by this instance's worker. */
+  /** Background jobs run at once by this instance's worker (drafting runs aside: `draftConcurrency`). */
   workerConcurrency: number;
+  /** Drafting runs (`draft`, `regenerate_variant`) run at once by this instance's worker (`DRAFT_CONCURRENCY`, default 16). */
+  draftConcurrency: number;
   /** Longest pause (ms) between two looks of the job worker at the queue (`JOB_POLL_MS`, default 1000). */
   jobPollMs: number;
   /** First retry delay (ms) after a transient job failure, doubled per attempt (`JOB_RETRY_BASE_MS`, default 5000). */
@@ -150,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     credentialsKey,
     webhookTargets,
     workerConcurrency: intVar(env, 'WORKER_CONCURRENCY', 2, 1, 64, problems),
+    draftConcurrency: intVar(env, 'DRAFT_CONCURRENCY', 16, 1, 256, problems),
     jobPollMs: intVar(env, 'JOB_POLL_MS', 1000, 10, 60_000, problems),
     jobRetryBaseMs: intVar(env, 'JOB_RETRY_BASE_MS', 5000, 1, 3_600_000, problems),
     importMaxBytes: intVar(env, 'IMPORT_MAX_BYTES', 8 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER, problems),

@@ -90,6 +90,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
 
   worker = new JobWorker(deps, logger.child({ component: 'jobs' }), {
     concurrency: config.workerConcurrency,
+    draftConcurrency: config.draftConcurrency,
     pollMs: config.jobPollMs,
     retryBaseMs: config.jobRetryBaseMs,
     leaseMs: 60_000,

@@ -3,9 +3,12 @@
 // for a fresh draft, those of the drafting run the request kicks off too.
 // `node --import tsx scripts/bench/statements.ts`. Not timed; the counts are exact unless a
 // background look at the queue happens to fall inside a request (each is repeated, lowest kept).
+// A draft is counted until its run has written the artifact (the run's last statements, after
+// that write, may fall outside: the finish and the events' read).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Sqlite from 'better-sqlite3';
 import { loadConfig } from '../../server/config.js';
 import { start } from '../../server/main.js';
 import { sqliteStats } from '../../server/store/kysely.js';
@@ -35,7 +38,17 @@ try {
   await count('GET /pipelines/{id}', () => fetch(`${V1}/pipelines/${pipelineId}`, { headers }));
   await count('GET /pipelines/{id}/posts?limit=20', () => fetch(`${V1}/pipelines/${pipelineId}/posts?limit=20`, { headers }));
   let n = 0;
-  await count('POST /posts/{id}/draft (fresh key)', () => fetch(`${V1}/posts/${postIds[1]}/draft`, { method: 'POST', headers, body: JSON.stringify({ idempotency_key: `statements-${(n++).toString().padStart(8, '0')}` }) }));
+  // The request and the drafting run it starts, until the artifact is written: watched through a
+  // connection of its own, whose reads are not counted.
+  const watcher = new Sqlite(path.join(dataDir, 'content-pipeline.db'), { readonly: true });
+  const stateOf = watcher.prepare('SELECT state FROM Artifact WHERE id = ?');
+  await count('POST /posts/{id}/draft (fresh key) and its drafting run', async () => {
+    const res = await fetch(`${V1}/posts/${postIds[1]}/draft`, { method: 'POST', headers, body: JSON.stringify({ idempotency_key: `statements-${(n++).toString().padStart(8, '0')}` }) });
+    const { artifact_id } = (await res.clone().json()) as { artifact_id: string };
+    while ((stateOf.get(artifact_id) as { state: string }).state === 'draft') await new Promise((r) => setTimeout(r, 5));
+    return res;
+  });
+  watcher.close();
   await count('POST /posts/{id}/draft (replay)', () => fetch(`${V1}/posts/${postIds[1]}/draft`, { method: 'POST', headers, body: JSON.stringify({ idempotency_key: 'statements-00000000' }) }));
 } finally {
   await running.stop();

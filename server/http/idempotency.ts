@@ -5,6 +5,7 @@ import stringify from 'safe-stable-stringify';
 import { retryLater, validationFailed } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { Db, Provider } from '../store/database.js';
+import { groupCommit } from '../store/group-commit.js';
 import * as store from '../store/idempotency.js';
 
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -41,13 +42,16 @@ export interface ClaimStore {
 export async function claim({ db, provider, clock }: ClaimStore, k: { workspaceId: string; operation: string; key: string; hash: string }): Promise<Claim> {
   const now = clock.now();
   const id = { workspaceId: k.workspaceId, operation: k.operation, key: k.key };
-  const existing = await store.claimKey(db, provider, {
+  const claimed = {
     ...id,
     requestHash: k.hash,
     now,
     lockedUntil: new Date(now.getTime() + LEASE_MS),
     expiresAt: new Date(now.getTime() + RETENTION_MS),
-  });
+  };
+  // Claims of concurrent requests commit together (group-commit.ts): one commit for all of them.
+  // claimKey is compare-and-sets, safe without a transaction when it is alone.
+  const existing = await groupCommit(db, 'requests', (tx) => store.claimKey(tx, provider, claimed), { bare: true });
   if (!existing) {
     return {
       kind: 'claimed',

@@ -6,7 +6,7 @@ import { refreshJob } from '../services/sessions.js';
 import { publishJob, publishHooks } from '../services/publishing.js';
 
 registerJob('ingest', ingestJob, ingestHooks);
-registerJob('draft', draftJob, draftHooks);
-registerJob('regenerate_variant', draftJob, draftHooks);
+registerJob('draft', draftJob, draftHooks, 'drafting');
+registerJob('regenerate_variant', draftJob, draftHooks, 'drafting');
 registerJob('refresh_source', refreshJob);
 registerJob('publish', publishJob, publishHooks);

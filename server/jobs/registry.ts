@@ -71,14 +71,27 @@ export interface JobHooks {
 
 export const MAX_ATTEMPTS = 5;
 
+/**
+ * Which of the worker's slots a kind runs in: `drafting` runs (small: one artifact, a few posts,
+ * and a writer call) have `DRAFT_CONCURRENCY` slots of their own, so that a burst of drafts keeps
+ * up and never waits behind an ingest or an import; every other kind shares `WORKER_CONCURRENCY`.
+ */
+export type Lane = 'default' | 'drafting';
+
 interface Registered extends JobHooks {
   handler: JobHandler;
+  lane: Lane;
 }
 
 const registry = new Map<JobKind, Registered>();
 
-export function registerJob(kind: JobKind, handler: JobHandler, hooks: JobHooks = {}): void {
-  registry.set(kind, { handler, ...hooks });
+export function registerJob(kind: JobKind, handler: JobHandler, hooks: JobHooks = {}, lane: Lane = 'default'): void {
+  registry.set(kind, { handler, lane, ...hooks });
+}
+
+/** The kinds registered in `lane`. */
+export function kindsOf(lane: Lane): string[] {
+  return [...registry].filter(([, r]) => r.lane === lane).map(([kind]) => kind);
 }
 
 export function registeredJob(kind: string): Registered | undefined {

@@ -9,11 +9,16 @@ import { Coalesced } from '../lib/coalesce.js';
 import type { ServiceDeps } from '../services/context.js';
 import * as store from '../store/runs.js';
 import type { RunRow } from '../store/runs.js';
-import { JobError, MAX_ATTEMPTS, registeredJob, TransientError, type JobContext, type RunFailure } from './registry.js';
+import { JobError, kindsOf, MAX_ATTEMPTS, registeredJob, TransientError, type JobContext, type Lane, type RunFailure } from './registry.js';
 import './kinds.js';
 
 export interface WorkerOptions {
   concurrency: number;
+  /**
+   * Slots of the drafting runs, beside `concurrency` (registry.ts `Lane`). Absent: drafting runs
+   * share `concurrency` with every other kind.
+   */
+  draftConcurrency?: number;
   /** Longest sleep between two looks at the queue (a kick wakes the worker sooner). */
   pollMs: number;
   /** First retry delay after a transient failure; doubles with each attempt. */
@@ -28,6 +33,7 @@ const MAX_RETRY_DELAY_MS = 10 * 60 * 1000;
 
 interface Active {
   run: RunRow;
+  lane: Lane;
   done: Promise<void>;
   controller: AbortController;
 }
@@ -112,24 +118,40 @@ export class JobWorker {
   private async fill() {
     if (!this.running) return;
     if (Date.now() >= this.nextSweepAt) await this.sweep();
-    const free = this.opts.concurrency - this.active.size;
-    if (free <= 0) return;
-    const now = this.deps.clock.now();
-    const runs = await store.claimRuns(this.deps.db, this.deps.provider, {
-      workerId: this.id,
-      now,
-      lockedUntil: new Date(now.getTime() + this.opts.leaseMs),
-      limit: free,
-    });
-    if (!this.running) {
-      // Stopped while claiming: the runs go back to the queue for the next worker, at once.
-      await store.releaseRuns(this.deps.db, { workerId: this.id, ids: runs.map((r) => r.id), now: this.deps.clock.now() });
-      return;
+    const drafting = kindsOf('drafting');
+    const lanes: Array<{ lane: Lane; free: number; kinds?: { in: string[] } | { notIn: string[] } }> =
+      this.opts.draftConcurrency === undefined
+        ? [{ lane: 'default', free: this.opts.concurrency - this.active.size }]
+        : [
+            { lane: 'drafting', free: this.opts.draftConcurrency - this.activeIn('drafting'), kinds: { in: drafting } },
+            { lane: 'default', free: this.opts.concurrency - this.activeIn('default'), kinds: { notIn: drafting } },
+          ];
+    for (const { lane, free, kinds } of lanes) {
+      if (free <= 0 || !this.running) continue;
+      const now = this.deps.clock.now();
+      const runs = await store.claimRuns(this.deps.db, this.deps.provider, {
+        workerId: this.id,
+        now,
+        lockedUntil: new Date(now.getTime() + this.opts.leaseMs),
+        limit: free,
+        kinds,
+      });
+      if (!this.running) {
+        // Stopped while claiming: the runs go back to the queue for the next worker, at once.
+        await store.releaseRuns(this.deps.db, { workerId: this.id, ids: runs.map((r) => r.id), now: this.deps.clock.now() });
+        return;
+      }
+      for (const run of runs) this.launch(run, lane);
     }
-    for (const run of runs) this.launch(run);
   }
 
-  private launch(run: RunRow) {
+  private activeIn(lane: Lane): number {
+    let n = 0;
+    for (const a of this.active.values()) if (a.lane === lane) n++;
+    return n;
+  }
+
+  private launch(run: RunRow, lane: Lane) {
     const controller = new AbortController();
     const done = this.execute(run, controller.signal)
       .catch((err) => this.log.error({ err, runId: run.id }, 'job bookkeeping failed'))
@@ -137,7 +159,7 @@ export class JobWorker {
         this.active.delete(run.id);
         this.kick();
       });
-    this.active.set(run.id, { run, done, controller });
+    this.active.set(run.id, { run, lane, done, controller });
   }
 
   /** Re-queues runs whose worker died; fails the ones that have used up their attempts. */

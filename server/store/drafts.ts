@@ -1,16 +1,21 @@
 // Drafting's writes: an artifact is reserved (state `draft`, empty text) together with the run
 // that writes it, then the run fills the text and moves it to `review` with a compare-and-set,
 // so that an artifact discarded meanwhile is never written, and a failed run discards it.
-import { first, transaction, type Db } from './database.js';
+import { first, type Db } from './database.js';
+import { groupCommit } from './group-commit.js';
 import { insertArtifact, type ArtifactRow, type NewArtifact } from './artifacts.js';
 import type { PostRow } from './posts.js';
 
 /** A transaction (artifact, run, session rows and events of one change). */
 export type DraftTx = Db;
 
-/** Reserves the artifact and lets `also` queue its run (and more) in the same transaction. */
+/**
+ * Reserves the artifact and lets `also` queue its run (and more) in the same transaction, committed
+ * together with the other changes that arrive at the same time (group-commit.ts: `also` may run
+ * twice, the first time rolled back; it must only write through `tx`).
+ */
 export function reserveArtifact<T>(db: Db, a: NewArtifact, also: (tx: DraftTx, row: ArtifactRow) => Promise<T>): Promise<T> {
-  return transaction(db, async (tx) => also(tx, await insertArtifact(tx, a)));
+  return groupCommit(db, 'requests', async (tx) => also(tx, await insertArtifact(tx, a)));
 }
 
 export async function findPosts(db: Db, workspaceId: string, ids: string[]): Promise<PostRow[]> {
@@ -28,7 +33,8 @@ export async function writeDraft(
   q: { id: string; text: string; now: Date },
   also: (tx: DraftTx, row: ArtifactRow) => Promise<void>,
 ): Promise<ArtifactRow | null> {
-  return transaction(db, async (tx) => {
+  // Committed with the other runs' writes of the moment (group-commit.ts).
+  return groupCommit(db, 'runs', async (tx) => {
     const row = await first(
       tx.updateTable('Artifact').set({ text: q.text, state: 'review', updatedAt: q.now }).where('id', '=', q.id).where('state', '=', 'draft').returningAll(),
     );

@@ -2,6 +2,7 @@
 // compare-and-set on (status, lockedBy), so that two workers (or a worker and the recovery sweep)
 // can never both own a run, and a worker that lost its lease cannot overwrite the result.
 import { first, transaction, type Db, type Provider } from './database.js';
+import { groupCommit } from './group-commit.js';
 import type { RunRow } from './pipelines.js';
 
 export type { RunRow };
@@ -49,7 +50,7 @@ export function findRun(db: Db, workspaceId: string, id: string): Promise<RunRow
 const byQueueOrder = (a: RunRow, b: RunRow) => a.runAfter.getTime() - b.runAfter.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
- * Claims up to `limit` due runs for `workerId`: each becomes `running`, counts one more attempt
+ * Claims up to `limit` due runs (of `kinds`, when given) for `workerId`: each becomes `running`, counts one more attempt
  * and holds a lease until `lockedUntil`. Returns the claimed rows, oldest first.
  *
  * One statement on both databases: an UPDATE … RETURNING whose candidates are the due runs, oldest
@@ -58,10 +59,18 @@ const byQueueOrder = (a: RunRow, b: RunRow) => a.runAfter.getTime() - b.runAfter
  * LOCKED, so that several instances polling at once do not wait on each other's rows; the row
  * locks hold until the statement's own transaction ends.
  */
-export async function claimRuns(db: Db, provider: Provider, q: { workerId: string; now: Date; lockedUntil: Date; limit: number }): Promise<RunRow[]> {
+export async function claimRuns(
+  db: Db,
+  provider: Provider,
+  q: { workerId: string; now: Date; lockedUntil: Date; limit: number; kinds?: { in: string[] } | { notIn: string[] } },
+): Promise<RunRow[]> {
   if (q.limit <= 0) return [];
   const due = (tx: Db) => {
-    const select = tx.selectFrom('Run').select('id').where('status', '=', 'queued').where('runAfter', '<=', q.now).orderBy('runAfter').orderBy('id').limit(q.limit);
+    let select = tx.selectFrom('Run').select('id').where('status', '=', 'queued').where('runAfter', '<=', q.now);
+    const k = q.kinds;
+    if (k && 'in' in k) select = select.where('kind', 'in', k.in.length ? k.in : ['']);
+    else if (k?.notIn.length) select = select.where('kind', 'not in', k.notIn);
+    select = select.orderBy('runAfter').orderBy('id').limit(q.limit);
     return provider === 'postgresql' ? select.forUpdate().skipLocked() : select;
   };
   const claim = (tx: Db, ids: string[]) =>
@@ -124,8 +133,10 @@ export async function finishRun(
     if (also) await also(tx);
     return true;
   };
-  // Without hooks the compare-and-set is the whole change: no transaction around one statement.
-  return also ? transaction(db, finish) : finish(db);
+  // Committed with the other runs finishing at the same time (group-commit.ts; `finish` may run
+  // twice, the first time rolled back).
+  // Without hooks the compare-and-set is the whole change: no transaction when it is alone.
+  return groupCommit(db, 'runs', finish, { bare: !also });
 }
 
 /** Puts a run this worker holds back in the queue, to start again at `runAfter`. */

@@ -13,7 +13,7 @@ import { outboundEnvFor } from '../support/https-fake.js';
 import { rssDocument, startFeedFake } from '../support/platforms.js';
 import { archiveFixture, connect, ingestArchive, recordedEvents, startPipeline, V1 } from '../support/pipelines.js';
 import { waitForRun } from '../support/runs.js';
-import { workspaceOf } from '../support/seed.js';
+import { seedPosts, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { countRows, findRow, updateRows } from '../support/rows.js';
 
@@ -151,6 +151,34 @@ describe('concurrency', () => {
     } finally {
       for (const w of extra) await w.stop();
     }
+  });
+});
+
+describe('drafting slots', () => {
+  it('runs a drafting run in a slot of its own while an ingest holds the only other slot', async () => {
+    const deps = s.running.deps;
+    // WORKER_CONCURRENCY is 1 in this file: an ingest whose feed answers slowly holds it.
+    stuck.state.delayMs = 8_000;
+    let ingestRunId: string;
+    try {
+      const ingest = await startPipeline(s, stuck.url);
+      ingestRunId = ingest.run_id;
+      await waitForRun(deps, ingest.run_id, { status: 'running' });
+      const [postId] = await seedPosts(deps, { workspaceId: await workspaceOf(deps, s.token), pipelineId: ingest.pipeline_id, count: 1 });
+      const res = await fetch(`${s.url}${V1}/posts/${postId}/draft`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ idempotency_key: `drafting-slot-${Date.now()}-key` }),
+      });
+      expect(res.status).toBe(202);
+      const { run_id } = (await res.json()) as { run_id: string };
+      expect((await waitForRun(deps, run_id)).status).toBe('succeeded');
+      // Written while the ingest was still running: with one shared slot it would have waited for it.
+      expect((await findRunById(deps.db, ingest.run_id))!.status).toBe('running');
+    } finally {
+      stuck.state.delayMs = 0;
+    }
+    expect((await waitForRun(deps, ingestRunId, { timeoutMs: 60_000 })).status).toBe('succeeded');
   });
 });
 

@@ -68,6 +68,42 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     for (const d of decisions.filter((x) => !x.allowed)) expect(d.remaining).toBe(0);
   });
 
+  it('counts hits that arrive together in fewer statements, each with its own exact decision', async () => {
+    let statements = 0;
+    const counted = a.db.withPlugin({
+      transformQuery: (args) => {
+        statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const l = new SharedWindowLimiter(counted, 100, undefined, W);
+    const now = T + 150 * W + 1_000;
+    // The first hit of a window also sweeps old windows (a statement of its own): done before counting.
+    await l.hit('tok_warm', now);
+    statements = 0;
+    const costs = Array.from({ length: 30 }, (_, i) => (i % 5 === 0 ? 3 : 1));
+    const decisions = await Promise.all(costs.map((cost) => l.hit('tok_group', now, cost)));
+    const total = costs.reduce((x, y) => x + y, 0);
+    expect(decisions.every((d) => d.allowed)).toBe(true);
+    // As if counted one after the other: remaining falls by each hit's cost, in arrival order.
+    let left = 100;
+    expect(decisions.map((d) => d.remaining)).toEqual(costs.map((c) => (left -= c)));
+    expect(left).toBe(100 - total);
+    // The first hit alone, the 29 that waited for it together.
+    expect(statements).toBe(2);
+    expect(await l.peek('tok_group', now)).toMatchObject({ remaining: 100 - total });
+  });
+
+  it('decides hits that arrive together one by one when together they do not fit', async () => {
+    const l = new SharedWindowLimiter(a.db, 10, undefined, W);
+    const now = T + 160 * W + 1_000;
+    const decisions = await Promise.all(Array.from({ length: 14 }, (_, i) => l.hit('tok_over', now, i === 3 ? 4 : 1)));
+    // In arrival order: 1, 1, 1 fit (7 left), the 4 fits (3 left), then 3 more fit and the rest are refused.
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, true, true, false, false, false, false, false, false, false]);
+    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining)).toEqual([9, 8, 7, 3, 2, 1, 0]);
+  });
+
   it('removes windows that no longer weigh on a decision, once a window', async () => {
     const l = new SharedWindowLimiter(a.db, 5, undefined, W);
     const base = T + 200 * W;

@@ -1,0 +1,78 @@
+// express-openapi-validator (request and response validation against the contract), with its route
+// lookup taken from the route table instead of its own. Its lookup compiled a path-to-regexp for
+// every route of the description on every request until one matched (openapi.metadata.js):
+// 6.5 % of a GET /artifacts/{id}'s CPU in the issue 12 profile. Everything else is the library's:
+// its request validator, its response validator (still on for every response), its ajv caches.
+//
+// The library's class is reached through its dist files (the package has no `exports` map, and
+// 5.6.2 is pinned by the lockfile); `metadataMiddleware` is the one step replaced, and the two
+// steps that do nothing here (path parameters for Express's own `:param` routes, of which the app
+// has none, and security, which is off) are left out of the chain.
+import type { RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
+import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
+import type { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context.js';
+import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types.js';
+import type { RouteTable } from './route-table.js';
+
+type ApiDoc = { paths: Record<string, Record<string, unknown>> };
+type Methods = { basePath: string; _openApiRoute: string; _expressRoute: string };
+
+/** The steps of the library's chain that are no-ops for this app (see above). */
+const SKIPPED = new Set(['pathParamsMiddleware', 'securityMiddleware']);
+
+/** The library's class as this file uses it (`metadataMiddleware` is private in its typings). */
+const Base = Validator as unknown as new (options: OpenApiValidatorOpts) => { installMiddleware(spec: Promise<unknown>): unknown[] };
+
+class RoutedValidator extends Base {
+  constructor(
+    private readonly routes: RouteTable,
+    options: OpenApiValidatorOpts,
+  ) {
+    super(options);
+  }
+
+  /** Replaces the library's `metadataMiddleware` (its `installMiddleware` calls it through `this`). */
+  metadataMiddleware(context: OpenApiContext, responseApiDoc: ApiDoc | undefined): RequestHandler {
+    // The description's template → the library's names for it, once.
+    const byTemplate = new Map<string, { expressRoute: string; openApiRoute: string; pathKey: string }>();
+    for (const m of Object.values(context.expressRouteMap) as Methods[]) {
+      const pathKey = m._openApiRoute.substring(m.basePath.length);
+      byTemplate.set(pathKey, { expressRoute: m._expressRoute, openApiRoute: m._openApiRoute, pathKey });
+    }
+    const apiDoc = context.apiDoc as unknown as ApiDoc;
+    return (req, _res, next) => {
+      const { route, params, malformed } = this.routes.matchRequest(req);
+      const names = route ? byTemplate.get(route.template) : undefined;
+      const method = req.method.toLowerCase();
+      const schema = names ? apiDoc.paths[names.pathKey]?.[method] : undefined;
+      // Not a route of the description (the validator runs only on them), or not this method: as
+      // the library does with ignoreUndocumented, nothing to validate.
+      if (!route || !names || !schema) return next();
+      if (malformed.length) return next(new OpenApiValidator.error.BadRequest({ path: req.path, message: "malformed uri'" }));
+      const openapi: Record<string, unknown> = {
+        expressRoute: names.expressRoute,
+        openApiRoute: names.openApiRoute,
+        pathParams: params,
+        schema,
+        serial: context.serial,
+      };
+      if (responseApiDoc) openapi._responseSchema = responseApiDoc.paths[names.pathKey]?.[method];
+      (req as unknown as { openapi: unknown }).openapi = openapi;
+      req.params = params;
+      next();
+    };
+  }
+}
+
+/**
+ * The validator's middlewares for the contract (`apiSpec`), matching requests with `routes`.
+ * Options as express-openapi-validator's `middleware()`.
+ */
+export function contractValidator(routes: RouteTable, options: OpenApiValidatorOpts): RequestHandler[] {
+  const v = new RoutedValidator(routes, options);
+  // What the library's `middleware()` does (index.js), with our class.
+  const spec = new OpenApiSpecLoader({ apiDoc: structuredClone(options.apiSpec) as never, validateApiSpec: options.validateApiSpec ?? false, $refParser: options.$refParser }).load();
+  return (v.installMiddleware(spec) as RequestHandler[]).filter((mw) => !SKIPPED.has(mw.name));
+}
