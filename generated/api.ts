@@ -104,9 +104,10 @@ export interface paths {
         };
         /**
          * List what needs the agent's attention
-         * @description Items of three kinds, most urgent first: flagged anomalies (a missing or dead credential, a
-         *     failed ingest, failed drafting runs), drafts waiting in `review`, and source posts without a
-         *     draft (best-performing first). Each item names the artifact or post it is about and the call
+         * @description Items of four kinds, most urgent first: flagged anomalies (a missing or dead credential, a
+         *     failed ingest, failed publishes, failed drafting runs), artifacts scheduled to publish within
+         *     the next 24 hours, drafts waiting in `review`, and source posts without a draft
+         *     (best-performing first). Each item names the artifact or post it is about and the call
          *     that acts on it. The inbox is computed on each call from the pipeline's current state.
          */
         get: operations["getPipelineInbox"];
@@ -139,6 +140,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/pipelines/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the pipeline's scheduled artifacts
+         * @description The pipeline's `scheduled` artifacts, soonest first (at most 1,000), each with its
+         *     `schedule` (the instant, and the local time and zone it was given in). Overdue ones (due but
+         *     not yet started, e.g. while every instance was down) are listed first and are published as
+         *     soon as an instance runs.
+         */
+        get: operations["listPipelineSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/posts/{id}/draft": {
         parameters: {
             query?: never;
@@ -163,6 +187,10 @@ export interface paths {
          *     - Brief (`additional_post_ids`): one draft from several posts of the pipeline; emits
          *       `brief.ready`.
          *
+         *     With the text, the run writes the artifact's variants, one per target platform (`targets`,
+         *     or the defaults described there): the text adapted to each platform's rules and split into
+         *     a thread where it does not fit one post. `GET /artifacts/{id}` shows them.
+         *
          *     The writer is the OpenAI-compatible provider when the server has one (`LLM_BASE_URL`), else
          *     the built-in writer, which needs no network. A run whose writer fails for good fails, and its
          *     artifact becomes `discarded`; the failure shows on the run, in the inbox and in diagnose.
@@ -183,9 +211,12 @@ export interface paths {
         };
         /**
          * Get an artifact with its text, state and genealogy
-         * @description Returns the artifact: its text (empty while it is a `draft` being written), state, kind and
-         *     genealogy (source posts, parent, root, generation, ancestors). See `ArtifactState` for the
-         *     states and the moves between them.
+         * @description Returns the artifact: its text (empty while it is a `draft` being written), state, kind,
+         *     genealogy (source posts, parent, root, generation, ancestors) and its variants: for each
+         *     target platform the text adapted to that platform, the posts it is published as (one, or a
+         *     thread) with each one's length counted the platform's way, the platform's limit, and whether
+         *     this service can publish there. See `ArtifactState` for the states and the moves between
+         *     them, and `PlatformVariant` for how a variant is made.
          */
         get: operations["getArtifact"];
         put?: never;
@@ -206,32 +237,84 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Publish an artifact
-         * @description Moves an artifact in `review` or `ready` to `published`, posting its text through the
-         *     pipeline platform's adapter when that platform can publish. A `draft` is `403 forbidden`;
-         *     a `discarded` or already `published` artifact is `409 state_conflict`. Replaying the same
-         *     `idempotency_key` returns the first result and never posts twice.
+         * Publish an artifact, now or at a time
+         * @description Publishes an artifact in `review`, `ready` or `publish_failed` through the pipeline
+         *     platform's adapter, off the request path: the upstream posting is a durable `publish` run
+         *     (`GET /runs/{id}`), so a restart or a crash of the server loses nothing. A `draft` is `403
+         *     forbidden`; a `discarded`, `publishing` or already `published` artifact is `409
+         *     state_conflict`. Replaying the same `idempotency_key` answers what the first call answered
+         *     (the same run) and never posts twice.
          *
-         *     **Which platforms post.** `mastodon` (a status, through `POST /api/v1/statuses`) and
-         *     `bluesky` (an `app.bsky.feed.post` record) post the text as the pipeline's handle with its
-         *     connected account, and `published_url` is the post's address. `rss` and `archive`
-         *     pipelines cannot post: the artifact is only marked `published` and `published_url` is `null`.
+         *     **Answers.** `202` with the artifact and its queued run (`PublishAccepted`) when there is
+         *     upstream work to do: the artifact is `publishing` (or `scheduled`, with a time) and the run
+         *     moves it to `published` once every part is live, or to `publish_failed`. `200` with the
+         *     artifact, `published`, when there is nothing to post: `rss` and `archive` pipelines cannot
+         *     post, so the artifact is marked `published` at once (`published_url: null`).
          *
-         *     **Exactly once.** Only one publish of an artifact talks to the platform at a time: another
-         *     publish (with another key) meanwhile is `409 state_conflict` with `suggested_action:
-         *     retry_later`, and afterwards `409` because the artifact is published. Each artifact also
-         *     carries a fixed upstream key (Mastodon's `Idempotency-Key`, a fixed Bluesky record key), so a
-         *     publish retried after an interruption is recognised by the platform instead of posted twice.
+         *     **Scheduling.** With `at` (RFC 3339 with an offset) or `local_time` + `time_zone` (IANA), the
+         *     artifact becomes `scheduled` and its run waits until that time; any instance of the service
+         *     runs it then, exactly once, even across restarts. Publishing a `scheduled` artifact again with
+         *     another time reschedules it (the old run is cancelled, a new one queued); without a time it
+         *     publishes now. `DELETE /artifacts/{id}/schedule` unschedules it (back to `ready`).
+         *     `GET /pipelines/{id}/schedule` lists what is scheduled. Refused with `422 validation_failed`
+         *     naming the field: a time in the past (`at`, `local_time`), `at` without an offset, `at` and
+         *     `local_time` together, `local_time` without `time_zone` or the reverse, an unknown
+         *     `time_zone`, a `local_time` that does not exist in the zone (the hour skipped when clocks go
+         *     forward), a `local_time` that occurs twice (the hour repeated when clocks go back) without
+         *     `utc_offset` naming which, and a `utc_offset` the zone does not have then.
          *
-         *     **Failures leave the artifact as it was.** No connected account for the pipeline's handle:
-         *     `424 credential_missing` with `suggested_action: connect_account` and `platform`. The
-         *     account's last probe failed, or the platform refuses its credential now: `424
-         *     credential_dead` (the account is marked dead; connect it again to rotate the credential).
-         *     A text the platform cannot take (over Bluesky's 300 characters): `409 state_conflict`. The
-         *     platform unreachable, timing out or failing: `502 backend_unavailable`; retry later.
+         *     **Which platforms post.** `mastodon` (statuses, through `POST /api/v1/statuses`) and
+         *     `bluesky` (`app.bsky.feed.post` records) post as the pipeline's handle with its connected
+         *     account; `published_url` is the first post's address.
+         *
+         *     **Threads.** An artifact is published as one or more parts (its variant's thread, see the
+         *     artifact); each part after the first is posted as a reply to the one before it (Mastodon's
+         *     `in_reply_to_id`; Bluesky's `reply` with the thread's root and the parent). Each part is
+         *     written to `published_parts` as soon as it is live. A failure stops the thread: the artifact
+         *     becomes `publish_failed` with `publish_error`, the run fails with a message naming the parts
+         *     already live and their URLs, and publishing again continues from the first missing part.
+         *
+         *     **Exactly once.** One publish run owns the artifact at a time (`publishing` refuses another
+         *     publish with `409`). Each part carries a fixed upstream key (Mastodon's `Idempotency-Key`
+         *     per part, a fixed Bluesky record key per part), and a part recorded in `published_parts` is
+         *     never posted again: a run retried after an interruption, on this instance or another, is
+         *     recognised by the platform instead of posting twice.
+         *
+         *     **Failures.** No connected account for the pipeline's handle: `424 credential_missing` with
+         *     `suggested_action: connect_account` and `platform`; the account's last probe failed: `424
+         *     credential_dead` (both before anything is queued). When the platform refuses the credential
+         *     while the run posts, or the account is gone or dead when a schedule comes due, the run fails
+         *     (`credential_dead` / `credential_missing`), the account is marked dead, the artifact is
+         *     `publish_failed`, `artifact.publish_failed` is emitted, and the inbox and diagnose show it.
+         *     A text a platform cannot take (over Bluesky's 300 characters per post): `409
+         *     state_conflict` before anything is queued. The platform unreachable or failing (timeouts,
+         *     429, 5xx): the run retries with backoff (up to 5 attempts) and fails after that.
          */
         post: operations["publishArtifact"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unschedule an artifact
+         * @description Takes a `scheduled` artifact back to `ready` and cancels its `publish` run (the run ends
+         *     `failed` with code `unscheduled`). Once the run has started (the artifact is `publishing`)
+         *     it is too late: `409 state_conflict`. An artifact that is not scheduled is `409` too. To
+         *     move a schedule instead, publish again with another time (`POST /artifacts/{id}/publish`).
+         */
+        delete: operations["unscheduleArtifact"];
         options?: never;
         head?: never;
         patch?: never;
@@ -295,6 +378,51 @@ export interface paths {
          *     result.
          */
         post: operations["transitionArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/{id}/variants/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+                /**
+                 * @description The variant's platform.
+                 * @example x
+                 */
+                platform: components["parameters"]["VariantPlatform"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an artifact's text or thread for one platform
+         * @description Creates the artifact's variant for the platform of the path (`201`; this adds the platform
+         *     as a target of the artifact), or replaces it (`200`). Send your own split as `parts`, a text
+         *     to split here as `text`, or neither to derive the variant from the artifact's own text (see
+         *     `VariantRequest`); `numbered: true` numbers a thread's parts (` 1/3`), counted in the limit.
+         *     Lengths are counted the platform's way (`PlatformCounting`): a part that does not fit is
+         *     `422 validation_failed` naming `body.parts[i]` with its length and the limit, and nothing is
+         *     stored.
+         *
+         *     Variants change only while the artifact is in `review` or `ready`: a `draft` (still being
+         *     written) is `409 state_conflict` with `suggested_action: retry_later`; a `published` or
+         *     `discarded` artifact is `409` with `fetch_artifact`. The check and the write are one
+         *     compare-and-set, so a variant never changes under a publish that has started.
+         *     Naturally idempotent: sending the same body again stores the same variant. Publishing on
+         *     `mastodon` or `bluesky` posts the variant's parts (a thread: each part a reply to the previous);
+         *     `x`, `linkedin` and `threads` variants are for you to export.
+         */
+        put: operations["putArtifactVariant"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -733,6 +861,11 @@ export interface paths {
          *
          *     ```
          *
+         *     **Publishing events.** `artifact.scheduled` (a schedule was set or moved),
+         *     `artifact.published` (every part is live) and `artifact.publish_failed` (a publish run failed
+         *     for good, including a schedule that came due while the account was dead or missing) follow an
+         *     artifact's publishing; see `POST /artifacts/{id}/publish`.
+         *
          *     **Heartbeat.** A comment frame `: heartbeat` every 15 seconds (`STREAM_HEARTBEAT_SECONDS`).
          *
          *     **Filter.** `events` selects types; omitted, every type is sent. Events of other workspaces
@@ -954,13 +1087,13 @@ export interface components {
          */
         Timestamp: string;
         /**
-         * @description One run of long-running work (an ingest, a draft, a regeneration, a refresh). Runs are jobs kept
+         * @description One run of long-running work (an ingest, a draft, a regeneration, a refresh, a publish). Runs are jobs kept
          *     in the database: a run that was `running` when the server stopped is picked up again at start.
          */
         Run: {
             run_id: components["schemas"]["ResourceId"];
             /** @enum {string} */
-            kind: "ingest" | "draft" | "regenerate_variant" | "refresh_source";
+            kind: "ingest" | "draft" | "regenerate_variant" | "refresh_source" | "publish";
             /**
              * @description `queued` → `running` → `succeeded` or `failed`. A transient upstream failure puts a run back to `queued` with a later start, up to 5 attempts: it then shows `retrying: true`, its `last_error` and its `next_attempt_at`.
              * @enum {string}
@@ -1051,6 +1184,7 @@ export interface components {
          *     | `start_pipeline` | there is no source material yet | `POST /pipelines/from-intent` |
          *     | `configure_writer` | no language-model provider is configured | (server configuration) |
          *     | `review_artifact` | a draft waits for review | `GET /artifacts/{id}` |
+         *     | `publish_artifact` | a publish failed or waits; publishing again resumes it | `POST /artifacts/{id}/publish` |
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
          *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
@@ -1128,6 +1262,7 @@ export interface components {
              *     | `run_retrying` | warning | a run of the pipeline failed transiently and waits for its next attempt |
              *     | `runs_stalled` | warning | a run of the pipeline has waited more than 15 minutes to start |
              *     | `no_posts` | warning | an ingest succeeded but found no post |
+             *     | `publish_failed` | error | an artifact of the pipeline is `publish_failed` (the message names it, the error and the parts already live); publish it again to resume, after connecting the account again when its credential was the cause |
              *     | `runs_failing` | warning | drafting runs of the pipeline failed in the last 24 hours |
              *     | `writer_blocked` | error | the model provider's address is local but not on `OUTBOUND_ALLOW_HOSTS`, so every draft will fail |
              *     | `no_writer_configured` | info | no model provider (`LLM_BASE_URL`): drafts use the built-in writer |
@@ -1165,6 +1300,8 @@ export interface components {
          *     | `flagged_anomaly` | the account is missing or its credential dead (`anomaly.code` `no_account`, `credential_dead`) | `anomaly` | 95 | `connect_account` |
          *     | `flagged_anomaly` | the latest ingest run failed (`ingest_failed`) | `anomaly` | 90 | `diagnose_pipeline` |
          *     | `flagged_anomaly` | a drafting run failed in the last 24 hours (`draft_failed`) | `anomaly`, `post_id`, `artifact_id` (the discarded one) | 80 | `draft_post` |
+         *     | `flagged_anomaly` | a publish failed (`publish_failed`): the artifact is `publish_failed`; `anomaly.message` names the parts already live | `anomaly`, `artifact_id`, `post_id` | 85 | `publish_artifact` (again: it resumes), or `connect_account` when the credential was the cause |
+         *     | `scheduled_publish` | an artifact scheduled within the next 24 hours (`created_at` is its due time) | `artifact_id`, `post_id` | 70 | `fetch_artifact` (to check it before it goes out) |
          *     | `flagged_anomaly` | an unpublished artifact has an image, GIF or video without alt text (`missing_alt_text`) | `anomaly`, `artifact_id`, `post_id` | 70 | `set_alt_text` |
          *     | `draft_in_review` | an artifact in `review` | `artifact_id`, `post_id` | 60 | `review_artifact` |
          *     | `source_without_artifact` | a source post with no draft yet | `post_id` | 10 to 50, by engagement | `draft_post` |
@@ -1176,7 +1313,7 @@ export interface components {
             /** @description Stable for the same underlying item (`<kind>:<id of the artifact, post, run or account>`). */
             id: string;
             /** @enum {string} */
-            kind: "draft_in_review" | "source_without_artifact" | "flagged_anomaly";
+            kind: "draft_in_review" | "source_without_artifact" | "flagged_anomaly" | "scheduled_publish";
             /** @description Higher is more urgent. Items come sorted by priority, then newest first. */
             priority: number;
             title: string;
@@ -1246,48 +1383,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description What to draft. With neither `parent_artifact_id` nor `additional_post_ids` it is a first draft
-         *     (a riff) from the post in the path. With `additional_post_ids` it is a brief: one draft that
-         *     draws on the path's post and up to 9 other posts of the same pipeline. With
-         *     `parent_artifact_id` it is a re-draft: a new child artifact of that parent, from the same
-         *     sources as the parent (so `additional_post_ids` may not be given with it).
-         */
-        DraftRequest: {
-            /**
-             * @description A sample of text whose style the draft should follow. The built-in writer measures it
-             *     (sentence length, one idea per line, emoji, list markers, hashtags, lower case) and obeys
-             *     the rules it states ("No emoji.", "Short sentences.", "One idea per line.", "No hashtags.");
-             *     a language-model writer gets it as a sample to imitate.
-             */
-            style_reference?: string;
-            /**
-             * @description Re-draft from this artifact: the new artifact's genealogy records it and its ancestors. It
-             *     must be an artifact of your workspace drafted from the post in the path (else
-             *     `422 validation_failed` naming `parent_artifact_id`), and its text must be written (a parent
-             *     still in `draft` is `409 state_conflict`). Any state but `draft` may be re-drafted,
-             *     `discarded` and `published` included.
-             */
-            parent_artifact_id?: components["schemas"]["ResourceId"];
-            /**
-             * @description Make a brief: other source posts of the same pipeline to draw on, besides the post in the
-             *     path. Each must be a post of that pipeline other than the path's one (else
-             *     `422 validation_failed` naming `additional_post_ids`).
-             */
-            additional_post_ids?: components["schemas"]["ResourceId"][];
-            idempotency_key: components["schemas"]["IdempotencyKey"];
-        };
-        /**
-         * @description The drafting run was queued and its artifact reserved. The artifact exists at once in state
-         *     `draft` with an empty `text`; the run writes the text and moves it to `review` (then
-         *     `riff.ready` / `brief.ready` is emitted). Follow either id: `GET /runs/{run_id}` or
-         *     `GET /artifacts/{artifact_id}`. If the run fails, the artifact is `discarded`.
-         */
-        DraftAccepted: {
-            run_id: components["schemas"]["ResourceId"];
-            artifact_id: components["schemas"]["ResourceId"];
-        };
-        /**
-         * @description Where an artifact stands. The moves (docs/drafting.md):
+         * @description Where an artifact stands. The moves (docs/drafting.md, docs/publishing.md):
          *
          *     | from | to | by |
          *     |---|---|---|
@@ -1297,14 +1393,31 @@ export interface components {
          *     | `review` | `ready` | `POST /artifacts/{id}/transition` with `to: ready` (approved) |
          *     | `ready` | `review` | `POST /artifacts/{id}/transition` with `to: review` (reopened) |
          *     | `review`, `ready` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded` |
-         *     | `review`, `ready` | `published` | `POST /artifacts/{id}/publish` |
+         *     | `review`, `ready`, `publish_failed` | `publishing` | `POST /artifacts/{id}/publish` without a time (a `publish` run is queued) |
+         *     | `review`, `ready`, `publish_failed`, `scheduled` | `scheduled` | `POST /artifacts/{id}/publish` with `at` or `local_time` + `time_zone` (`artifact.scheduled`); again with another time to reschedule |
+         *     | `scheduled` | `ready` | `DELETE /artifacts/{id}/schedule` (unscheduled) |
+         *     | `scheduled` | `publishing` | the schedule's `publish` run, at the scheduled time |
+         *     | `publishing` | `published` | the `publish` run, once every part is live (`artifact.published`) |
+         *     | `publishing` | `publish_failed` | the `publish` run, when it fails for good (`artifact.publish_failed`): `publish_error` says why, `published_parts` what is live |
+         *     | `review`, `ready` | `published` | `POST /artifacts/{id}/publish` on an `rss` or `archive` pipeline (nothing to post: marked at once) |
+         *
+         *     ```
+         *     draft ──▶ review ◀──▶ ready ──▶ discarded
+         *                 │           │
+         *                 ├───────────┴──(publish with a time)──▶ scheduled ──(unschedule)──▶ ready
+         *                 │                                           │ (due)
+         *                 └──(publish now)──▶ publishing ◀────────────┘
+         *                                       │      │
+         *                                       ▼      ▼
+         *                               published    publish_failed ──(publish again: resumes)──▶ publishing
+         *     ```
          *
          *     `published` and `discarded` are final; to try again, re-draft (`parent_artifact_id`), which
          *     makes a new artifact. Publishing a `draft` is `403 forbidden` (its text is not written yet); a
-         *     `discarded` or already `published` artifact is `409 state_conflict`.
+         *     `discarded`, `publishing` or already `published` artifact is `409 state_conflict`.
          * @enum {string}
          */
-        ArtifactState: "draft" | "review" | "ready" | "published" | "discarded";
+        ArtifactState: "draft" | "review" | "ready" | "scheduled" | "publishing" | "published" | "publish_failed" | "discarded";
         /**
          * @description Where an artifact comes from. `source_post_id` is the post it was drafted from (the post of
          *     `POST /posts/{id}/draft`); `source_post_ids` lists every post it draws on, that one first (more
@@ -1320,6 +1433,94 @@ export interface components {
             root_artifact_id: components["schemas"]["ResourceId"];
             generation: number;
             ancestors: components["schemas"]["ResourceId"][];
+        };
+        /** @description When a `scheduled` artifact will be published, as the caller gave it and as the instant it is. */
+        PublishSchedule: {
+            at: components["schemas"]["Timestamp"];
+            /** @description The wall-clock time given with `time_zone`, or `null` when the schedule was given as `at`. */
+            local_time: string | null;
+            /** @description The IANA time zone given with `local_time`, or `null`. */
+            time_zone: string | null;
+        };
+        /** @description One part of the artifact that is live on its platform (a thread has one per post, in order). */
+        PublishedPart: {
+            /** @description The part's place in the thread, from 1. */
+            position: number;
+            /** @description The platform's id of the post (a Mastodon status id, a Bluesky `at://` record URI). */
+            external_id: string;
+            /** @description The post's address, when the platform gives one. */
+            url: string | null;
+            posted_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A platform an artifact can have a variant for. `mastodon` and `bluesky` can be published by
+         *     this service (it has their adapters); `x`, `linkedin` and `threads` are written and exported
+         *     only: read their text and parts from the artifact and post them yourself.
+         * @enum {string}
+         */
+        TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
+        /**
+         * @description How a platform's length is counted (the counted `length` of a variant and of each part use it):
+         *
+         *     - `graphemes` (bluesky): user-perceived characters (Unicode grapheme clusters): a ZWJ family
+         *       emoji, a flag, a skin-toned emoji or a letter with combining marks each count 1. Links count
+         *       in full. A post must also stay within 3,000 bytes of UTF-8.
+         *     - `code_points` (mastodon): Unicode code points, with every `http(s)://` URL counted as 23
+         *       whatever its length and a remote mention `@user@domain` counted as its local part `@user`
+         *       (Mastodon's own counter). Mastodon's server counts grapheme clusters, which are never more
+         *       than code points, so a text that fits here fits on any Mastodon server.
+         *     - `weighted` (x): X's weighted length, computed by X's own `twitter-text` library: most CJK
+         *       characters and every emoji weigh 2, Latin text 1, and every URL (with or without a scheme,
+         *       `example.com` included) 23.
+         *     - `utf16_code_units` (linkedin): UTF-16 code units, as LinkedIn's composer counts: an emoji or a
+         *       mathematical bold letter counts 2.
+         *     - `emoji_as_utf8_bytes` (threads): characters, with each emoji counted as its UTF-8 bytes (Meta's
+         *       rule for the Threads API: 👍 counts 4, 👍🏽 8); a post also holds at most 5 links.
+         * @enum {string}
+         */
+        PlatformCounting: "graphemes" | "code_points" | "weighted" | "utf16_code_units" | "emoji_as_utf8_bytes";
+        /** @description One post of a variant, as it will be posted (its numbering included), with its counted length. */
+        VariantPart: {
+            text: string;
+            /** @description The part's length, counted the platform's way (`counting`); at most `limit`. */
+            length: number;
+        };
+        /**
+         * @description The artifact's text for one target platform. `text` is the whole text adapted to the platform
+         *     (line endings normalised, a trailing block of hashtags trimmed to the platform's norm: X 2,
+         *     LinkedIn 3, Threads 1); `parts` are the posts it is published as: one when the text fits
+         *     (`fits_one_post`), several when it does not (`is_thread`: the first is the post, each next
+         *     one a reply to the previous). A thread is cut at paragraph, then line, then sentence, then word
+         *     boundaries, never inside a word, URL, mention or hashtag, each part as full as a good boundary
+         *     allows. When the text cannot be split (one word, URL, mention or hashtag alone does not fit)
+         *     `parts` is `[]` and `problem` says why: send a shorter `text` or your own `parts` with
+         *     `PUT /artifacts/{id}/variants/{platform}`.
+         */
+        PlatformVariant: {
+            platform: components["schemas"]["TargetPlatform"];
+            text: string;
+            /** @description The whole text's length, counted the platform's way. */
+            length: number;
+            /** @description The most one post may count on the platform: mastodon 500, bluesky 300, x 280, linkedin 3000, threads 500. */
+            limit: number;
+            counting: components["schemas"]["PlatformCounting"];
+            /** @description The whole `text` is one post on the platform (its length and the platform's other per-post rules). */
+            fits_one_post: boolean;
+            parts: components["schemas"]["VariantPart"][];
+            /** @description More than one part. */
+            is_thread: boolean;
+            /** @description The parts of the thread end with ` i/n` (` 1/3`), counted in the limit. Asked for, never automatic; a single post is never numbered. */
+            numbered: boolean;
+            /**
+             * @description `drafted`: derived from the artifact's text (when it was drafted, or by a PUT without text or parts); `text`: the agent's text, split here; `parts`: the agent's own split.
+             * @enum {string}
+             */
+            origin: "drafted" | "text" | "parts";
+            /** @description Why the text could not be split into posts (then `parts` is empty and the variant cannot be published), or `null`. */
+            problem: string | null;
+            /** @description This service can publish on the platform (`mastodon`, `bluesky`). For `x`, `linkedin` and `threads` the variant is written and exported only. */
+            publishable: boolean;
+            updated_at: components["schemas"]["Timestamp"];
         };
         /**
          * @description One item of an artifact's media list: an image (or other attachment) carried from a source post,
@@ -1361,7 +1562,9 @@ export interface components {
          * @description A draft written from source posts: a `riff` (from one post) or a `brief` (from several, see
          *     `additional_post_ids` on `POST /posts/{id}/draft`). Its `text` is empty while it is a `draft`
          *     (being written) and fits the pipeline platform's length (500 characters for Mastodon, 300 for
-         *     Bluesky, 1200 otherwise).
+         *     Bluesky, 1200 otherwise). `variants` holds its text for each target platform (see
+         *     `PlatformVariant`): adapted to that platform's rules and split into a thread when it does not
+         *     fit one post.
          */
         Artifact: {
             id: components["schemas"]["ResourceId"];
@@ -1379,8 +1582,25 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             published_at: components["schemas"]["Timestamp"] | null;
-            /** @description Where the published text lives on its platform, when the platform gives an address. */
+            /** @description Where the published text lives on its platform, when the platform gives an address (the first post of a thread). */
             published_url: string | null;
+            /** @description When the artifact will be published; `null` unless `scheduled`. */
+            schedule: components["schemas"]["PublishSchedule"] | null;
+            /** @description The `publish` run of the latest publish (queued, running or finished); `null` before any. */
+            publish_run_id: components["schemas"]["ResourceId"] | null;
+            /** @description Why the latest publish failed; `null` unless `publish_failed`. `published_parts` lists what is already live; publishing again continues from the first missing part. */
+            publish_error: null | {
+                code: string;
+                message: string;
+            };
+            /** @description The parts live on the platform, in order (one for a single post, one per post of a thread); each is written as soon as the platform has it, so a failed or interrupted publish shows what is already out. */
+            published_parts: components["schemas"]["PublishedPart"][];
+            /**
+             * @description One variant per target platform, sorted by platform name (empty for an artifact drafted without
+             *     targets, and while it is a `draft`). A re-draft has its own variants; the genealogy stays
+             *     the artifact's.
+             */
+            variants: components["schemas"]["PlatformVariant"][];
             /**
              * @description The images (and other attachments) to publish with the text, in order. A new draft carries
              *     its source posts' media (in the order of its sources, then of each post's attachments), with
@@ -1391,10 +1611,100 @@ export interface components {
             /** @description What is wrong with `media`, item by item (an image without alt text). Always present; empty when nothing is. */
             media_issues?: components["schemas"]["ArtifactMediaIssue"][];
         };
+        /** @description The pipeline's `scheduled` artifacts, soonest first. */
+        ScheduleList: {
+            pipeline_id: components["schemas"]["ResourceId"];
+            data: components["schemas"]["Artifact"][];
+        };
+        /**
+         * @description What to draft. With neither `parent_artifact_id` nor `additional_post_ids` it is a first draft
+         *     (a riff) from the post in the path. With `additional_post_ids` it is a brief: one draft that
+         *     draws on the path's post and up to 9 other posts of the same pipeline. With
+         *     `parent_artifact_id` it is a re-draft: a new child artifact of that parent, from the same
+         *     sources as the parent (so `additional_post_ids` may not be given with it).
+         */
+        DraftRequest: {
+            /**
+             * @description A sample of text whose style the draft should follow. The built-in writer measures it
+             *     (sentence length, one idea per line, emoji, list markers, hashtags, lower case) and obeys
+             *     the rules it states ("No emoji.", "Short sentences.", "One idea per line.", "No hashtags.");
+             *     a language-model writer gets it as a sample to imitate.
+             */
+            style_reference?: string;
+            /**
+             * @description Re-draft from this artifact: the new artifact's genealogy records it and its ancestors. It
+             *     must be an artifact of your workspace drafted from the post in the path (else
+             *     `422 validation_failed` naming `parent_artifact_id`), and its text must be written (a parent
+             *     still in `draft` is `409 state_conflict`). Any state but `draft` may be re-drafted,
+             *     `discarded` and `published` included.
+             */
+            parent_artifact_id?: components["schemas"]["ResourceId"];
+            /**
+             * @description Make a brief: other source posts of the same pipeline to draw on, besides the post in the
+             *     path. Each must be a post of that pipeline other than the path's one (else
+             *     `422 validation_failed` naming `additional_post_ids`).
+             */
+            additional_post_ids?: components["schemas"]["ResourceId"][];
+            /**
+             * @description The platforms to make variants for (see `PlatformVariant`): each gets the artifact's text
+             *     adapted to its rules, split into a thread when it does not fit one post. The text itself is
+             *     written for the pipeline's platform, as without targets. Default: a re-draft keeps its
+             *     parent's targets; otherwise the pipeline's own platform for `mastodon` and `bluesky`
+             *     pipelines, the platform of the latest imported export (`x`, `linkedin` or `mastodon`) for
+             *     an `archive` pipeline, and none for an `rss` pipeline (name targets to get variants). Add a
+             *     target later with `PUT /artifacts/{id}/variants/{platform}`.
+             */
+            targets?: components["schemas"]["TargetPlatform"][];
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
+        /**
+         * @description The drafting run was queued and its artifact reserved. The artifact exists at once in state
+         *     `draft` with an empty `text`; the run writes the text and moves it to `review` (then
+         *     `riff.ready` / `brief.ready` is emitted). Follow either id: `GET /runs/{run_id}` or
+         *     `GET /artifacts/{artifact_id}`. If the run fails, the artifact is `discarded`.
+         */
+        DraftAccepted: {
+            run_id: components["schemas"]["ResourceId"];
+            artifact_id: components["schemas"]["ResourceId"];
+        };
+        /**
+         * @description Publish now (no time), or at a time: either `at` (RFC 3339 with an offset or `Z`), or
+         *     `local_time` (a wall-clock time without offset, `YYYY-MM-DDTHH:MM[:SS]`) with `time_zone` (an
+         *     IANA name such as `Europe/Paris`). A local time that occurs twice (when clocks go back) needs
+         *     `utc_offset` to say which one; a local time that does not exist (when clocks go forward) is
+         *     refused. A time in the past is refused. Every refusal is `422 validation_failed` naming the field.
+         */
         PublishRequest: {
             idempotency_key: components["schemas"]["IdempotencyKey"];
             /** @description Default `false`. Publish although the artifact is drawn from followers-only or connections-only posts (`source_visibility`). Without it such a publish is `403 forbidden`, so that nothing non-public goes out by accident. */
             confirm_non_public?: boolean;
+            /**
+             * @description When to publish, RFC 3339 with an offset, e.g. `2027-12-01T09:30:00+01:00` or `2027-12-01T08:30:00Z`. Not with `local_time`.
+             * @example 2027-12-01T09:30:00+01:00
+             */
+            at?: string;
+            /**
+             * @description When to publish, as a wall-clock time in `time_zone` (required with it), e.g. `2027-12-01T09:30`. Not with `at`.
+             * @example 2027-12-01T09:30
+             */
+            local_time?: string;
+            /**
+             * @description The IANA time zone of `local_time`, e.g. `Europe/Paris`, `America/New_York`, `Asia/Kolkata`. An unknown name is `422`.
+             * @example Europe/Paris
+             */
+            time_zone?: string;
+            /** @description Which of the two instants an ambiguous `local_time` means (clocks going back repeat an hour), e.g. `+02:00` for the first 02:30 of 2026-10-25 in `Europe/Paris`, `+01:00` for the second. Must be an offset the zone has at that local time. */
+            utc_offset?: string;
+        };
+        /**
+         * @description The publish was accepted and its `publish` run queued: now (the artifact is `publishing`) or at
+         *     the scheduled time (the artifact is `scheduled`). Follow the run (`GET /runs/{id}`) or the
+         *     artifact (`GET /artifacts/{id}`); the run succeeds when every part is live and fails with the
+         *     reason (and the parts already live) otherwise.
+         */
+        PublishAccepted: {
+            artifact: components["schemas"]["Artifact"];
+            run: components["schemas"]["Run"];
         };
         /**
          * @description The artifact's new media list, in order. Each entry names an item the artifact has (its `id`)
@@ -1419,6 +1729,26 @@ export interface components {
             /** @enum {string} */
             to: "review" | "ready" | "discarded";
             idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
+        /**
+         * @description The variant to store for the platform of the path. Send one of:
+         *
+         *     - `parts`: your own split, posted as given (with ` i/n` appended to each when `numbered` and
+         *       there is more than one). Each part, numbering included, must fit one post on the platform:
+         *       otherwise `422 validation_failed` naming `body.parts[i]` with its counted length and the limit.
+         *     - `text`: a text for this platform, adapted and split here like a drafted variant. A text
+         *       that cannot be split (one word, URL, mention or hashtag alone does not fit) is `422` naming
+         *       `body.text`.
+         *     - neither: the variant is derived from the artifact's own text (this is how you add a target
+         *       to an artifact, or reset a variant you changed).
+         *
+         *     `text` and `parts` together are `422` naming `body.parts`.
+         */
+        VariantRequest: {
+            text?: string;
+            parts?: string[];
+            /** @description Default `false`. Number the parts of a thread (` 1/3`, ` 2/3`, …), counted in the limit. */
+            numbered?: boolean;
         };
         ConnectAccountRequest: {
             platform: components["schemas"]["Platform"];
@@ -1933,11 +2263,64 @@ export interface components {
                 };
             };
         };
+        /** @description An artifact was scheduled or rescheduled (`POST /artifacts/{id}/publish` with a time): it will be published at `scheduled_at` by the run `run_id`. */
+        ArtifactScheduledEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "artifact.scheduled";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                artifact_id: components["schemas"]["ResourceId"];
+                pipeline_id: components["schemas"]["ResourceId"];
+                run_id: components["schemas"]["ResourceId"];
+                scheduled_at: components["schemas"]["Timestamp"];
+            };
+        };
+        /** @description Every part of an artifact is live on its platform (the `publish` run succeeded, or an `rss`/`archive` artifact was marked published): `published_url` is the first post's address (`null` when there is none), `parts` how many posts the thread has. */
+        ArtifactPublishedEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "artifact.published";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                artifact_id: components["schemas"]["ResourceId"];
+                pipeline_id: components["schemas"]["ResourceId"];
+                run_id?: components["schemas"]["ResourceId"];
+                published_url: string | null;
+                parts: number;
+            };
+        };
+        /** @description A `publish` run failed for good (the artifact is `publish_failed`): `error` says why, `published_urls` lists the parts already live (publishing again continues after them). Sent too when a schedule comes due while the account is missing or dead. */
+        ArtifactPublishFailedEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "artifact.publish_failed";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                artifact_id: components["schemas"]["ResourceId"];
+                pipeline_id: components["schemas"]["ResourceId"];
+                run_id: components["schemas"]["ResourceId"];
+                error: {
+                    code: string;
+                    message: string;
+                };
+                published_urls: (string | null)[];
+            };
+        };
         /**
          * @description The event envelope: `id` (`evt_<uuid>`), `type`, `created_at` (ISO 8601 UTC) and `data`,
          *     whose fields depend on `type`.
          */
-        EventEnvelope: components["schemas"]["IngestCompletedEvent"] | components["schemas"]["ScrapeCompletedEvent"] | components["schemas"]["PostReadyEvent"] | components["schemas"]["SocialPostReadyEvent"] | components["schemas"]["WebpageReadyEvent"] | components["schemas"]["DecodeReadyEvent"] | components["schemas"]["PatternDetectedEvent"] | components["schemas"]["RiffReadyEvent"] | components["schemas"]["RiffRefinedEvent"] | components["schemas"]["BriefReadyEvent"] | components["schemas"]["BriefRefinedEvent"] | components["schemas"]["OperatorErrorEvent"];
+        EventEnvelope: components["schemas"]["IngestCompletedEvent"] | components["schemas"]["ScrapeCompletedEvent"] | components["schemas"]["PostReadyEvent"] | components["schemas"]["SocialPostReadyEvent"] | components["schemas"]["WebpageReadyEvent"] | components["schemas"]["DecodeReadyEvent"] | components["schemas"]["PatternDetectedEvent"] | components["schemas"]["RiffReadyEvent"] | components["schemas"]["RiffRefinedEvent"] | components["schemas"]["BriefReadyEvent"] | components["schemas"]["BriefRefinedEvent"] | components["schemas"]["OperatorErrorEvent"] | components["schemas"]["ArtifactScheduledEvent"] | components["schemas"]["ArtifactPublishedEvent"] | components["schemas"]["ArtifactPublishFailedEvent"];
         WebhookAck: {
             /** @enum {boolean} */
             ok: true;
@@ -2285,6 +2668,11 @@ export interface components {
          */
         ArtifactId: components["schemas"]["ResourceId"];
         /**
+         * @description The variant's platform.
+         * @example x
+         */
+        VariantPlatform: components["schemas"]["TargetPlatform"];
+        /**
          * @description The name of the archive account this export belongs to (you choose it, e.g. `ada-x-2024`); the handle to create a pipeline with.
          * @example ada-x-2024
          */
@@ -2346,7 +2734,7 @@ export interface components {
          */
         SourceId: components["schemas"]["ResourceId"];
         /**
-         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
          * @example riff.ready,ingest.completed
          */
         StreamEvents: string;
@@ -2595,6 +2983,43 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listPipelineSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pipeline's id.
+                 * @example pl_8c1e2f0a9b7d4c3e
+                 */
+                id: components["parameters"]["PipelineId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The scheduled artifacts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     draftFromPost: {
         parameters: {
             query?: never;
@@ -2697,7 +3122,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The artifact, now `published`. */
+            /** @description Nothing to post (an `rss` or `archive` pipeline) - the artifact, now `published`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2713,6 +3138,22 @@ export interface operations {
                     "application/json": components["schemas"]["Artifact"];
                 };
             };
+            /** @description The `publish` run was queued (now, or for the scheduled time). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishAccepted"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2724,7 +3165,44 @@ export interface operations {
             424: components["responses"]["CredentialProblem"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            502: components["responses"]["UpstreamFailed"];
+        };
+    };
+    unscheduleArtifact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The artifact, back in `ready`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Artifact"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     setArtifactMedia: {
@@ -2814,6 +3292,99 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    putArtifactVariant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+                /**
+                 * @description The variant's platform.
+                 * @example x
+                 */
+                platform: components["parameters"]["VariantPlatform"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VariantRequest"];
+            };
+        };
+        responses: {
+            /** @description The variant was replaced. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformVariant"];
+                };
+            };
+            /** @description The variant was created (the platform is now a target of the artifact). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformVariant"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The artifact is not in `review` or `ready`: still being written, published or discarded. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description A part does not fit one post, the text cannot be split, or the body is invalid; the message names the field. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3593,7 +4164,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
                  * @example riff.ready,ingest.completed
                  */
                 events?: components["parameters"]["StreamEvents"];

@@ -2,7 +2,7 @@
 // password. Every call opens a session on the service at `BLUESKY_SERVICE_URL` (default
 // https://bsky.social), which also proxies the app.bsky.* reads to the AppView.
 import { createHash } from 'node:crypto';
-import { AdapterError as Err, type AdapterContext, type Credentials, type BlueskyImagesEmbed, type FetchedPost, type ImageToUpload, type MediaRef, type PlatformAdapter } from './types.js';
+import { AdapterError as Err, type AdapterContext, type Credentials, type BlueskyImagesEmbed, type FetchedPost, type ImageToUpload, type MediaRef, type PlatformAdapter, type Published } from './types.js';
 import { jsonBody, send, sendJson } from './http.js';
 import { count, dateOf, httpUrl, tidy } from './text.js';
 
@@ -115,12 +115,13 @@ function toPost(item: FeedItem, did: string, handle: string): FetchedPost | null
 const TID_CHARS = '234567abcdefghijklmnopqrstuvwxyz';
 
 /**
- * A record key (TID) fixed for one artifact: its creation time in microseconds and a clock id
- * from its id. Publishing the same artifact again targets the same record, so it cannot post twice.
+ * A record key (TID) fixed for one part of one artifact: the artifact's creation time in
+ * microseconds plus the part's position, and a clock id from the artifact's id. Publishing the
+ * same part again targets the same record, so it cannot post twice; a thread's keys sort in order.
  */
-export function tidFor(key: { id: string; createdAt: Date }): string {
+export function tidFor(key: { id: string; createdAt: Date; position?: number }): string {
   const clock = createHash('sha256').update(key.id).digest().readUInt16BE(0) & 0x3ff;
-  let n = (BigInt(key.createdAt.getTime()) * 1000n) << 10n | BigInt(clock);
+  let n = (BigInt(key.createdAt.getTime()) * 1000n + BigInt(key.position ?? 0)) << 10n | BigInt(clock);
   let out = '';
   for (let i = 0; i < 13; i++) {
     out = TID_CHARS[Number(n & 31n)] + out;
@@ -131,14 +132,21 @@ export function tidFor(key: { id: string; createdAt: Date }): string {
 
 const COLLECTION = 'app.bsky.feed.post';
 
-function recordUri(res: { json<T>(): T }): string | null {
+function recordRef(res: { json<T>(): T }): { uri: string; cid: string | null } | null {
   try {
-    const uri = res.json<{ uri?: unknown }>().uri;
-    return typeof uri === 'string' ? uri : null;
+    const { uri, cid } = res.json<{ uri?: unknown; cid?: unknown }>();
+    return typeof uri === 'string' ? { uri, cid: typeof cid === 'string' ? cid : null } : null;
   } catch {
     return null;
   }
 }
+
+const tooLong = (text: string) => {
+  const n = [...text].length;
+  return n > BLUESKY_MAX_CHARS ? `bluesky posts hold at most ${BLUESKY_MAX_CHARS} characters; this text has ${n}` : null;
+};
+
+const strongRef = (p: Published) => ({ uri: p.externalId, cid: p.cid ?? '' });
 
 /** The most bytes of one image of an `app.bsky.embed.images` embed (its lexicon's `maxSize`). */
 export const BLUESKY_MAX_IMAGE_BYTES = 1_000_000;
@@ -200,13 +208,18 @@ export const blueskyAdapter: PlatformAdapter = {
     }
     return posts.slice(0, opts.max);
   },
-  async publish(ctx, handle, creds, text, key) {
-    if ([...text].length > BLUESKY_MAX_CHARS) throw new Err('invalid_input', `bluesky posts hold at most ${BLUESKY_MAX_CHARS} characters; this text has ${[...text].length}`, null, 'text');
+  refusesText: tooLong,
+  async publish(ctx, handle, creds, part) {
+    const { text } = part;
+    const refused = tooLong(text);
+    if (refused) throw new Err('invalid_input', refused, null, 'text');
     const s = await createSession(ctx, handle, creds);
-    const rkey = tidFor(key);
-    const record = { $type: COLLECTION, text, createdAt: ctx.now.toISOString() };
+    const rkey = tidFor(part.key);
+    // A thread's part answers its parent and names the thread's root (both as uri + cid).
+    const reply = part.replyTo ? { reply: { root: strongRef(part.replyTo.root), parent: strongRef(part.replyTo.parent) } } : {};
+    const record = { $type: COLLECTION, text, createdAt: ctx.now.toISOString(), ...reply };
     try {
-      const made = await sendJson<{ uri?: string }>(ctx, {
+      const made = await sendJson<{ uri?: string; cid?: string }>(ctx, {
         url: xrpc(ctx, 'com.atproto.repo.createRecord'),
         method: 'POST',
         what: 'createRecord',
@@ -215,15 +228,15 @@ export const blueskyAdapter: PlatformAdapter = {
         headers: { ...bearer(s), 'content-type': 'application/json' },
       });
       if (typeof made.uri !== 'string') throw new Err('invalid_response', 'createRecord answered without a uri');
-      return { externalId: made.uri, url: postUrl(s.handle, made.uri) };
+      return { externalId: made.uri, url: postUrl(s.handle, made.uri), cid: typeof made.cid === 'string' ? made.cid : null };
     } catch (err) {
       // A refused create may mean the record exists: an earlier attempt that got through.
       if (!(err instanceof Err) || err.kind !== 'rejected') throw err;
       const q = new URLSearchParams({ repo: s.did, collection: COLLECTION, rkey });
       const found = await send(ctx, { url: xrpc(ctx, 'com.atproto.repo.getRecord', q), what: 'getRecord', authenticated: true, headers: bearer(s) }).catch(() => null);
-      const uri = found ? recordUri(found) : null;
-      if (!uri) throw err;
-      return { externalId: uri, url: postUrl(s.handle, uri) };
+      const ref = found ? recordRef(found) : null;
+      if (!ref) throw err;
+      return { externalId: ref.uri, url: postUrl(s.handle, ref.uri), cid: ref.cid };
     }
   },
   async uploadImages(ctx, handle, creds, images) {

@@ -168,20 +168,21 @@ export const mastodonAdapter: PlatformAdapter = {
     }
     return posts.slice(0, opts.max);
   },
-  async publish(ctx, handle, creds, text, key) {
+  async publish(ctx, handle, creds, part) {
     const { base } = await verify(ctx, handle, creds);
+    const { key } = part;
     const status = await sendJson<Status>(ctx, {
       url: `${base}/api/v1/statuses`,
       method: 'POST',
       what: 'statuses',
       authenticated: true,
-      ...jsonBody({ status: text, visibility: 'public' }),
-      // Mastodon keeps Idempotency-Key for an hour: a retried publish of this artifact returns
-      // the status it already made instead of posting twice.
-      headers: { ...auth(creds), 'content-type': 'application/json', 'idempotency-key': `cp-${key.id}` },
+      ...jsonBody({ status: part.text, visibility: 'public', ...(part.replyTo ? { in_reply_to_id: part.replyTo.parent.externalId } : {}) }),
+      // Mastodon keeps Idempotency-Key for an hour: a retried publish of this part returns the
+      // status it already made instead of posting twice (one key per part of a thread).
+      headers: { ...auth(creds), 'content-type': 'application/json', 'idempotency-key': key.position === 0 ? `cp-${key.id}` : `cp-${key.id}-${key.position}` },
     });
     if (typeof status.id !== 'string') throw new AdapterError('invalid_response', 'statuses answered without a status id');
-    return { externalId: status.id, url: httpUrl(status.url) ?? httpUrl(status.uri) };
+    return { externalId: status.id, url: httpUrl(status.url) ?? httpUrl(status.uri), cid: null };
   },
   async uploadImages(ctx, handle, creds, images) {
     const { base } = await verify(ctx, handle, creds);

@@ -57,6 +57,21 @@ export interface FetchedPost {
 export interface Published {
   externalId: string;
   url: string | null;
+  /** Bluesky's content id of the record (a reply must name it); null elsewhere. */
+  cid: string | null;
+}
+
+/** One post to make: a text alone, or one part of a thread. */
+export interface PublishPart {
+  text: string;
+  /**
+   * Stable for one part of one artifact (`position` from 0), so that a retried publish is
+   * recognised upstream where the platform allows it (Mastodon's Idempotency-Key, a fixed
+   * Bluesky record key).
+   */
+  key: { id: string; createdAt: Date; position: number };
+  /** The thread's first post and the post this one answers; null for a first (or only) post. */
+  replyTo: { root: Published; parent: Published } | null;
 }
 
 /** An image to attach to a post: its bytes (already fitted to the platform, see services/media-limits.ts) and alt text. */
@@ -96,11 +111,12 @@ export interface PlatformAdapter {
   probe(ctx: AdapterContext, handle: string, creds: Credentials): Promise<ProbeResult>;
   listPosts(ctx: AdapterContext, handle: string, creds: Credentials, opts: { max: number }): Promise<FetchedPost[]>;
   /**
-   * Posts `text` as the handle. `key` is stable for one artifact, so that a retried publish is
-   * recognised upstream where the platform allows it (Mastodon's Idempotency-Key, a fixed
-   * Bluesky record key). Absent on platforms that cannot publish (rss, archive).
+   * Posts one part as the handle, as a reply when `part.replyTo` is set. Absent on platforms
+   * that cannot publish (rss, archive).
    */
-  publish?(ctx: AdapterContext, handle: string, creds: Credentials, text: string, key: { id: string; createdAt: Date }): Promise<Published>;
+  publish?(ctx: AdapterContext, handle: string, creds: Credentials, part: PublishPart): Promise<Published>;
+  /** Why `text` cannot be one post on this platform (too long), or null when it can. */
+  refusesText?(text: string): string | null;
   /**
    * Uploads images with their alt text, in order; returns what the post must carry to show them.
    * Absent on platforms that cannot publish. Not idempotent upstream: an upload a post never

@@ -10,10 +10,12 @@ export interface RunRequest {
   pipelineId: string | null;
   kind: JobKind;
   input: Record<string, unknown>;
+  /** When the run may start (a scheduled publish); default now. */
+  runAfter?: Date;
 }
 
 export function enqueueRun(tx: RunTx, deps: Pick<ServiceDeps, 'clock' | 'ids'>, r: RunRequest): Promise<RunRow> {
-  return insertRun(tx, { id: deps.ids.id('run'), workspaceId: r.workspaceId, pipelineId: r.pipelineId, kind: r.kind, input: r.input, now: deps.clock.now() });
+  return insertRun(tx, { id: deps.ids.id('run'), workspaceId: r.workspaceId, pipelineId: r.pipelineId, kind: r.kind, input: r.input, now: deps.clock.now(), runAfter: r.runAfter });
 }
 
 /** Queues a run outside any other transaction and wakes the worker. */

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ServiceDeps } from '../services/context.js';
 import type { FinishTx, RunRow } from '../store/runs.js';
 
-export type JobKind = 'ingest' | 'draft' | 'regenerate_variant' | 'refresh_source';
+export type JobKind = 'ingest' | 'draft' | 'regenerate_variant' | 'refresh_source' | 'publish';
 
 export interface JobContext {
   deps: ServiceDeps;

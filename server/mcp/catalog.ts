@@ -74,15 +74,25 @@ function openEnded(node: unknown): unknown {
 const IDEMPOTENCY_NOTE =
   ' Optional in this tool: when omitted, a fresh key is generated for the call. Pass your own (a UUID) and reuse it when you retry, so that a retried call is never done twice.';
 
-/** The schema of the first 2xx JSON answer; `null` for an answer without a body; `undefined` for other media (the SSE stream). */
+/**
+ * The schema of the 2xx JSON answers (one of them when an operation has several, e.g. publish's
+ * 200 artifact and 202 accepted run); `null` for an answer without a body; `undefined` for other
+ * media (the SSE stream).
+ */
 function successSchema(spec: Json, op: Json): Json | null | undefined {
   const responses = (op.responses ?? {}) as Json;
-  const code = Object.keys(responses).find((c) => /^2\d\d$/.test(c));
-  if (!code) return undefined;
-  const content = (inline(spec, responses[code]) as Json).content as Json | undefined;
-  if (!content || !Object.keys(content).length) return null;
-  const json = content['application/json'] as Json | undefined;
-  return json ? ((json.schema as Json | undefined) ?? {}) : undefined;
+  const codes = Object.keys(responses).filter((c) => /^2\d\d$/.test(c));
+  if (!codes.length) return undefined;
+  const schemas: Json[] = [];
+  for (const code of codes) {
+    const content = (inline(spec, responses[code]) as Json).content as Json | undefined;
+    if (!content || !Object.keys(content).length) return null;
+    const json = content['application/json'] as Json | undefined;
+    if (!json) return undefined;
+    schemas.push((json.schema as Json | undefined) ?? {});
+  }
+  if (schemas.length === 1) return schemas[0];
+  return schemas.every((x) => x.type === 'object') ? { type: 'object', oneOf: schemas } : {};
 }
 
 /** True when every media type of the request body is raw bytes (`format: binary`). */

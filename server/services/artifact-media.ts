@@ -11,7 +11,7 @@ import { findUploads, setArtifactMedia as storeMedia } from '../store/media.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { cleanAltText } from './media.js';
 import { mediaOf, uploadIdsOf, type ArtifactMediaItem } from './media-items.js';
-import { artifactView } from './views.js';
+import { viewOf } from './artifacts.js';
 
 type S = components['schemas'];
 
@@ -66,6 +66,6 @@ export async function replaceArtifactMedia(deps: ServiceDeps, caller: Caller, id
       return alts[i] === undefined ? item : { ...item, alt_text: alts[i] ?? null };
     });
     await storeMedia(tx, a, JSON.stringify(items), uploadIdsOf(items), deps.clock.now());
-    return artifactView((await findArtifact(tx, caller.workspaceId, id))!);
+    return viewOf({ db: tx }, (await findArtifact(tx, caller.workspaceId, id))!);
   });
 }

@@ -5,7 +5,7 @@ import type { components } from '../../generated/api.js';
 import { API_PREFIX, AppError, notFound, stateConflict } from '../errors.js';
 import * as store from '../store/artifacts.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { artifactView } from './views.js';
+import { viewOf } from './artifacts.js';
 
 export type MoveTarget = components['schemas']['ArtifactTransitionRequest']['to'];
 
@@ -34,5 +34,5 @@ export async function transitionArtifact(deps: ServiceDeps, caller: Caller, id: 
     const now = await store.findArtifact(deps.db, caller.workspaceId, id);
     throw conflict(id, now?.state ?? 'gone', to);
   }
-  return artifactView(moved);
+  return viewOf(deps, moved);
 }

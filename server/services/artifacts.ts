@@ -1,102 +1,155 @@
-// Artifacts: read, and publish by the state rules of the spec.
-import { API_PREFIX, AppError, notFound } from '../errors.js';
+// Artifacts: read, publish (now or at a time, through a durable `publish` run), unschedule.
+import type { components } from '../../generated/api.js';
+import { API_PREFIX, type AppError, forbidden, notFound, stateConflict } from '../errors.js';
 import * as store from '../store/artifacts.js';
 import type { ArtifactRow } from '../store/artifacts.js';
-import type { Caller, ServiceDeps } from './context.js';
-import { artifactView } from './views.js';
-import { adapterFor, AdapterError, type Platform } from '../adapters/index.js';
-import { findPipeline, type PipelineRow } from '../store/pipelines.js';
-import * as claims from '../store/idempotency.js';
-import { adapterContext, markAccountDead, requireAccount } from './accounts.js';
-import { upstreamAppError } from './upstream.js';
+import type { Caller, CommitHook, ServiceDeps } from './context.js';
+import { artifactView, runView } from './views.js';
+import { adapterFor, type Platform } from '../adapters/index.js';
+import { findPipeline } from '../store/pipelines.js';
+import { transaction } from '../store/database.js';
+import * as parts from '../store/published-parts.js';
+import { cancelQueuedRun } from '../store/runs.js';
+import { listVariantsOf } from '../store/variants.js';
+import { enqueueRun } from '../jobs/enqueue.js';
+import { requireAccount } from './accounts.js';
+import { recordEvent } from './events.js';
+import { listVariants, publishableParts } from './variants.js';
+import { publishTime } from './publish-time.js';
+
+type S = components['schemas'];
+export type PublishAccepted = S['PublishAccepted'];
 
 export async function getArtifact(deps: ServiceDeps, caller: Caller, id: string) {
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
-  return artifactView(a);
+  return viewOf(deps, a);
 }
 
-const PUBLISHABLE = ['review', 'ready'];
+/** The artifact as the contract shows it, with its variants and the parts already live. */
+export async function viewOf(deps: Pick<ServiceDeps, 'db'>, a: ArtifactRow) {
+  const [variants, live] = await Promise.all([listVariants(deps, a), parts.listParts(deps.db, a.id)]);
+  return artifactView(a, variants, live);
+}
+
+/** The states a publish may start from (a scheduled one is rescheduled, or published now). */
+const PUBLISHABLE = ['review', 'ready', 'publish_failed', 'scheduled'];
+
+const fetchIt = (id: string) => ({ suggestedAction: 'fetch_artifact', suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${id}` });
 
 function refusal(state: string, id: string): AppError {
-  const extras = { suggestedAction: 'fetch_artifact', suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${id}` };
   if (state === 'draft') {
-    return new AppError(403, 'forbidden', 'The artifact is still a draft; move it to review or ready before publishing.', extras);
+    return forbidden('The artifact is still a draft; move it to review or ready before publishing.', fetchIt(id));
   }
-  return new AppError(409, 'state_conflict', `The artifact is ${state} and cannot be published.`, extras);
-}
-
-/**
- * review | ready → published. A draft is 403; discarded or published is 409. When the
- * pipeline's platform can publish (mastodon, bluesky), the text is posted through the account's
- * adapter first (see publishUpstream); rss and archive pipelines are marked published only.
- */
-export async function publishArtifact(deps: ServiceDeps, caller: Caller, id: string, opts: { confirmNonPublic?: boolean } = {}) {
-  const a = await store.findArtifact(deps.db, caller.workspaceId, id);
-  if (!a) throw notFound('artifact');
-  if (!PUBLISHABLE.includes(a.state)) throw refusal(a.state, id);
-  // Nothing written for followers or connections goes public by accident.
-  if (!PUBLIC_AUDIENCES.has(a.sourceVisibility) && !opts.confirmNonPublic) {
-    throw new AppError(403, 'forbidden', `The artifact ${id} is drawn from ${a.sourceVisibility}-only posts; publishing it makes that text public. Send confirm_non_public: true to publish it anyway.`, {
-      suggestedAction: 'fetch_artifact',
-      suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${id}`,
-    });
+  if (state === 'publishing') {
+    return stateConflict('The artifact is being published by its publish run; follow the run (publish_run_id) or fetch the artifact in a moment.', fetchIt(id));
   }
-  const pipeline = await findPipeline(deps.db, caller.workspaceId, a.pipelineId);
-  const adapter = pipeline ? adapterFor(pipeline.platform) : null;
-  if (pipeline && adapter?.publish) return artifactView(await publishUpstream(deps, caller, a, pipeline));
-  const moved = await store.transitionArtifact(deps.db, { id, workspaceId: caller.workspaceId, from: PUBLISHABLE, to: 'published', now: deps.clock.now() });
-  if (!moved) {
-    const now = await store.findArtifact(deps.db, caller.workspaceId, id);
-    throw refusal(now?.state ?? 'gone', id);
-  }
-  return artifactView(moved);
+  return stateConflict(`The artifact is ${state} and cannot be published.`, fetchIt(id));
 }
 
 const PUBLIC_AUDIENCES = new Set(['public', 'unlisted']);
 
-/** Every state but published: once the text is live upstream, the artifact is published whatever happened meanwhile. */
-const NOT_PUBLISHED = ['draft', 'review', 'ready', 'discarded'];
-/** How long one publish holds its artifact before another may take over (longer than the adapter's calls). */
-const PUBLISH_LEASE_MS = 2 * 60 * 1000;
-const PUBLISH_RECORD_MS = 24 * 60 * 60 * 1000;
+export type PublishBody = Pick<S['PublishRequest'], 'confirm_non_public' | 'at' | 'local_time' | 'time_zone' | 'utc_offset'>;
 
 /**
- * Posts the artifact upstream exactly once. A claim row per artifact (in the idempotency store,
- * operation `upstream-publish`, key the artifact id) makes concurrent publishes with different
- * keys take turns: the second sees the claim (409 `retry_later`), then the published state (409).
- * The adapter also gets a key fixed for the artifact (Mastodon's Idempotency-Key, Bluesky's record
- * key), so a publish retried after a crash between the upstream post and our commit is recognised
- * upstream rather than posted twice. Upstream failures leave the artifact as it was.
+ * POST /artifacts/{id}/publish. On a platform that posts (mastodon, bluesky) the artifact moves to
+ * `publishing` (or `scheduled`, with a time) and a `publish` run is queued in the same
+ * transaction: 202 with both. On rss and archive pipelines, with no time, it is marked
+ * `published` at once: 200. The request's checks (state, audience, account, lengths) come first,
+ * so a refused publish changes nothing.
  */
-async function publishUpstream(deps: ServiceDeps, caller: Caller, a: ArtifactRow, pipeline: PipelineRow): Promise<ArtifactRow> {
+export async function publishArtifact(
+  deps: ServiceDeps,
+  caller: Caller,
+  id: string,
+  body: PublishBody,
+  onCommit?: CommitHook<PublishAccepted>,
+): Promise<{ status: 200; body: S['Artifact'] } | { status: 202; body: PublishAccepted }> {
+  const a = await store.findArtifact(deps.db, caller.workspaceId, id);
+  if (!a) throw notFound('artifact');
+  const when = publishTime(body, deps.clock.now());
+  if (!PUBLISHABLE.includes(a.state)) throw refusal(a.state, id);
+  // Nothing written for followers or connections goes public by accident.
+  if (!PUBLIC_AUDIENCES.has(a.sourceVisibility) && body.confirm_non_public !== true) {
+    throw forbidden(`The artifact ${id} is drawn from ${a.sourceVisibility}-only posts; publishing it makes that text public. Send confirm_non_public: true to publish it anyway.`, fetchIt(id));
+  }
+  const pipeline = await findPipeline(deps.db, caller.workspaceId, a.pipelineId);
+  if (!pipeline) throw notFound('pipeline');
   const platform = pipeline.platform as Platform;
-  const account = await requireAccount(deps, caller.workspaceId, platform, pipeline.handle);
-  if (!account) throw new Error(`${platform} can publish but needs no account`);
-  const now = deps.clock.now();
-  const claim = { workspaceId: caller.workspaceId, operation: 'upstream-publish', key: a.id };
-  const held = await claims.claimKey(deps.db, deps.provider, { ...claim, requestHash: 'artifact', now, lockedUntil: new Date(now.getTime() + PUBLISH_LEASE_MS), expiresAt: new Date(now.getTime() + PUBLISH_RECORD_MS) });
-  if (held) {
-    throw new AppError(409, 'state_conflict', 'The artifact is being published by another request; fetch it in a moment.', {
-      suggestedAction: 'retry_later',
-      suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${a.id}`,
-    });
-  }
-  let url: string | null;
-  try {
-    const adapter = adapterFor(platform);
-    const done = await adapter.publish!(adapterContext(deps, account.proxyUrl), account.account.handle, account.creds, a.text, { id: a.id, createdAt: a.createdAt });
-    url = done.url;
-  } catch (err) {
-    await claims.releaseKey(deps.db, claim);
-    if (err instanceof AdapterError && err.kind === 'credential_rejected') await markAccountDead(deps, null, account.account.id, err.message);
-    if (err instanceof AdapterError && err.kind === 'invalid_input') {
-      throw new AppError(409, 'state_conflict', `The artifact cannot be published on ${platform} as it is: ${err.message}.`, { suggestedAction: 'fetch_artifact', suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${a.id}` });
+  const adapter = adapterFor(platform);
+  if (!adapter.publish && !when && a.state !== 'scheduled') return { status: 200, body: await markPublished(deps, caller, a) };
+  if (adapter.publish) {
+    // 424 now rather than a failed run later, when the account is missing or known dead.
+    await requireAccount(deps, caller.workspaceId, platform, pipeline.handle);
+    for (const [i, text] of (await publishableParts(deps, a, platform)).entries()) {
+      const why = adapter.refusesText?.(text);
+      if (why) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${i + 1}): ${why}.`, fetchIt(id));
     }
-    throw upstreamAppError(err, { platform, handle: pipeline.handle, probe: false });
   }
-  const moved = await store.transitionArtifact(deps.db, { id: a.id, workspaceId: caller.workspaceId, from: NOT_PUBLISHED, to: 'published', now: deps.clock.now(), publishedUrl: url });
-  await claims.completeKey(deps.db, { ...claim, status: 200, body: JSON.stringify({ url }) });
-  if (!moved) throw refusal('published', a.id);
-  return moved;
+  const done = await parts.listParts(deps.db, id);
+  const accepted = await transaction(deps.db, async (tx) => {
+    const run = await enqueueRun(tx, deps, { workspaceId: caller.workspaceId, pipelineId: a.pipelineId, kind: 'publish', input: { artifact_id: id }, runAfter: when?.at });
+    // Compare-and-set on the state we checked: a concurrent publish or move makes this one 409.
+    const moved = await parts.assignPublishRun(tx, { id, workspaceId: caller.workspaceId, from: [a.state], runId: run.id, now: deps.clock.now(), schedule: when, currentRunId: a.publishRunId });
+    if (!moved) {
+      const now = await store.findArtifact(tx, caller.workspaceId, id);
+      throw refusal(now?.state ?? 'gone', id);
+    }
+    // A reschedule (or a publish-now of a scheduled artifact) replaces the schedule's run.
+    if (a.state === 'scheduled' && a.publishRunId) await cancelQueuedRun(tx, { id: a.publishRunId, now: deps.clock.now(), code: 'rescheduled', message: `Replaced by the publish run ${run.id}.` });
+    if (when) await recordEvent(tx, deps, caller.workspaceId, 'artifact.scheduled', { artifact_id: id, pipeline_id: a.pipelineId, run_id: run.id, scheduled_at: when.at.toISOString() });
+    const answer: PublishAccepted = { artifact: artifactView(moved, await listVariants({ db: tx }, moved), done), run: runView(run) };
+    await onCommit?.(tx, answer);
+    return answer;
+  });
+  deps.jobs.kick();
+  if (when) deps.events.wake();
+  return { status: 202, body: accepted };
+}
+
+/** rss and archive: nothing to post, the artifact is published at once. */
+async function markPublished(deps: ServiceDeps, caller: Caller, a: ArtifactRow): Promise<S['Artifact']> {
+  const moved = await transaction(deps.db, async (tx) => {
+    const m = await store.transitionArtifact(tx, { id: a.id, workspaceId: caller.workspaceId, from: [a.state], to: 'published', now: deps.clock.now() });
+    if (m) await recordEvent(tx, deps, caller.workspaceId, 'artifact.published', { artifact_id: a.id, pipeline_id: a.pipelineId, published_url: null, parts: 0 });
+    return m;
+  });
+  if (!moved) {
+    const now = await store.findArtifact(deps.db, caller.workspaceId, a.id);
+    throw refusal(now?.state ?? 'gone', a.id);
+  }
+  deps.events.wake();
+  return viewOf(deps, moved);
+}
+
+/** DELETE /artifacts/{id}/schedule: scheduled → ready, and the schedule's run is cancelled. */
+export async function unscheduleArtifact(deps: ServiceDeps, caller: Caller, id: string): Promise<S['Artifact']> {
+  const a = await store.findArtifact(deps.db, caller.workspaceId, id);
+  if (!a) throw notFound('artifact');
+  const notScheduled = (state: string) =>
+    stateConflict(state === 'publishing' ? 'The artifact is already being published; it is too late to unschedule it.' : `The artifact is ${state}, not scheduled.`, fetchIt(id));
+  if (a.state !== 'scheduled') throw notScheduled(a.state);
+  const moved = await transaction(deps.db, async (tx) => {
+    const m = await parts.unschedule(tx, { id, workspaceId: caller.workspaceId, now: deps.clock.now() });
+    if (!m) {
+      const now = await store.findArtifact(tx, caller.workspaceId, id);
+      throw notScheduled(now?.state ?? 'gone');
+    }
+    if (a.publishRunId) await cancelQueuedRun(tx, { id: a.publishRunId, now: deps.clock.now(), code: 'unscheduled', message: 'The artifact was unscheduled before its publish time.' });
+    return m;
+  });
+  return viewOf(deps, moved);
+}
+
+const SCHEDULE_LIMIT = 1000;
+
+/** GET /pipelines/{id}/schedule: the scheduled artifacts, soonest first. */
+export async function listSchedule(deps: ServiceDeps, caller: Caller, pipelineId: string): Promise<S['ScheduleList']> {
+  const pipeline = await findPipeline(deps.db, caller.workspaceId, pipelineId);
+  if (!pipeline) throw notFound('pipeline');
+  const rows = await parts.listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: SCHEDULE_LIMIT });
+  const ids = rows.map((r) => r.id);
+  const [live, variants] = await Promise.all([parts.listPartsOf(deps.db, ids), listVariantsOf(deps.db, caller.workspaceId, ids)]);
+  const of = <T extends { artifactId: string }>(list: T[], id: string) => list.filter((x) => x.artifactId === id);
+  return { pipeline_id: pipelineId, data: rows.map((r) => artifactView(r, of(variants, r.id), of(live, r.id))) };
 }

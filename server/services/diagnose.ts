@@ -10,6 +10,7 @@ import { AllowList, nonPublicRange } from '../outbound/address-policy.js';
 import { findAccount, type AccountRow } from '../store/accounts.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import * as health from '../store/health.js';
+import { listPublishFailed, listScheduled } from '../store/published-parts.js';
 import { findPipeline, type PipelineRow, type RunRow } from '../store/pipelines.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { artifactOfRun } from './drafting.js';
@@ -26,6 +27,8 @@ export const STALE_AFTER_MS = 24 * HOUR;
 export const STALLED_AFTER_MS = 15 * 60 * 1000;
 export const DRAFT_FAILURE_WINDOW_MS = 24 * HOUR;
 export const DELIVERY_FAILURE_WINDOW_MS = 7 * 24 * HOUR;
+/** Scheduled artifacts due within this long show in the inbox. */
+export const DUE_SOON_MS = 24 * HOUR;
 
 export interface Facts {
   pipeline: PipelineRow;
@@ -40,6 +43,10 @@ export interface Facts {
   /** Drafting runs that failed recently, newest first, with the artifact each reserved. */
   failedDrafts: Array<{ run: RunRow; artifact: ArtifactRow | null }>;
   deliveries: Awaited<ReturnType<typeof health.failedDeliveries>>;
+  /** Artifacts whose publish failed for good (`publish_failed`), newest first. */
+  publishFailed: ArtifactRow[];
+  /** Artifacts scheduled within the next 24 hours, soonest first. */
+  dueSoon: ArtifactRow[];
   llm: ServiceDeps['config']['llm'];
   allowHosts: string[];
   /** Unpublished artifacts with an image (GIF, video) that has no alt text, newest first. */
@@ -67,7 +74,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
   if (!pipeline) throw notFound('pipeline');
   const now = deps.clock.now();
   const ago = (ms: number) => new Date(now.getTime() - ms);
-  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, withMedia] = await Promise.all([
+  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon, withMedia] = await Promise.all([
     accountOf(deps, pipeline),
     health.ingestRuns(deps.db, pipeline.id),
     health.stalledRuns(deps.db, pipeline.id, ago(STALLED_AFTER_MS)),
@@ -75,6 +82,8 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     health.countPosts(deps.db, pipeline.id),
     health.failedDraftRuns(deps.db, pipeline.id, ago(DRAFT_FAILURE_WINDOW_MS), 20),
     health.failedDeliveries(deps.db, caller.workspaceId, ago(DELIVERY_FAILURE_WINDOW_MS)),
+    listPublishFailed(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: 20 }),
+    listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
     artifactsWithMedia(deps.db, pipeline.id, ['draft', 'review', 'ready'], 200),
   ]);
   const artifacts = await health.findArtifacts(deps.db, caller.workspaceId, failedRuns.map(artifactOfRun).filter((id): id is string => id !== null));
@@ -89,6 +98,8 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     postCount,
     failedDrafts: failedRuns.map((run) => ({ run, artifact: artifacts.find((a) => a.id === artifactOfRun(run)) ?? null })),
     deliveries,
+    publishFailed,
+    dueSoon,
     llm: deps.config.llm,
     allowHosts: deps.config.outbound.allowHosts,
     missingAltText: withMedia.filter((a) => mediaIssues(mediaOf(a)).length > 0),
@@ -262,6 +273,27 @@ export function deliveryIssues(f: Facts): Issue[] {
   ];
 }
 
+/** What to do about a failed publish: connect the account again when its credential was the cause, else publish again (it resumes). */
+export function publishRemedy(a: ArtifactRow): Pick<Issue, 'suggested_action' | 'suggested_endpoint'> {
+  return a.publishErrorCode?.startsWith('credential_')
+    ? { suggested_action: 'connect_account', suggested_endpoint: CONNECT }
+    : { suggested_action: 'publish_artifact', suggested_endpoint: `POST ${API_PREFIX}/artifacts/${a.id}/publish` };
+}
+
+export function publishIssues(f: Facts): Issue[] {
+  const latest = f.publishFailed[0];
+  if (!latest) return [];
+  const more = f.publishFailed.length > 1 ? ` (${f.publishFailed.length} artifacts of the pipeline are publish_failed)` : '';
+  return [
+    {
+      code: 'publish_failed',
+      severity: 'error',
+      message: `Publishing artifact ${latest.id} failed${more}: ${latest.publishErrorCode ?? 'failed'}: ${latest.publishErrorMessage ?? 'no message'} Publishing it again continues from the first part not yet live.`,
+      ...publishRemedy(latest),
+    },
+  ];
+}
+
 /** Accessibility is not optional: an unpublished artifact with an image without alt text is a warning. */
 export function altTextIssues(f: Facts): Issue[] {
   const found = f.missingAltText;
@@ -278,7 +310,7 @@ export function altTextIssues(f: Facts): Issue[] {
   ];
 }
 
-const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, writerIssues, deliveryIssues, altTextIssues];
+const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, publishIssues, writerIssues, deliveryIssues, altTextIssues];
 const RANK: Record<Issue['severity'], number> = { error: 0, warning: 1, info: 2 };
 
 export function issuesOf(f: Facts): Issue[] {

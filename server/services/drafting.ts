@@ -12,7 +12,8 @@ import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
 import { listDecodes } from '../store/decodes.js';
 import * as drafts from '../store/drafts.js';
 import type { DraftTx } from '../store/drafts.js';
-import { findPipeline } from '../store/pipelines.js';
+import { latestImport } from '../store/imports.js';
+import { findPipeline, type PipelineRow } from '../store/pipelines.js';
 import { findPost, type PostRow } from '../store/posts.js';
 import type { RunRow } from '../store/runs.js';
 import { writerFor } from '../writers/index.js';
@@ -20,6 +21,8 @@ import type { DraftInput, SourceMaterial } from '../writers/types.js';
 import type { Caller, CommitHook, ServiceDeps } from './context.js';
 import { recordEvent } from './events.js';
 import { sourcesOf } from './views.js';
+import { isTargetPlatform, type TargetPlatform } from './platform-text.js';
+import { addDraftedVariants, listVariants } from './variants.js';
 
 type DraftRequest = components['schemas']['DraftRequest'];
 type DraftAccepted = components['schemas']['DraftAccepted'];
@@ -28,6 +31,8 @@ type DraftAccepted = components['schemas']['DraftAccepted'];
 export interface DraftRunInput extends Record<string, unknown> {
   artifact_id: string;
   style_reference: string | null;
+  /** The platforms the request named (`targets`); absent: the defaults, resolved when the text is written. */
+  targets?: TargetPlatform[];
 }
 
 export interface Lineage {
@@ -43,8 +48,16 @@ export interface Lineage {
 }
 
 /** Queues the run that writes a reserved artifact, inside the transaction that reserved it. */
-export function queueDraftRun(tx: DraftTx, deps: ServiceDeps, l: Lineage, kind: 'draft' | 'regenerate_variant', artifactId: string, styleReference: string | null): Promise<RunRow> {
-  const input: DraftRunInput = { artifact_id: artifactId, style_reference: styleReference };
+export function queueDraftRun(
+  tx: DraftTx,
+  deps: ServiceDeps,
+  l: Lineage,
+  kind: 'draft' | 'regenerate_variant',
+  artifactId: string,
+  styleReference: string | null,
+  targets?: TargetPlatform[],
+): Promise<RunRow> {
+  const input: DraftRunInput = { artifact_id: artifactId, style_reference: styleReference, ...(targets ? { targets } : {}) };
   return enqueueRun(tx, deps, { workspaceId: l.workspaceId, pipelineId: l.pipelineId, kind, input });
 }
 
@@ -122,7 +135,7 @@ export async function draftFromPost(deps: ServiceDeps, caller: Caller, postId: s
   if (!post) throw notFound('post');
   const lineage = await lineageFor(deps, caller, post, body);
   const accepted = await drafts.reserveArtifact(deps.db, newArtifactFor(deps, lineage), async (tx, artifact) => {
-    const run = await queueDraftRun(tx, deps, lineage, 'draft', artifact.id, body.style_reference ?? null);
+    const run = await queueDraftRun(tx, deps, lineage, 'draft', artifact.id, body.style_reference ?? null, body.targets);
     const answer: DraftAccepted = { run_id: run.id, artifact_id: artifact.id };
     await onCommit?.(tx, answer);
     return answer;
@@ -158,10 +171,28 @@ async function materialFor(deps: ServiceDeps, workspaceId: string, ids: string[]
   return material;
 }
 
-async function draftInput(ctx: JobContext, a: ArtifactRow): Promise<DraftInput> {
+/**
+ * The platforms an artifact gets variants for: those the request named; else a re-draft's
+ * parent's; else the pipeline's own platform when it is a target (mastodon, bluesky), the format
+ * of an archive pipeline's latest import (x, linkedin, mastodon), and none for a feed (its text
+ * is the artifact's; name targets to get variants).
+ */
+export async function targetsFor(deps: ServiceDeps, a: ArtifactRow, pipeline: PipelineRow, requested: unknown): Promise<TargetPlatform[]> {
+  if (Array.isArray(requested)) return requested.filter((p): p is TargetPlatform => typeof p === 'string' && isTargetPlatform(p));
+  if (a.parentArtifactId) {
+    const inherited = await listVariants(deps, { id: a.parentArtifactId, workspaceId: a.workspaceId });
+    if (inherited.length) return inherited.map((v) => v.platform).filter(isTargetPlatform);
+  }
+  if (isTargetPlatform(pipeline.platform)) return [pipeline.platform];
+  if (pipeline.platform === 'archive') {
+    const format = (await latestImport(deps.db, a.workspaceId, pipeline.handle))?.format;
+    if (format && isTargetPlatform(format)) return [format];
+  }
+  return [];
+}
+
+async function draftInput(ctx: JobContext, a: ArtifactRow, pipeline: PipelineRow): Promise<DraftInput> {
   const { deps } = ctx;
-  const pipeline = await findPipeline(deps.db, a.workspaceId, a.pipelineId);
-  if (!pipeline) throw new JobError('not_found', 'The pipeline of this artifact no longer exists.');
   const [source, ...more] = await materialFor(deps, a.workspaceId, sourcesOf(a));
   if (!source) throw new JobError('not_found', 'The source post of this artifact no longer exists.');
   const parent = a.parentArtifactId ? await findArtifact(deps.db, a.workspaceId, a.parentArtifactId) : null;
@@ -198,12 +229,20 @@ export const draftJob: JobHandler = async (ctx) => {
   if (!a) throw new JobError('not_found', `The artifact ${artifactId} no longer exists.`);
   // Discarded while queued, or written by an attempt that died before the run was marked done.
   if (a.state !== 'draft') return { artifact_id: a.id, written: false, state: a.state };
+  const pipeline = await findPipeline(deps.db, a.workspaceId, a.pipelineId);
+  if (!pipeline) throw new JobError('not_found', 'The pipeline of this artifact no longer exists.');
   const writer = writerFor(deps.config);
-  const { text } = await writer.write(await draftInput(ctx, a), { outbound: deps.outbound, signal: ctx.signal });
-  const written = await drafts.writeDraft(deps.db, { id: a.id, text, now: deps.clock.now() }, (tx, row) => recordWritten(tx, deps, row));
+  const { text } = await writer.write(await draftInput(ctx, a, pipeline), { outbound: deps.outbound, signal: ctx.signal });
+  const targets = await targetsFor(deps, a, pipeline, ctx.input.targets);
+  const now = deps.clock.now();
+  // The text, its variants and its events commit together.
+  const written = await drafts.writeDraft(deps.db, { id: a.id, text, now }, async (tx, row) => {
+    await recordWritten(tx, deps, row);
+    await addDraftedVariants(tx, row, targets, now);
+  });
   if (!written) return { artifact_id: a.id, written: false, state: 'discarded' };
   deps.events.wake();
-  return { artifact_id: a.id, written: true, writer: writer.name };
+  return { artifact_id: a.id, written: true, writer: writer.name, variants: targets };
 };
 
 export const draftHooks: JobHooks = {

@@ -25,6 +25,9 @@ export const CANONICAL_TYPES = [
   'brief.ready',
   'brief.refined',
   'operator.error',
+  'artifact.scheduled',
+  'artifact.published',
+  'artifact.publish_failed',
 ] as const satisfies readonly EventType[];
 export type CanonicalType = (typeof CANONICAL_TYPES)[number];
 

@@ -7,13 +7,13 @@ import { API_PREFIX } from '../errors.js';
 import * as health from '../store/health.js';
 import type { PostRow } from '../store/posts.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { accountIssues, ingestIssues, pipelineFacts, type Facts } from './diagnose.js';
+import { accountIssues, ingestIssues, pipelineFacts, publishRemedy, type Facts } from './diagnose.js';
 import { mediaIssues, mediaOf } from './media-items.js';
 
 type S = components['schemas'];
 type Item = S['InboxItem'];
 
-export const PRIORITY = { credential: 95, ingest: 90, draftFailed: 80, altText: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
+export const PRIORITY = { credential: 95, ingest: 90, publishFailed: 85, draftFailed: 80, scheduled: 70, altText: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
 const MAX_ITEMS = 100;
 /** How many of the newest posts without a draft are ranked. */
 const POSTS_RANKED = 500;
@@ -70,6 +70,19 @@ function anomalies(f: Facts): Item[] {
       suggested_endpoint: postId ? `POST ${API_PREFIX}/posts/${postId}/draft` : `GET ${API_PREFIX}/pipelines/${f.pipeline.id}/diagnose`,
     });
   }
+  for (const a of f.publishFailed) {
+    items.push({
+      id: `flagged_anomaly:publish_failed:${a.id}`,
+      kind: 'flagged_anomaly',
+      priority: PRIORITY.publishFailed,
+      title: `Publishing failed: ${firstLine(a.text) || a.id}`,
+      created_at: a.updatedAt.toISOString(),
+      artifact_id: a.id,
+      post_id: a.sourcePostId,
+      anomaly: { code: 'publish_failed', message: `${a.publishErrorCode ?? 'failed'}: ${a.publishErrorMessage ?? ''}`.slice(0, 2000) },
+      ...publishRemedy(a),
+    });
+  }
   for (const a of f.missingAltText) {
     const missing = mediaIssues(mediaOf(a)).length;
     items.push({
@@ -86,6 +99,22 @@ function anomalies(f: Facts): Item[] {
     });
   }
   return items;
+}
+
+/** Scheduled artifacts due soon: a last look before they go out (`created_at` is the due time). */
+function scheduledItems(f: Facts): Item[] {
+  return f.dueSoon.map((a) => ({
+    ...empty,
+    id: `scheduled_publish:${a.id}`,
+    kind: 'scheduled_publish' as const,
+    priority: PRIORITY.scheduled,
+    title: `Publishes at ${a.scheduledAt?.toISOString() ?? '?'}: ${firstLine(a.text) || a.id}`.slice(0, 300),
+    created_at: (a.scheduledAt ?? a.updatedAt).toISOString(),
+    artifact_id: a.id,
+    post_id: a.sourcePostId,
+    suggested_action: 'fetch_artifact',
+    suggested_endpoint: `GET ${API_PREFIX}/artifacts/${a.id}`,
+  }));
 }
 
 /** The engagement score that ranks posts: reposts and quotes spread a post further than a like. */
@@ -112,6 +141,7 @@ export async function pipelineInbox(deps: ServiceDeps, caller: Caller, pipelineI
   const [reviews, posts] = await Promise.all([health.artifactsInReview(deps.db, f.pipeline.id, MAX_ITEMS), health.postsWithoutArtifact(deps.db, f.pipeline.id, POSTS_RANKED)]);
   const items: Item[] = [
     ...anomalies(f),
+    ...scheduledItems(f),
     ...reviews.map((a) => ({
       ...empty,
       id: `draft_in_review:${a.id}`,

@@ -1,8 +1,11 @@
 // Rows to the contract's shapes. One place, so every operation shows a resource the same way.
 import type { components } from '../../generated/api.js';
 import type { ArtifactRow } from '../store/artifacts.js';
+import type { PublishedPartRow } from '../store/published-parts.js';
 import type { PipelineRow, RunRow } from '../store/pipelines.js';
 import type { PostRow } from '../store/posts.js';
+import type { VariantRow } from '../store/variants.js';
+import { countLength, fitsOnePost, isTargetPlatform, PLATFORM_RULES } from './platform-text.js';
 import { mediaIssues, mediaOf } from './media-items.js';
 
 type S = components['schemas'];
@@ -68,7 +71,31 @@ export function sourcesOf(a: Pick<ArtifactRow, 'sourcePostId' | 'sourcePostIds'>
   return listed.length ? listed : [a.sourcePostId];
 }
 
-export function artifactView(a: ArtifactRow): S['Artifact'] {
+/** A platform variant: its text, its parts with their counted lengths, and the platform's rules. */
+export function variantView(v: VariantRow): S['PlatformVariant'] {
+  if (!isTargetPlatform(v.platform)) throw new Error(`variant of an unknown platform ${v.platform}`);
+  const platform = v.platform;
+  const rules = PLATFORM_RULES[platform];
+  const parts = JSON.parse(v.parts) as string[];
+  return {
+    platform,
+    text: v.text,
+    length: countLength(platform, v.text),
+    limit: rules.limit,
+    counting: rules.counting,
+    fits_one_post: fitsOnePost(platform, v.text),
+    parts: parts.map((text) => ({ text, length: countLength(platform, text) })),
+    is_thread: parts.length > 1,
+    numbered: Boolean(v.numbered),
+    origin: v.origin as S['PlatformVariant']['origin'],
+    problem: v.problem,
+    publishable: rules.publishable,
+    updated_at: iso(v.updatedAt),
+  };
+}
+
+/** `parts`: the artifact's rows in PublishedPart (none for an artifact never published). */
+export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: PublishedPartRow[] = []): S['Artifact'] {
   const sources = sourcesOf(a);
   return {
     id: a.id,
@@ -89,6 +116,11 @@ export function artifactView(a: ArtifactRow): S['Artifact'] {
     updated_at: iso(a.updatedAt),
     published_at: isoOrNull(a.publishedAt),
     published_url: a.publishedUrl,
+    schedule: a.state === 'scheduled' && a.scheduledAt ? { at: iso(a.scheduledAt), local_time: a.scheduledLocal, time_zone: a.scheduledZone } : null,
+    publish_run_id: a.publishRunId,
+    publish_error: a.state === 'publish_failed' && a.publishErrorCode ? { code: a.publishErrorCode, message: a.publishErrorMessage ?? '' } : null,
+    published_parts: parts.map((p) => ({ position: p.position + 1, external_id: p.externalId, url: p.url, posted_at: iso(p.postedAt) })),
+    variants: variants.map(variantView),
     media: mediaOf(a),
     media_issues: mediaIssues(mediaOf(a)),
   };

@@ -19,6 +19,7 @@ export interface NewRun {
   kind: string;
   input: Record<string, unknown>;
   now: Date;
+  runAfter?: Date;
 }
 
 export function insertRun(tx: RunTx, r: NewRun): Promise<RunRow> {
@@ -32,7 +33,7 @@ export function insertRun(tx: RunTx, r: NewRun): Promise<RunRow> {
       status: 'queued',
       input: JSON.stringify(r.input),
       createdAt: r.now,
-      runAfter: r.now,
+      runAfter: r.runAfter ?? r.now,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -193,4 +194,18 @@ export async function releaseRuns(db: Db, q: { workerId: string; ids: string[]; 
 /** Records how far a running run is (`done` of `total` items), while this worker holds it. */
 export async function setRunProgress(db: Db, q: { id: string; done: number; total: number }): Promise<void> {
   await db.updateTable('Run').set({ progressDone: q.done, progressTotal: q.total }).where('id', '=', q.id).where('status', '=', 'running').execute();
+}
+
+/**
+ * Cancels a run that has not started (an unscheduled or rescheduled publish): it ends `failed`
+ * with `code`. False when it was no longer queued (a worker took it; its handler sees the change).
+ */
+export async function cancelQueuedRun(db: Db, q: { id: string; now: Date; code: string; message: string }): Promise<boolean> {
+  const r = await db
+    .updateTable('Run')
+    .set({ status: 'failed', finishedAt: q.now, errorCode: q.code, errorMessage: q.message, errorUpstreamStatus: null })
+    .where('id', '=', q.id)
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

@@ -55,6 +55,24 @@ export type Artifact = {
      */
     sourceVisibility: Generated<string>;
     /**
+     * When a `scheduled` artifact is due to be published (UTC); null unless scheduled.
+     */
+    scheduledAt: Date | null;
+    /**
+     * The local time and IANA zone the schedule was given in, when given that way (shown back as given).
+     */
+    scheduledLocal: string | null;
+    scheduledZone: string | null;
+    /**
+     * The publish run that owns the artifact while `scheduled` or `publishing` (and the last one after).
+     */
+    publishRunId: string | null;
+    /**
+     * Why the last publish failed (`publish_failed`): an error code and its message.
+     */
+    publishErrorCode: string | null;
+    publishErrorMessage: string | null;
+    /**
      * The artifact's media in order (JSON list: id, upload_id, source_post_id, type, url, archive_path, alt_text, width, height).
      */
     media: Generated<string>;
@@ -63,6 +81,21 @@ export type ArtifactUpload = {
     artifactId: string;
     uploadId: string;
     workspaceId: string;
+};
+export type ArtifactVariant = {
+    workspaceId: string;
+    artifactId: string;
+    platform: string;
+    text: string;
+    /**
+     * JSON list of the posts, numbering included.
+     */
+    parts: string;
+    numbered: Generated<number>;
+    origin: string;
+    problem: string | null;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
 };
 export type BlobChunk = {
     blobId: string;
@@ -201,6 +234,20 @@ export type Pipeline = {
     createdAt: Generated<Date>;
     updatedAt: Date;
 };
+export type PublishedPart = {
+    artifactId: string;
+    position: number;
+    /**
+     * The platform's id of the post (a Mastodon status id, a Bluesky at:// URI).
+     */
+    externalId: string;
+    /**
+     * Bluesky's content id of the record (reply references need it); null on Mastodon.
+     */
+    cid: string | null;
+    url: string | null;
+    postedAt: Date;
+};
 export type RateLimitWindow = {
     key: string;
     windowStart: number;
@@ -321,6 +368,7 @@ export type DB = {
     AgentToken: AgentToken;
     Artifact: Artifact;
     ArtifactUpload: ArtifactUpload;
+    ArtifactVariant: ArtifactVariant;
     BlobChunk: BlobChunk;
     Decode: Decode;
     Delivery: Delivery;
@@ -332,6 +380,7 @@ export type DB = {
     MediaUpload: MediaUpload;
     Pattern: Pattern;
     Pipeline: Pipeline;
+    PublishedPart: PublishedPart;
     RateLimitWindow: RateLimitWindow;
     Run: Run;
     Session: Session;

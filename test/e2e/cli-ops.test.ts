@@ -83,6 +83,29 @@ describe('artifacts', () => {
   });
 });
 
+describe('scheduled publishing', () => {
+  it('publish --local-time --time-zone schedules; schedule list shows it; unschedule takes it back; a DST gap is exit 7 naming the field', async () => {
+    const { artifactId: id, pipelineId } = await t.artifact('ready', { text: 'Scheduled from the terminal 🗓️' });
+    const gap = await run(['artifacts', 'publish', id, '--local-time', '2030-03-31T02:30', '--time-zone', 'Europe/Paris']);
+    expect(gap.stderr).toMatch(/body\.local_time 2030-03-31T02:30 does not exist in Europe\/Paris/);
+    expectExit(gap, 4);
+
+    const scheduled = json<{ artifact: { state: string; schedule: { at: string; time_zone: string } }; run: { run_id: string } }>(
+      await run(['artifacts', 'publish', id, '--local-time', '2030-12-02T09:30', '--time-zone', 'America/New_York', '--json']),
+    );
+    expect(scheduled.artifact).toMatchObject({ state: 'scheduled', schedule: { at: '2030-12-02T14:30:00.000Z', time_zone: 'America/New_York' } });
+    const listed = await run(['artifacts', 'schedule', 'list', pipelineId]);
+    expectExit(listed, 0);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain('2030-12-02T14:30:00.000Z');
+    expect(listed.stdout).toContain('2030-12-02T09:30 America/New_York');
+
+    expect(json(await run(['artifacts', 'unschedule', id, '--json']))).toMatchObject({ id, state: 'ready', schedule: null });
+    const empty = await run(['artifacts', 'schedule', 'list', pipelineId]);
+    expect(empty.stderr + empty.stdout).toMatch(/Nothing is scheduled/);
+  });
+});
+
 describe('runs', () => {
   it('drafts with --wait: progress on stderr, the finished run and the artifact on stdout', async () => {
     const { postIds } = await t.pipelineWithPosts(1);

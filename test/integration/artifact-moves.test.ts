@@ -5,6 +5,7 @@ import { ContentPipelineError, newIdempotencyKey, unwrap, type Schemas } from '.
 import { refusal } from '../support/errors.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
+import { asArtifact } from '../support/publish.js';
 
 const V1 = '/api/agent/v1';
 type To = Schemas['ArtifactTransitionRequest']['to'];
@@ -108,7 +109,7 @@ describe('concurrency and replays', () => {
 });
 
 describe('publishing around the moves', () => {
-  const publish = (id: string) => unwrap(t.s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: newIdempotencyKey() } }));
+  const publish = (id: string) => unwrap(t.s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: newIdempotencyKey() } })).then(asArtifact);
 
   it('publishes an approved artifact; a draft is 403; a discarded one is 409', async () => {
     const id = await artifact('review');

@@ -8,6 +8,7 @@ import { newIdempotencyKey, unwrap, type ApiClient } from '../../clients/typescr
 import { rssFeed } from '../support/feeds.js';
 import { startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
+import { asArtifact } from '../support/publish.js';
 
 const V1 = '/api/agent/v1';
 let fake: Fake;
@@ -70,7 +71,7 @@ async function pipelineToPublished(handle: string, expectedPosts: number) {
   expect(artifact.text).not.toBe(post.text);
   expect(artifact.genealogy).toEqual({ source_post_id: post.id, source_post_ids: [post.id], parent_artifact_id: null, root_artifact_id: artifact.id, generation: 0, ancestors: [] });
 
-  const published = await unwrap(client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact.id } }, body: { idempotency_key: newIdempotencyKey() } }));
+  const published = asArtifact(await unwrap(client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact.id } }, body: { idempotency_key: newIdempotencyKey() } })));
   expect(published.state).toBe('published');
   expect(published.text).toBe(artifact.text);
   return { pipelineId: started.pipeline_id, post, artifact: published };

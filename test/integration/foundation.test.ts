@@ -6,6 +6,7 @@ import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { refusal } from '../support/errors.js';
 import { countRows, updateRows } from '../support/rows.js';
 import { rawRequest } from '../support/raw.js';
+import { asArtifact } from '../support/publish.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -232,7 +233,7 @@ describe('artifacts and publishing', () => {
     return seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, postId: postId!, state, text: 'Hello world' });
   }
   const publish = (id: string, key = newIdempotencyKey()) =>
-    unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: key } }));
+    unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: key } })).then(asArtifact);
 
   it('returns text, state and genealogy', async () => {
     const a = await artifactIn('review');
@@ -326,7 +327,7 @@ describe('idempotency', () => {
     const e = await refusal(unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } })));
     expect(e.status).toBe(403);
     await updateRows(s.running.deps.db, 'Artifact', { id: a.id }, { state: 'ready', updatedAt: new Date() });
-    const done = await unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } }));
+    const done = asArtifact(await unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } })));
     expect(done.state).toBe('published');
     const replay = await unwrap(s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: a.id } }, body: { idempotency_key: key } }));
     expect(replay).toEqual(done);

@@ -9,6 +9,7 @@ import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js
 import { linkedInArchive, mastodonArchive, writeTarGz, writeZip, xArchive } from '../support/exports.js';
 import { ingest, listAllPosts, V1 } from '../support/pipelines.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { asArtifact } from '../support/publish.js';
 
 // Archives of MBs and thousands of posts: generous limits for a loaded machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -136,7 +137,7 @@ describe('privacy', () => {
     const refused = await client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact_id } }, body: { idempotency_key: newIdempotencyKey() } });
     expect(refused.response.status).toBe(403);
     expect(refused.error?.error.message).toMatch(/followers-only posts.*confirm_non_public/);
-    const published = await unwrap(client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact_id } }, body: { idempotency_key: newIdempotencyKey(), confirm_non_public: true } }));
+    const published = asArtifact(await unwrap(client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact_id } }, body: { idempotency_key: newIdempotencyKey(), confirm_non_public: true } })));
     expect(published.state).toBe('published');
   });
 

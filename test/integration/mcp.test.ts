@@ -43,6 +43,14 @@ async function newPipeline(c: Client, intent = `intent ${Math.random()}`) {
   return r.structuredContent as { pipeline_id: string; run_id: string; resumed: boolean };
 }
 
+/** A new pipeline (made over MCP) with one seeded post and an artifact of it in review. */
+async function artifactInReview(c: Client) {
+  const { pipeline_id } = await newPipeline(c);
+  const ws = await workspaceOf(s.running.deps, s.token);
+  const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
+  return seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'review' });
+}
+
 describe('authentication', () => {
   it('refuses a client without a token, or with a wrong one, before any MCP message is handled', async () => {
     await expect(connect(null)).rejects.toThrow(/401|unauthorized|bearer/i);
@@ -100,6 +108,14 @@ describe('tools', () => {
     expect(JSON.stringify(tools.map((t) => t.outputSchema))).not.toContain('"additionalProperties":false');
     expect(create.inputSchema.additionalProperties).toBe(false);
 
+    // an operation with two answers (publish: 200 the artifact, 202 the accepted run) outputs either
+    const publish = tools.find((t) => t.name === 'publish_artifact')!;
+    const shapes = (publish.outputSchema?.oneOf as Array<{ properties?: Record<string, unknown> }> | undefined)?.map((o) => Object.keys(o.properties ?? {}));
+    expect(shapes?.map((keys) => keys.includes('run'))).toEqual([false, true]);
+    expect(Object.keys(publish.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['at', 'local_time', 'time_zone', 'utc_offset']));
+    expect(tools.find((t) => t.name === 'unschedule_artifact')?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(tools.find((t) => t.name === 'list_pipeline_schedule')?.annotations?.readOnlyHint).toBe(true);
+
     // parameters declared on the path item (not the operation) are part of the input too
     const put = tools.find((t) => t.name === 'put_fetch_schema')!;
     expect(Object.keys(put.inputSchema.properties ?? {}).sort()).toEqual(['description', 'fields', 'id']);
@@ -134,12 +150,22 @@ describe('tools', () => {
     expect(textOf(hidden).error!.code).toBe('not_found');
   });
 
+  it('sets a platform variant (path parameters and body side by side), refusing a part over the limit as a tool error naming it', async () => {
+    const c = await connect(s.token);
+    const a = await artifactInReview(c);
+    const set = await call(c, 'put_artifact_variant', { id: a.id, platform: 'bluesky', parts: ['First 👩‍👩‍👧‍👦 post.', 'Second, 日本語.'], numbered: true });
+    expect(set.isError).toBeFalsy();
+    expect(set.structuredContent).toMatchObject({ platform: 'bluesky', is_thread: true, parts: [{ text: 'First 👩‍👩‍👧‍👦 post. 1/2', length: 17 }, { text: 'Second, 日本語. 2/2', length: 16 }] });
+    const over = await call(c, 'put_artifact_variant', { id: a.id, platform: 'x', parts: ['x'.repeat(281)] });
+    expect(over.isError).toBe(true);
+    expect(textOf(over).error).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('body.parts[0] counts 281 (weighted)') });
+    const got = await call(c, 'get_artifact', { id: a.id });
+    expect((got.structuredContent as { variants: Array<{ platform: string }> }).variants.map((v) => v.platform)).toEqual(['bluesky']);
+  });
+
   it('publishes with the REST idempotency: the same key replays, over MCP and over REST alike', async () => {
     const c = await connect(s.token);
-    const { pipeline_id } = await newPipeline(c);
-    const ws = await workspaceOf(s.running.deps, s.token);
-    const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
-    const art = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipeline_id, postId: postId!, state: 'review' });
+    const art = await artifactInReview(c);
     const key = newIdempotencyKey();
     const first = await call(c, 'publish_artifact', { id: art.id, idempotency_key: key });
     expect(first.isError).toBeFalsy();

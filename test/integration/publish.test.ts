@@ -1,6 +1,7 @@
-// Publishing through the pipeline's adapter: posted upstream exactly once per artifact (replays,
-// concurrent publishes with other keys), the spec's credential errors, upstream failures leaving
-// the artifact publishable, and platforms that cannot post.
+// Publishing through the pipeline's adapter, off the request path: 202 with a `publish` run that
+// posts upstream exactly once per artifact (replays, concurrent publishes with other keys), the
+// spec's credential errors (before queuing, and while the run posts), upstream failures retried
+// by the run, and platforms that cannot post (200 at once).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { refusal } from '../support/errors.js';
@@ -12,6 +13,7 @@ import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { findRow, findRows } from '../support/rows.js';
+import { asAccepted, asArtifact, getArtifact } from '../support/publish.js';
 
 let s: TestServer;
 let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
@@ -25,7 +27,7 @@ beforeAll(async () => {
   mastodon = await startMastodonFake({ statuses: [mastodonStatus(1)] });
   bluesky = await startBlueskyFake({ posts: [{ rkey: '3kaaa', text: 'A post', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0 }] });
   revoking = await startMastodonFake({ username: 'lin', token: 'lin-token-0123456789', statuses: [mastodonStatus(1)] });
-  s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake, revoking.fake), ...bluesky.env } });
+  s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake, revoking.fake), ...bluesky.env, JOB_POLL_MS: '50', JOB_RETRY_BASE_MS: '50' } });
   workspaceId = await workspaceOf(s.running.deps, s.token);
   await connect(s, { platform: 'mastodon', handle: mastodon.handle, auth_material: mastodon.state.token });
   const { pipeline_id } = await ingest(s, mastodon.handle);
@@ -42,19 +44,38 @@ const artifact = (pipeline: { id: string; postId: string }, state: string, text 
 
 const publish = (id: string, key = newIdempotencyKey()) => s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: key } });
 
+/** Publishes, expects 202, waits for the run; the run and the artifact as they ended. */
+async function published(id: string, key = newIdempotencyKey()) {
+  const accepted = asAccepted(await unwrap(publish(id, key)));
+  const run = await waitForRun(s.running.deps, accepted.run.run_id);
+  return { accepted, run, artifact: await getArtifact(s, id) };
+}
+
 describe('mastodon', () => {
-  it('posts the text once; a replay returns the same result; another key is 409 and posts nothing', async () => {
+  it('answers 202 with a publish run that posts the text once; a replay returns the same run; another key is 409 and posts nothing', async () => {
     const a = await artifact(mastodonPipeline, 'ready');
     const key = newIdempotencyKey();
-    const first = await unwrap(publish(a.id, key));
+    const res = await publish(a.id, key);
+    expect(res.response.status).toBe(202);
+    const accepted = asAccepted(res.data!);
+    expect(accepted.artifact).toMatchObject({ id: a.id, state: 'publishing', publish_run_id: accepted.run.run_id });
+    expect(accepted.run).toMatchObject({ kind: 'publish', status: 'queued' });
+    const run = await waitForRun(s.running.deps, accepted.run.run_id);
+    const first = await getArtifact(s, a.id);
+    expect(run.status).toBe('succeeded');
     expect(first.state).toBe('published');
     const posted = mastodon.state.posted.filter((p) => p.text === a.text);
     expect(posted).toHaveLength(1);
     expect(posted[0].idempotencyKey).toBe(`cp-${a.id}`);
     expect(first.published_url).toBe(`https://mastodon.example/@ada/${posted[0].id}`);
+    expect(first.published_parts).toEqual([expect.objectContaining({ position: 1, external_id: posted[0].id, url: first.published_url })]);
+    const ran = await unwrap(s.client().GET(`${V1}/runs/{id}`, { params: { path: { id: accepted.run.run_id } } }));
+    expect(ran).toMatchObject({ kind: 'publish', status: 'succeeded' });
 
     const replay = await publish(a.id, key);
-    expect(replay.data).toEqual(first);
+    expect(replay.response.status).toBe(202);
+    expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.data).toEqual(accepted);
     const again = await refusal(unwrap(publish(a.id)));
     expect(again.code).toBe('state_conflict');
     expect(mastodon.state.posted.filter((p) => p.text === a.text)).toHaveLength(1);
@@ -63,9 +84,10 @@ describe('mastodon', () => {
   it('posts once when several publishes with different keys race', async () => {
     const a = await artifact(mastodonPipeline, 'review', 'Racing publishes should post once.');
     const results = await Promise.all(Array.from({ length: 5 }, () => publish(a.id)));
-    const ok = results.filter((r) => r.response.status === 200);
+    const ok = results.filter((r) => r.response.status === 202);
     expect(ok).toHaveLength(1);
-    for (const r of results.filter((x) => x.response.status !== 200)) {
+    await waitForRun(s.running.deps, asAccepted(ok[0].data!).run.run_id);
+    for (const r of results.filter((x) => x.response.status !== 202)) {
       expect(r.response.status).toBe(409);
       expect(r.error?.error.code).toBe('state_conflict');
     }
@@ -74,17 +96,28 @@ describe('mastodon', () => {
     expect(posts).toHaveLength(1);
   });
 
-  it('leaves the artifact publishable when the instance fails (502), then publishes on retry', async () => {
+  it('retries the run when the instance fails (503), then publishes once', async () => {
     const a = await artifact(mastodonPipeline, 'ready', 'Published after a hiccup.');
     mastodon.state.failNext = 1;
     mastodon.state.failStatus = 503;
-    const err = await refusal(unwrap(publish(a.id)));
-    expect(err.status).toBe(502);
-    expect(err.code).toBe('backend_unavailable');
-    const still = await unwrap(s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id: a.id } } }));
-    expect(still.state).toBe('ready');
-    const done = await unwrap(publish(a.id));
+    const { run, artifact: done } = await published(a.id);
+    expect(run.status).toBe('succeeded');
+    expect(run.attempts).toBe(2);
     expect(done.state).toBe('published');
+    expect(mastodon.state.posted.filter((p) => p.text === a.text)).toHaveLength(1);
+  });
+
+  it('fails the run for good after 5 attempts; the artifact is publish_failed and a later publish posts it', async () => {
+    const a = await artifact(mastodonPipeline, 'ready', 'Published after an outage.');
+    mastodon.state.refuseText = 'after an outage';
+    mastodon.state.refuseStatus = 503;
+    const { run, artifact: failed } = await published(a.id);
+    mastodon.state.refuseText = null;
+    expect(run).toMatchObject({ status: 'failed', errorCode: 'backend_unavailable', attempts: 5 });
+    expect(run.errorMessage).toContain('None of the 1 part is live');
+    expect(failed).toMatchObject({ state: 'publish_failed', publish_error: { code: 'backend_unavailable' }, published_parts: [] });
+    const again = await published(a.id);
+    expect(again.artifact).toMatchObject({ state: 'published', publish_error: null });
     expect(mastodon.state.posted.filter((p) => p.text === a.text)).toHaveLength(1);
   });
 
@@ -116,11 +149,13 @@ describe('credentials', () => {
     const [post] = await listAllPosts(s, pipeline_id);
     const a = await artifact({ id: pipeline_id, postId: post.id }, 'ready');
     other.state.revoked = true;
-    const res = await publish(a.id);
-    expect(res.response.status).toBe(424);
-    expect(res.error?.error).toMatchObject({ code: 'credential_dead', suggested_action: 'connect_account', platform: 'mastodon' });
+    // Known good when queued: the run finds out, fails, and marks the account dead.
+    const { run, artifact: failed } = await published(a.id);
+    expect(run).toMatchObject({ status: 'failed', errorCode: 'credential_dead' });
+    expect(failed).toMatchObject({ state: 'publish_failed', publish_error: { code: 'credential_dead' } });
     expect((await findRow(s.running.deps.db, 'Account', { handle: other.handle })).status).toBe('dead');
-    expect((await findRow(s.running.deps.db, 'Artifact', { id: a.id })).state).toBe('ready');
+    const event = (await findRows(s.running.deps.db, 'Event', { type: 'artifact.publish_failed' })).find((e) => JSON.parse(e.data).artifact_id === a.id);
+    expect(JSON.parse(event!.data)).toMatchObject({ artifact_id: a.id, run_id: run.id, error: { code: 'credential_dead' }, published_urls: [] });
     // Dead now: refused before any call upstream.
     const calls = other.fake.requests.length;
     const again = await publish(a.id);
@@ -139,12 +174,12 @@ describe('bluesky, rss and archive', () => {
     expect(rkey).toMatch(/^[2-7a-z]{13}$/);
     // An earlier attempt got through upstream but was lost before we recorded it.
     bluesky.state.records.set(rkey, { text: a.text });
-    const done = await unwrap(publish(a.id));
+    const { artifact: done } = await published(a.id);
     expect(done.published_url).toBe(`https://bsky.app/profile/${bluesky.state.handle}/post/${rkey}`);
     expect(bluesky.state.records.size).toBe(1);
 
     const b = await artifact(pipeline, 'ready', 'A second post.');
-    const second = await unwrap(publish(b.id));
+    const { artifact: second } = await published(b.id);
     expect(second.state).toBe('published');
     const created = bluesky.fake.requests.filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord').map((r) => JSON.parse(r.body.toString()));
     expect(created.at(-1)).toMatchObject({ repo: bluesky.state.did, collection: 'app.bsky.feed.post', rkey: tidFor({ id: b.id, createdAt: b.createdAt }), record: { $type: 'app.bsky.feed.post', text: 'A second post.' } });
@@ -165,7 +200,10 @@ describe('bluesky, rss and archive', () => {
     const { pipeline_id } = await ingestArchive(s, 'linkedin-Shares.csv', 'ada-li');
     const [post] = await listAllPosts(s, pipeline_id);
     const a = await artifact({ id: pipeline_id, postId: post.id }, 'ready');
-    const done = await unwrap(publish(a.id));
-    expect(done).toMatchObject({ state: 'published', published_url: null });
+    const res = await publish(a.id);
+    expect(res.response.status).toBe(200);
+    expect(asArtifact(res.data!)).toMatchObject({ state: 'published', published_url: null, published_parts: [] });
+    const event = (await findRows(s.running.deps.db, 'Event', { type: 'artifact.published' })).find((e) => JSON.parse(e.data).artifact_id === a.id);
+    expect(JSON.parse(event!.data)).toMatchObject({ artifact_id: a.id, pipeline_id, published_url: null, parts: 0 });
   });
 });

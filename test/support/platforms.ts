@@ -47,8 +47,11 @@ export interface MastodonState extends FailureMode {
   token: string;
   accountId: string;
   statuses: FakeStatus[];
-  /** Statuses created through POST /api/v1/statuses, with the Idempotency-Key they came with. */
-  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined; mediaIds?: string[] }>;
+  /** Statuses created through POST /api/v1/statuses, with the Idempotency-Key, the status they answer and their media. */
+  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined; inReplyToId: string | null; mediaIds?: string[] }>;
+  /** A status whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
+  refuseText: string | null;
+  refuseStatus: number;
   /** Set to answer 401 to every authenticated call (a revoked token). */
   revoked: boolean;
   /** Attachments made through POST /api/v2/media, by id, as the instance keeps them (alt text = `description`). */
@@ -78,7 +81,7 @@ export function mastodonStatus(n: number, over: Partial<FakeStatus> = {}): FakeS
 }
 
 export async function startMastodonFake(init: Partial<MastodonState> = {}): Promise<MastodonFake> {
-  const state: MastodonState = { username: 'ada', token: 'mastodon-token-0123456789', accountId: '109', statuses: [], posted: [], revoked: false, media: new Map(), mediaProcessingPolls: 0, failNext: 0, failStatus: 503, ...init };
+  const state: MastodonState = { username: 'ada', token: 'mastodon-token-0123456789', accountId: '109', statuses: [], posted: [], revoked: false, refuseText: null, refuseStatus: 422, media: new Map(), mediaProcessingPolls: 0, failNext: 0, failStatus: 503, ...init };
   const keyed = new Map<string, FakeStatus>();
   const fake = await startFake({
     tls: true,
@@ -127,12 +130,16 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         const key = req.headers['idempotency-key'] as string | undefined;
         const known = key ? keyed.get(key) : undefined;
         if (known) return json(res, 200, known);
-        const mediaIds = (JSON.parse(body.toString('utf8')) as { media_ids?: string[] }).media_ids ?? [];
+        const b = JSON.parse(body.toString('utf8')) as { status?: string; in_reply_to_id?: string; media_ids?: string[] };
+        const mediaIds = b.media_ids ?? [];
         if (mediaIds.length > 4 || mediaIds.some((m) => !state.media.has(m))) return json(res, 422, { error: 'Validation failed: media_ids are unknown or more than 4' });
-        const text = String((JSON.parse(body.toString('utf8')) as { status?: string }).status ?? '');
+        const text = String(b.status ?? '');
+        if (state.refuseText && text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: `fake refusal ${state.refuseStatus}` });
+        const inReplyToId = b.in_reply_to_id ?? null;
+        if (inReplyToId && !state.posted.some((p) => p.id === inReplyToId)) return json(res, 404, { error: 'Record not found' });
         const id = String(900000 + state.posted.length);
-        const status = { ...mastodonStatus(0), id, url: `https://mastodon.example/@${state.username}/${id}`, content: `<p>${text}</p>` };
-        state.posted.push({ id, text, idempotencyKey: key, ...(mediaIds.length ? { mediaIds } : {}) });
+        const status = { ...mastodonStatus(0), id, url: `https://mastodon.example/@${state.username}/${id}`, content: `<p>${text}</p>`, in_reply_to_id: inReplyToId };
+        state.posted.push({ id, text, idempotencyKey: key, inReplyToId, ...(mediaIds.length ? { mediaIds } : {}) });
         if (key) keyed.set(key, status);
         return json(res, 200, status);
       }
@@ -163,9 +170,12 @@ export interface BlueskyState extends FailureMode {
   did: string;
   appPassword: string;
   posts: FakeBskyPost[];
-  /** Records created through createRecord, by record key (with the embed, whose images' `alt` the fake checks). */
-  records: Map<string, { text: string; embed?: unknown }>;
+  /** Records created through createRecord, by record key (with their reply references when replies, and the embed, whose images' `alt` the fake checks). */
+  records: Map<string, { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } }; embed?: unknown }>;
   createCalls: number;
+  /** A record whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
+  refuseText: string | null;
+  refuseStatus: number;
   /** Blobs uploaded through uploadBlob, by CID. */
   blobs: Map<string, { mimeType: string; size: number; bytes: Buffer }>;
 }
@@ -189,7 +199,7 @@ function invalidEmbed(embed: BskyEmbed | undefined, state: BlueskyState): string
 }
 
 export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promise<{ fake: Fake; state: BlueskyState; env: Record<string, string> }> {
-  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, blobs: new Map(), failNext: 0, failStatus: 503, ...init };
+  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, refuseText: null, refuseStatus: 400, blobs: new Map(), failNext: 0, failStatus: 503, ...init };
   const jwt = 'jwt-access-ada';
   const fake = await startFake({
     tls: true,
@@ -230,11 +240,17 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
       }
       if (req.method === 'POST' && method === 'com.atproto.repo.createRecord') {
         state.createCalls += 1;
-        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string; embed?: BskyEmbed } };
+        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string; embed?: BskyEmbed; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } } };
+        if (state.refuseText && b.record.text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
         if (state.records.has(b.rkey)) return json(res, 400, { error: 'InvalidRequest', message: 'Record already exists' });
         const invalid = invalidEmbed(b.record.embed, state);
         if (invalid) return json(res, 400, { error: 'InvalidRequest', message: invalid });
-        state.records.set(b.rkey, { text: b.record.text, ...(b.record.embed ? { embed: b.record.embed } : {}) });
+        // A reply must name records that exist, with their content ids.
+        for (const ref of b.record.reply ? [b.record.reply.root, b.record.reply.parent] : []) {
+          const rk = ref.uri.split('/').pop() ?? '';
+          if (!state.records.has(rk) || ref.cid !== `cid-${rk}`) return json(res, 400, { error: 'InvalidRequest', message: `reply reference ${ref.uri} is unknown` });
+        }
+        state.records.set(b.rkey, { text: b.record.text, ...(b.record.reply ? { reply: b.record.reply } : {}), ...(b.record.embed ? { embed: b.record.embed } : {}) });
         return json(res, 200, { uri: `at://${b.repo}/${b.collection}/${b.rkey}`, cid: `cid-${b.rkey}` });
       }
       if (req.method === 'GET' && method === 'com.atproto.repo.getRecord') {

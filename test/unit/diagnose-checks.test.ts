@@ -41,6 +41,8 @@ function facts(over: Partial<Facts> = {}): Facts {
     postCount: 3,
     failedDrafts: [],
     deliveries: [],
+    publishFailed: [],
+    dueSoon: [],
     llm: { baseUrl: 'https://api.example.com/v1', apiKey: 'k', model: 'm' },
     allowHosts: [],
     missingAltText: [],
@@ -92,6 +94,19 @@ describe('diagnose checks', () => {
     expect(issue).toMatchObject({ code: 'deliveries_failing', severity: 'warning', suggested_endpoint: 'POST https://hooks.example/in' });
     expect(issue!.message).toContain('HTTP 500');
     expect(issue!.message).not.toContain('secret');
+  });
+
+  it('reports a failed publish with the way out: connect the account for a credential failure, else publish again', () => {
+    const failed = (code: string, id: string) =>
+      ({ id, workspaceId: 'ws', pipelineId: 'pl_1', sourcePostId: 'post_1', state: 'publish_failed', publishErrorCode: code, publishErrorMessage: 'Part 2 of 3 failed. 1 of 3 parts is live (https://mastodon.example/@ada/1).', text: 'x', updatedAt: NOW }) as unknown as Facts['publishFailed'][number];
+    const [dead] = issuesOf(facts({ publishFailed: [failed('credential_dead', 'art_1')] }));
+    expect(dead).toMatchObject({ code: 'publish_failed', severity: 'error', suggested_action: 'connect_account', suggested_endpoint: 'POST /api/agent/v1/accounts/connect' });
+    expect(dead!.message).toContain('art_1');
+    expect(dead!.message).toContain('https://mastodon.example/@ada/1');
+    const [other] = issuesOf(facts({ publishFailed: [failed('upstream_rejected', 'art_2'), failed('credential_dead', 'art_1')] }));
+    expect(other).toMatchObject({ suggested_action: 'publish_artifact', suggested_endpoint: 'POST /api/agent/v1/artifacts/art_2/publish' });
+    expect(other!.message).toContain('2 artifacts of the pipeline are publish_failed');
+    expect(codes(facts())).not.toContain('publish_failed');
   });
 
   it('orders errors before warnings before info, and rates the report by the worst', () => {

@@ -25,6 +25,7 @@ describe('MCP tool annotations', () => {
     expect(hints('delete_fetch_schema')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(hints('transition_artifact')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(hints('put_fetch_schema')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(hints('put_artifact_variant')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     for (const name of ['create_pipeline_from_intent', 'draft_from_post', 'publish_artifact', 'connect_account', 'fetch_url', 'add_session_item']) {
       expect([name, hints(name).destructiveHint]).toEqual([name, false]);
     }
@@ -34,7 +35,7 @@ describe('MCP tool annotations', () => {
     for (const name of ['publish_artifact', 'fetch_url', 'connect_account', 'create_pipeline_from_intent', 'draft_from_post', 'regenerate_variant', 'refresh_source']) {
       expect([name, hints(name).openWorldHint]).toEqual([name, true]);
     }
-    for (const name of ['transition_artifact', 'put_fetch_schema', 'delete_fetch_schema', 'add_session_item']) {
+    for (const name of ['transition_artifact', 'put_fetch_schema', 'delete_fetch_schema', 'add_session_item', 'put_artifact_variant']) {
       expect([name, hints(name).openWorldHint]).toEqual([name, false]);
     }
   });
@@ -44,6 +45,7 @@ describe('MCP tool annotations', () => {
       expect([name, hints(name).idempotentHint]).toEqual([name, false]);
     }
     expect(hints('put_fetch_schema').idempotentHint).toBe(true);
+    expect(hints('put_artifact_variant').idempotentHint).toBe(true);
     expect(hints('delete_fetch_schema').idempotentHint).toBe(true);
   });
 

@@ -1,18 +1,41 @@
-// Artifacts: read one (text, state, genealogy) and publish it.
-import { Option, type Command } from 'commander';
+// Artifacts: read one (text, state, genealogy, variants with a thread preview), set a platform
+// variant, move it between states, publish it now or at a time, and its schedule.
+import { Argument, Option, type Command } from 'commander';
 import { unwrap, type Schemas } from '../../../typescript/src/index.js';
-import { keyOption } from '../accepted.js';
-import { action, type Cli } from '../context.js';
+import { keyOption, waitOptions, type WaitFlags } from '../accepted.js';
 import { existsSync } from 'node:fs';
+import { action, type Cli } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { printText, show } from '../output.js';
+import { note, printJson, printRecord, printTable, printText, show, truncate } from '../output.js';
+import { assertSucceeded, followRun, timeoutOption } from '../progress.js';
 import { printMedia, uploadFile } from './media.js';
 
+type Variant = Schemas['PlatformVariant'];
+export type Target = Schemas['TargetPlatform'];
+export const TARGETS: Target[] = ['mastodon', 'bluesky', 'x', 'linkedin', 'threads'];
+
+/**
+ * A variant as people read it: a heading with the platform's rule, then each post numbered with
+ * its counted length against the limit (a thread preview), or the reason it cannot be posted.
+ */
+export function variantPreview(v: Variant): string {
+  const kind = v.problem ? 'cannot be posted' : v.is_thread ? `thread of ${v.parts.length}` : 'one post';
+  const who = v.publishable ? 'published here' : 'export only';
+  const lines = [`── ${v.platform}: ${kind}, ${v.length}/${v.limit} ${v.counting}, ${v.origin}, ${who}`];
+  if (v.problem) lines.push(`   ${v.problem}`);
+  v.parts.forEach((p, i) => {
+    lines.push(`[${i + 1}/${v.parts.length}] ${p.length}/${v.limit}`);
+    lines.push(...p.text.split('\n').map((l) => `  ${l}`));
+  });
+  return lines.join('\n');
+}
+
 function printArtifact(cli: Cli, a: Schemas['Artifact']) {
-  show(cli.json, a, ['text', 'media', 'media_issues']);
-  if (cli.json) return;
+  if (cli.json) return printJson(a);
+  show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text', 'media', 'media_issues']);
   printMedia(a);
   printText(a.text);
+  for (const v of a.variants) printText(variantPreview(v));
 }
 
 /** `ID=TEXT` → [ID, TEXT]; the first `=` splits (alt text may hold more). */
@@ -29,7 +52,7 @@ export function registerArtifactCommands(program: Command) {
 
   artifacts
     .command('get')
-    .description('show an artifact: its state, genealogy and text (getArtifact)')
+    .description('show an artifact: its state, genealogy, text, and each platform variant with a preview of its posts (getArtifact)')
     .argument('<artifact>', 'artifact id')
     .action(
       action<[string]>(async (cli, id) => {
@@ -47,6 +70,50 @@ export function registerArtifactCommands(program: Command) {
     action<[string], { to: 'review' | 'ready' | 'discarded'; idempotencyKey?: string }>(async (cli, id, o) => {
       const body = { to: o.to, idempotency_key: o.idempotencyKey };
       printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/transition', { params: { path: { id } }, body })));
+    }),
+  );
+
+  waitOptions(
+    keyOption(
+      artifacts
+        .command('publish')
+        .description('publish an artifact now, or at a time with --at or --local-time and --time-zone (publishArtifact)')
+        .argument('<artifact>', 'artifact id')
+        .option('--at <time>', 'publish at this time, RFC 3339 with an offset (2027-12-01T09:30:00+01:00); again with another time reschedules')
+        .option('--local-time <time>', 'publish at this wall-clock time (2027-12-01T09:30), with --time-zone')
+        .option('--time-zone <zone>', 'the IANA time zone of --local-time (Europe/Paris)')
+        .option('--utc-offset <offset>', 'with --local-time in the hour repeated when clocks go back: which one (+02:00)')
+        .option('--confirm-non-public', 'publish although the artifact is drawn from followers-only or connections-only posts'),
+    ),
+  ).action(
+    action<[string], { idempotencyKey?: string; at?: string; localTime?: string; timeZone?: string; utcOffset?: string; confirmNonPublic?: boolean } & WaitFlags>(async (cli, id, o) => {
+      const body = {
+        idempotency_key: o.idempotencyKey,
+        ...(o.at !== undefined ? { at: o.at } : {}),
+        ...(o.localTime !== undefined ? { local_time: o.localTime } : {}),
+        ...(o.timeZone !== undefined ? { time_zone: o.timeZone } : {}),
+        ...(o.utcOffset !== undefined ? { utc_offset: o.utcOffset } : {}),
+        ...(o.confirmNonPublic ? { confirm_non_public: true } : {}),
+      };
+      const result = await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/publish', { params: { path: { id } }, body }));
+      // 200: nothing to post (rss, archive), already published.
+      if (!('run' in result)) return printArtifact(cli, result);
+      const { artifact, run } = result;
+      // A scheduled publish is not waited for: its run starts at the scheduled time.
+      if (!o.wait || artifact.state === 'scheduled') {
+        if (cli.json) return printJson(result);
+        printRecord({ artifact_id: artifact.id, state: artifact.state, scheduled_at: artifact.schedule?.at ?? null, run_id: run.run_id });
+        printThread(cli, artifact);
+        return note(artifact.state === 'scheduled' ? `Scheduled; see it with: cpa artifacts schedule list ${artifact.pipeline_id}` : `Follow the run: cpa wait ${run.run_id}`);
+      }
+      const finished = await followRun(cli.client(), run.run_id, { timeoutSeconds: timeoutOption(o.timeout), quiet: cli.json });
+      const after = await unwrap(cli.client().GET('/api/agent/v1/artifacts/{id}', { params: { path: { id } } }));
+      if (cli.json) printJson({ artifact: after, run: finished });
+      else {
+        printRecord({ artifact_id: after.id, state: after.state, published_url: after.published_url, run_id: finished.run_id, status: finished.status });
+        printThread(cli, after);
+      }
+      assertSucceeded(finished);
     }),
   );
 
@@ -75,10 +142,54 @@ export function registerArtifactCommands(program: Command) {
       }),
     );
 
-  keyOption(artifacts.command('publish').description('publish an artifact in review or ready (publishArtifact)').argument('<artifact>', 'artifact id')).action(
-    action<[string], { idempotencyKey?: string }>(async (cli, id, o) => {
-      const body = { idempotency_key: o.idempotencyKey };
-      printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/publish', { params: { path: { id } }, body })));
-    }),
-  );
+  artifacts
+    .command('variant')
+    .description("set an artifact's text or thread for one platform: your own parts, a text to split, or neither to add the platform from the artifact's text (putArtifactVariant)")
+    .argument('<artifact>', 'artifact id')
+    .addArgument(new Argument('<platform>', 'the platform').choices(TARGETS))
+    .option('--text <text>', 'a text for this platform, split into a thread here if it does not fit')
+    .option('--part <text...>', 'your own split: one post per --part, in order')
+    .option('--numbered', 'number the parts of a thread (" 1/3"), counted in the limit')
+    .action(
+      action<[string, Target], { text?: string; part?: string[]; numbered?: boolean }>(async (cli, id, platform, o) => {
+        if (o.text !== undefined && o.part) throw new CliError('give --text or --part, not both.', EXIT.usage);
+        const body = { ...(o.text !== undefined ? { text: o.text } : {}), ...(o.part ? { parts: o.part } : {}), ...(o.numbered ? { numbered: true } : {}) };
+        const v = await unwrap(cli.client().PUT('/api/agent/v1/artifacts/{id}/variants/{platform}', { params: { path: { id, platform } }, body }));
+        if (cli.json) printJson(v);
+        else process.stdout.write(`${variantPreview(v)}\n`);
+      }),
+    );
+
+  artifacts
+    .command('unschedule')
+    .description('take a scheduled artifact back to ready and cancel its publish run (unscheduleArtifact)')
+    .argument('<artifact>', 'artifact id')
+    .action(
+      action<[string]>(async (cli, id) => {
+        printArtifact(cli, await unwrap(cli.client().DELETE('/api/agent/v1/artifacts/{id}/schedule', { params: { path: { id } } })));
+      }),
+    );
+
+  const schedule = artifacts.command('schedule').description('what is scheduled to be published');
+  schedule
+    .command('list')
+    .description("list a pipeline's scheduled artifacts, soonest first (listPipelineSchedule)")
+    .argument('<pipeline>', 'pipeline id')
+    .action(
+      action<[string]>(async (cli, id) => {
+        const list = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/schedule', { params: { path: { id } } }));
+        if (cli.json) return printJson(list);
+        if (!list.data.length) return note(`Nothing is scheduled in ${list.pipeline_id}.`);
+        printTable(
+          ['due (UTC)', 'as given', 'artifact', 'text'],
+          list.data.map((a) => [a.schedule?.at ?? '', a.schedule?.local_time ? `${a.schedule.local_time} ${a.schedule.time_zone}` : '', a.id, truncate(a.text.replace(/\s+/g, ' '), 50)]),
+        );
+      }),
+    );
+}
+
+/** The parts already live, one line each (a thread's posts in order). */
+function printThread(cli: Cli, a: Schemas['Artifact']) {
+  if (cli.json || !a.published_parts.length) return;
+  for (const p of a.published_parts) note(`part ${p.position}: ${p.url ?? p.external_id}`);
 }

@@ -1,6 +1,7 @@
 // Source posts: list (one page, or every page with --all) and start a draft from one.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { unwrap, type Schemas } from '../../../typescript/src/index.js';
+import { TARGETS, type Target } from './artifacts.js';
 import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
 import { action } from '../context.js';
 import { uploadFile } from './media.js';
@@ -79,11 +80,12 @@ export function registerPostCommands(program: Command) {
         .option('--style-reference <text>', 'a sample of text whose style the draft should follow')
         .option('--parent <artifact>', 're-draft from this artifact (its genealogy records it)')
         .option('--with <posts...>', 'make a brief: other posts of the same pipeline to draw on (up to 9)')
+        .addOption(new Option('--target <platforms...>', 'make a variant for each platform (default: the pipeline\'s own, or the parent\'s)').choices(TARGETS))
         .option('--media <file>', 'an image to add after the media the draft carries (repeatable; uploaded first)', (v: string, all: string[]) => [...all, v], [])
         .option('--alt <text>', 'the alt text of the --media image at the same position (repeatable)', (v: string, all: string[]) => [...all, v], []),
     ),
   ).action(
-    action<[string], { styleReference?: string; parent?: string; with?: string[]; media: string[]; alt: string[]; idempotencyKey?: string } & WaitFlags>(async (cli, id, o) => {
+    action<[string], { styleReference?: string; parent?: string; with?: string[]; target?: Target[]; media: string[]; alt: string[]; idempotencyKey?: string } & WaitFlags>(async (cli, id, o) => {
       if (o.alt.length > o.media.length) throw new CliError('Each --alt goes with the --media image at the same position; there are more --alt than --media.', EXIT.usage);
       // Uploaded before the draft is asked for: a file that cannot be read or is not an image stops here.
       const uploads = [];
@@ -92,6 +94,7 @@ export function registerPostCommands(program: Command) {
         ...(o.styleReference ? { style_reference: o.styleReference } : {}),
         ...(o.parent ? { parent_artifact_id: o.parent } : {}),
         ...(o.with?.length ? { additional_post_ids: o.with } : {}),
+        ...(o.target?.length ? { targets: [...new Set(o.target)] } : {}),
         idempotency_key: o.idempotencyKey,
       };
       const result = await unwrap(cli.client().POST('/api/agent/v1/posts/{id}/draft', { params: { path: { id } }, body }));

@@ -1,0 +1,19 @@
+-- CreateTable
+CREATE TABLE "ArtifactVariant" (
+    "workspaceId" TEXT NOT NULL,
+    "artifactId" TEXT NOT NULL,
+    "platform" TEXT NOT NULL,
+    "text" TEXT NOT NULL,
+    "parts" TEXT NOT NULL,
+    "numbered" BOOLEAN NOT NULL DEFAULT false,
+    "origin" TEXT NOT NULL,
+    "problem" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "ArtifactVariant_pkey" PRIMARY KEY ("artifactId","platform")
+);
+
+-- CreateIndex
+CREATE INDEX "ArtifactVariant_workspaceId_idx" ON "ArtifactVariant"("workspaceId");
+

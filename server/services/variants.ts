@@ -1,0 +1,110 @@
+// Platform variants: an artifact's text for each target platform, adapted to the platform's rules
+// and split into a thread when it does not fit one post (services/platform-text.ts holds the rules).
+// Drafting derives them from the artifact's text; the agent can send its own text or its own split
+// (`PUT /artifacts/{id}/variants/{platform}`); publishing asks `publishableParts` what to post.
+import type { components } from '../../generated/api.js';
+import { API_PREFIX, notFound, retryLater, stateConflict, validationFailed, type AppError } from '../errors.js';
+import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
+import type { Db } from '../store/database.js';
+import * as store from '../store/variants.js';
+import type { VariantRow, VariantValues } from '../store/variants.js';
+import type { Caller, ServiceDeps } from './context.js';
+import { adaptText, isTargetPlatform, postProblem, splitThread, trimBreakable, type TargetPlatform } from './platform-text.js';
+
+type VariantRequest = components['schemas']['VariantRequest'];
+
+/** The states in which an artifact's variants may change: written, not (being) published or discarded. */
+export const VARIANT_EDITABLE_STATES = ['review', 'ready'];
+
+/** A variant derived from a text: adapted to the platform, split when it does not fit. */
+export function deriveVariant(platform: TargetPlatform, text: string, opts: { numbered: boolean; origin: 'drafted' | 'text' }): VariantValues {
+  const adapted = adaptText(platform, text);
+  const split = splitThread(platform, adapted, { numbered: opts.numbered });
+  return {
+    platform,
+    text: adapted,
+    parts: split.ok ? split.parts : [],
+    numbered: opts.numbered,
+    origin: opts.origin,
+    problem: split.ok ? null : split.reason,
+  };
+}
+
+/** The variants a freshly written artifact gets, one per target (inside the transaction that writes its text). */
+export async function addDraftedVariants(tx: Db, a: ArtifactRow, targets: TargetPlatform[], now: Date): Promise<void> {
+  await store.insertVariants(tx, a, targets.map((t) => deriveVariant(t, a.text, { numbered: false, origin: 'drafted' })), now);
+}
+
+/**
+ * What to post on `platform` for this artifact, in order: the variant's parts (one, or a thread),
+ * or the artifact's text as one part when it has no variant for the platform. A variant whose text
+ * could not be split is `409 state_conflict` with the reason: the agent must send a text or parts.
+ * `deps.db` may be a transaction.
+ */
+export async function publishableParts(deps: { db: Db }, artifact: ArtifactRow, platform: string): Promise<string[]> {
+  const v = await store.findVariant(deps.db, artifact.workspaceId, artifact.id, platform);
+  if (!v) return [artifact.text];
+  const parts = JSON.parse(v.parts) as string[];
+  if (v.problem !== null || !parts.length) {
+    throw stateConflict(`The ${platform} variant of artifact ${artifact.id} cannot be posted: ${v.problem ?? 'it has no parts'}. Send its text or parts with PUT ${API_PREFIX}/artifacts/${artifact.id}/variants/${platform}.`, {
+      suggestedAction: 'fetch_artifact',
+      suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${artifact.id}`,
+    });
+  }
+  return parts;
+}
+
+export function listVariants(deps: { db: Db }, a: Pick<ArtifactRow, 'id' | 'workspaceId'>): Promise<VariantRow[]> {
+  return store.listVariants(deps.db, a.workspaceId, a.id);
+}
+
+/** The agent's own split, validated: every part (with its numbering) must be one post. */
+function ownParts(platform: TargetPlatform, sent: string[], numbered: boolean): VariantValues {
+  const trimmed = sent.map(trimBreakable);
+  const n = trimmed.length;
+  const parts = trimmed.map((p, i) => (numbered && n > 1 ? `${p} ${i + 1}/${n}` : p));
+  parts.forEach((p, i) => {
+    const problem = trimmed[i] ? postProblem(platform, p) : 'is empty';
+    if (problem) throw validationFailed(`body.parts[${i}]`, `${problem}${numbered && n > 1 ? ` (its numbering " ${i + 1}/${n}" included)` : ''}.`);
+  });
+  return { platform, text: trimmed.join('\n\n'), parts, numbered, origin: 'parts', problem: null };
+}
+
+function refusal(a: ArtifactRow): AppError {
+  const extras = { suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${a.id}` };
+  if (a.state === 'draft') {
+    return retryLater(`The artifact ${a.id} is still being written; send its variants once it is in review.`, extras);
+  }
+  return stateConflict(`The artifact ${a.id} is ${a.state}; its variants can change only while it is in review or ready.`, { ...extras, suggestedAction: 'fetch_artifact' });
+}
+
+/**
+ * PUT /artifacts/{id}/variants/{platform}: creates the variant (adding the platform as a target)
+ * or replaces it. `parts` is the agent's split, `text` a text to split here, neither the
+ * artifact's own text; `numbered` numbers a thread.
+ */
+export async function putVariant(deps: ServiceDeps, caller: Caller, id: string, platform: string, body: VariantRequest) {
+  if (!isTargetPlatform(platform)) throw validationFailed('path.platform', 'is not a target platform (mastodon, bluesky, x, linkedin, threads).');
+  const a = await findArtifact(deps.db, caller.workspaceId, id);
+  if (!a) throw notFound('artifact');
+  if (!VARIANT_EDITABLE_STATES.includes(a.state)) throw refusal(a);
+  if (body.text !== undefined && body.parts !== undefined) throw validationFailed('body.parts', 'cannot be given with text: send text (split for you) or parts (your own split).');
+  const numbered = body.numbered ?? false;
+  let values: VariantValues;
+  if (body.parts !== undefined) values = ownParts(platform, body.parts, numbered);
+  else {
+    const text = body.text ?? a.text;
+    if (!trimBreakable(text)) throw validationFailed('body.text', 'is empty.');
+    values = deriveVariant(platform, text, { numbered, origin: body.text !== undefined ? 'text' : 'drafted' });
+    if (values.problem) {
+      const whose = body.text !== undefined ? 'cannot' : "is required: the artifact's own text cannot";
+      throw validationFailed('body.text', `${whose} be posted on ${platform}: ${values.problem}. Send parts to split it yourself.`);
+    }
+  }
+  const done = await store.putVariant(deps.db, { workspaceId: caller.workspaceId, artifactId: a.id, states: VARIANT_EDITABLE_STATES, values, now: deps.clock.now() });
+  if (!done) {
+    const now = await findArtifact(deps.db, caller.workspaceId, id);
+    throw now ? refusal(now) : notFound('artifact');
+  }
+  return done;
+}

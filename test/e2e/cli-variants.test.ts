@@ -1,0 +1,60 @@
+// `cpa artifacts variant` and the thread preview of `cpa artifacts get`, through the real binary.
+import { describe, expect, it, vi } from 'vitest';
+import { cliServer, expectExit, json } from './support.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const t = cliServer();
+
+const TEXT = [
+  'Shipped v2.3 of the importer today 👩‍👩‍👧‍👦: it is 4x faster on large CSV files, because rows are streamed instead of loaded whole.',
+  'Memory use dropped from 2 GB to 150 MB. Thanks @ada@fosstodon.org for the report that started it.',
+  '日本語のユーザーからも報告がありました。ありがとうございます。',
+  'Release notes: https://example.com/blog/2026/11/importer-v2-3-streaming-archives-instead-of-loading-them-whole #release',
+].join('\n\n');
+
+describe('cpa artifacts variant / get', () => {
+  it('splits a text into a numbered thread and previews each post with its length against the limit', async () => {
+    const { artifactId } = await t.artifact('review');
+    const set = await t.run(['artifacts', 'variant', artifactId, 'bluesky', '--text', TEXT, '--numbered']);
+    expectExit(set, 0);
+    expect(set.stdout).toMatch(/^── bluesky: thread of 2, \d+\/300 graphemes, text, published here$/m);
+    expect(set.stdout).toMatch(/^\[1\/2\] \d+\/300$/m);
+    expect(set.stdout).toMatch(/^\[2\/2\] \d+\/300$/m);
+    expect(set.stdout).toMatch(/^ {2}Release notes: https:\/\/example\.com\/\S+ #release 2\/2$/m);
+
+    const own = await t.run(['artifacts', 'variant', artifactId, 'x', '--part', 'First post 🇫🇷.', '--part', '日本語の二番目。', '--json']);
+    expectExit(own, 0);
+    expect(json(own)).toMatchObject({ platform: 'x', origin: 'parts', parts: [{ text: 'First post 🇫🇷.', length: 14 }, { text: '日本語の二番目。', length: 16 }], publishable: false });
+
+    const get = await t.run(['artifacts', 'get', artifactId]);
+    expectExit(get, 0);
+    expect(get.stdout).toMatch(/│ variants +│ bluesky, x +│/);
+    expect(get.stdout).toMatch(/^── x: thread of 2, 32\/280 weighted, parts, export only$/m);
+    expect(get.stdout).toMatch(/^\[2\/2\] 16\/280\n {2}日本語の二番目。$/m);
+    const asJson = json<{ variants: Array<{ platform: string }> }>(await t.run(['artifacts', 'get', artifactId, '--json']));
+    expect(asJson.variants.map((v) => v.platform)).toEqual(['bluesky', 'x']);
+  });
+
+  it('reports a part over the limit with the field, and refuses --text with --part', async () => {
+    const { artifactId } = await t.artifact('ready');
+    const over = await t.run(['artifacts', 'variant', artifactId, 'x', '--part', 'ok', '--part', '日本語'.repeat(50)]);
+    expectExit(over, 4);
+    expect(over.stderr).toContain('body.parts[1] counts 300 (weighted), over x');
+    const both = await t.run(['artifacts', 'variant', artifactId, 'x', '--part', 'a', '--text', 'b']);
+    expectExit(both, 2);
+    const added = await t.run(['artifacts', 'variant', artifactId, 'linkedin']);
+    expectExit(added, 0);
+    expect(added.stdout).toMatch(/^── linkedin: one post, \d+\/3000 utf16_code_units, drafted, export only$/m);
+  });
+
+  it('drafts with --target and shows one variant per target', async () => {
+    const { postIds } = await t.pipelineWithPosts(1);
+    const drafted = await t.run(['posts', 'draft', postIds[0]!, '--target', 'x', 'threads', '--wait', '--json']);
+    expectExit(drafted, 0);
+    const { artifact_id } = json<{ artifact_id: string }>(drafted);
+    const a = json<{ variants: Array<{ platform: string; origin: string }> }>(await t.run(['artifacts', 'get', artifact_id, '--json']));
+    expect(a.variants.map((v) => [v.platform, v.origin])).toEqual([['threads', 'drafted'], ['x', 'drafted']]);
+    expectExit(await t.run(['posts', 'draft', postIds[0]!, '--target', 'myspace']), 2);
+  });
+});
