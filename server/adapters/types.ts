@@ -53,7 +53,7 @@ export interface FetchedPost {
   /** The post's attachments, in the order the author gave them (absent: none known). */
   media?: MediaRef[];
   /** Who could read it (absent: public). Publishing a draft of a non-public post needs confirming. */
-  visibility?: 'public' | 'unlisted' | 'followers';
+  visibility?: 'public' | 'unlisted' | 'followers' | 'connections';
 }
 
 export interface Published {
