@@ -71,7 +71,9 @@ function statusesOf(g: Generated, n: number): FakeStatus[] {
 beforeAll(async () => {
   // Long statuses (a filler of ~700 bytes each), so that every platform needs a thread.
   mastodon = await startMastodonFake({ statuses: statusesOf(mastodonArchive({ posts: 60, seed: 7, filler: 700 }), 40) });
-  bluesky = await startBlueskyFake({ posts: [{ rkey: '3kaaa', text: 'Hello from Bluesky 🦋', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0 }] });
+  // The long posts of an X archive (note-tweet.js), with their links, as Bluesky posts.
+  const long = [...xArchive({ posts: 200, seed: 5 }).publicPosts.values()].filter((p) => p.text.length > 400).slice(0, 8);
+  bluesky = await startBlueskyFake({ posts: long.map((p, i) => ({ rkey: `3kaa${i}`, text: `${p.text} @lin.bsky.social #release https://blog.example.org/notes/${i}?utm_source=bsky`, createdAt: p.publishedAt, likeCount: i, repostCount: 0, replyCount: 0, quoteCount: 0 })) });
   s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake), ...bluesky.env, JOB_POLL_MS: '50', JOB_RETRY_BASE_MS: '300' } });
 }, 120_000);
 
@@ -81,6 +83,8 @@ afterAll(async () => {
       const sorted = [...list].sort((a, b) => a - b);
       console.log(`${label}: n=${list.length} median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)}ms max=${sorted[sorted.length - 1]!.toFixed(1)}ms`);
     }
+    const threads = state.artifacts.flatMap((a) => a.variants.filter((v) => v.is_thread).map((v) => v.platform));
+    console.log(`variants: ${state.artifacts.length * TARGETS.length}, threads: ${TARGETS.map((t) => `${t} ${threads.filter((p) => p === t).length}`).join(', ')}`);
     console.log(`rss=${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB heap=${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MiB`);
   }
   await s?.stop();
@@ -273,6 +277,33 @@ describe('a realistic archive, from upload to publishing', () => {
     expect(attached.map((x) => x.description)).toEqual(['Ada at the launch, 🎂 in hand — 東京']);
     expect(attached[0]!.bytes.includes(Buffer.from('GPS'))).toBe(false);
   });
+
+  it('a long Bluesky post drafted and published as a thread: each record once, each a reply to the one before under the root', async () => {
+    await connect(s, { platform: 'bluesky', handle: bluesky.state.handle, auth_material: bluesky.state.appPassword });
+    const { pipeline_id } = await ingest(s, bluesky.state.handle);
+    const source = (await allPosts(pipeline_id)).sort((a, b) => b.text.length - a.text.length)[0]!;
+    const a = await draft(source.id, { targets: ['bluesky'] });
+    checkVariant(variantOf(a, 'bluesky'), a.id);
+    // The whole post as the agent's text for Bluesky, split by the service.
+    const variant = await unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'bluesky' } }, body: { text: source.text } }));
+    checkVariant(variant, `${a.id} (its source's text)`);
+    expect(variant.is_thread).toBe(true);
+    const accepted = await unwrap(publishRequest(s, a.id, {}));
+    const run = await waitForRun(s.running.deps, (accepted as Schemas['PublishAccepted']).run.run_id, { timeoutMs: 30_000 });
+    expect(run.status, `${run.errorCode}: ${run.errorMessage}`).toBe('succeeded');
+    const published = await getArtifact(s, a.id);
+    expect(published.published_parts).toHaveLength(variant.parts.length);
+    const rkeys = published.published_parts.map((p) => p.url!.split('/').pop()!);
+    const records = rkeys.map((k) => bluesky.state.records.get(k)!);
+    expect(records.map((r) => r.text)).toEqual(variant.parts.map((p) => p.text));
+    const uri = (k: string) => `at://${bluesky.state.did}/app.bsky.feed.post/${k}`;
+    for (let i = 1; i < records.length; i++) {
+      expect(records[i]!.reply?.root.uri).toBe(uri(rkeys[0]!));
+      expect(records[i]!.reply?.parent.uri).toBe(uri(rkeys[i - 1]!));
+    }
+    const creates = bluesky.fake.requests.filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord').map((r) => (JSON.parse(r.body.toString()) as { rkey: string }).rkey);
+    for (const k of rkeys) expect(creates.filter((c) => c === k)).toHaveLength(1);
+  }, 60_000);
 
   it('non-public sources are never publishable without confirm_non_public, also through a re-draft and a brief', async () => {
     const priv = state.mPosts!.find((p) => p.visibility === 'followers')!;
