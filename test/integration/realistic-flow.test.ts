@@ -193,6 +193,17 @@ describe('a realistic archive, from upload to publishing', () => {
     const byExternal = new Map(state.xPosts!.map((p) => [p.url?.split('/').pop(), p]));
     for (const [id, want] of x.publicPosts) expect(byExternal.get(id)?.text, id).toBe(want.text);
     expect(state.mPosts!.filter((p) => p.visibility === 'followers')).toHaveLength(m.nonPublicPosts.size);
+    const mExpected = new Map([...m.publicPosts.values(), ...m.nonPublicPosts.values()].map((p) => [p.externalId.split('/').pop(), p]));
+    for (const p of state.mPosts!) {
+      const want = mExpected.get(p.url!.split('/').pop())!;
+      expect(p.text, p.url!).toBe(want.text);
+      expect(p.visibility, p.url!).toBe(want.visibility);
+      expect(p.media.map(({ type, alt_text, archive_path }) => ({ type, alt_text, archive_path })), p.url!).toEqual(want.media.map(({ type, alt_text, archive_path }) => ({ type, alt_text, archive_path })));
+    }
+    for (const p of state.xPosts!) {
+      const want = x.publicPosts.get(p.url!.split('/').pop()!)!;
+      expect(p.media.map(({ alt_text, url }) => ({ alt_text, url })), p.url!).toEqual(want.media.map(({ alt_text, url }) => ({ alt_text, url })));
+    }
   }, 120_000);
 
   it('drafts dozens of posts for every platform; every variant keeps the text, within the limit, uncut', async () => {
@@ -204,7 +215,18 @@ describe('a realistic archive, from upload to publishing', () => {
       expect(a.state, a.id).toBe('review');
       expect(a.variants.map((v) => v.platform).sort()).toEqual([...TARGETS].sort());
       for (const v of a.variants) checkVariant(v, `${a.id} (post ${p.id})`);
+      // The draft carries its source's media, in order, with their alt text.
+      expect(a.media?.map((x) => [x.source_post_id, x.alt_text, x.url, x.archive_path]), a.id).toEqual(p.media.map((x) => [p.id, x.alt_text, x.url, x.archive_path]));
       state.artifacts.push(a);
+    }
+    // The built-in writer shortens; the sources' own long texts, sent as the agent's text, make threads everywhere.
+    const long = [...xs.slice(0, 3), ...[...state.mPosts!].sort((a, b) => b.text.length - a.text.length).slice(0, 3)];
+    for (const [i, p] of long.entries()) {
+      const a = state.artifacts[i]!;
+      for (const platform of TARGETS) {
+        const v = await timed('PUT /artifacts/{id}/variants/{platform}', () => unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform } }, body: { text: `${p.text}\n\n${p.text}`, numbered: i % 2 === 0 } })));
+        checkVariant(v, `${a.id} (text of ${p.id})`);
+      }
     }
   }, 120_000);
 
@@ -311,6 +333,10 @@ describe('a realistic archive, from upload to publishing', () => {
     const a = await draft(priv.id, { targets: ['mastodon'] });
     expect(a.source_visibility).toBe('followers');
     const brief = await draft(pub.id, { additional_post_ids: [priv.id] });
+    expect(brief.source_visibility).toBe('followers');
+    // A post of another pipeline is not a source of a brief.
+    const foreign = await s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: state.xPosts![0]!.id } }, body: { additional_post_ids: [priv.id], idempotency_key: newIdempotencyKey() } });
+    expect(foreign.response.status).toBe(422);
     const child = await draft(priv.id, { parent_artifact_id: a.id });
     for (const art of [a, brief, child]) {
       const refused = await publishRequest(s, art.id, {});
@@ -318,6 +344,14 @@ describe('a realistic archive, from upload to publishing', () => {
       expect((await getArtifact(s, art.id)).state).toBe('review');
     }
   }, 60_000);
+
+  it('importing the same export again (a new key) adds nothing and keeps every post once', async () => {
+    await uploadArchive((await writeZip(x.files))!, 'real-x');
+    await ingest(s, 'real-x');
+    const again = await allPosts(state.xPipeline!);
+    expect(again.length).toBe(x.publicPosts.size);
+    expect(new Set(again.map((p) => p.url)).size).toBe(again.length);
+  }, 120_000);
 
   it('inbox and diagnose answer for the big pipelines, quickly', async () => {
     for (const id of [state.xPipeline!, state.mPipeline!]) {
