@@ -75,6 +75,15 @@ describe('posts', () => {
     expectExit(page, 0);
     expect(page.stdout.match(/post_[0-9a-f]{16}/g)).toHaveLength(3);
     expect(page.stderr).toMatch(/--cursor \S+/);
+    // piped: one tab-separated line a post, id first, the whole text last, no header
+    const rows = page.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    expect(rows).toHaveLength(3);
+    for (const r of rows) expect(r).toEqual([expect.stringMatching(/^post_[0-9a-f]{16}$/), ...Array<unknown>(7).fill(expect.any(String)), expect.stringMatching(/\S/)]);
+
+    // --json FIELDS on a list: an array of those fields of each post
+    const picked = json<Array<Record<string, unknown>>>(await run(['posts', 'list', pipelineId, '--limit', '3', '--json', 'id,has_artifact']));
+    expect(picked).toHaveLength(3);
+    for (const p of picked) expect(Object.keys(p)).toEqual(['id', 'has_artifact']);
 
     expectExit(all, 0);
     const body = json<{ data: Array<{ id: string }>; next_cursor: null }>(all);
