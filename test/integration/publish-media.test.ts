@@ -7,37 +7,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
 import { tidFor } from '../../server/adapters/bluesky.js';
-import { outboundEnvFor } from '../support/https-fake.js';
 import { noise, photoWithGps, upload } from '../support/images.js';
-import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, listAllPosts, V1 } from '../support/pipelines.js';
-import { publishAndWait, publishRequest } from '../support/publish.js';
+import { V1 } from '../support/pipelines.js';
+import { publishAndWait, publishRequest, publishingWorld } from '../support/publish.js';
 import { findRows } from '../support/rows.js';
-import { seedArtifact, workspaceOf } from '../support/seed.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { seedArtifact } from '../support/seed.js';
 
-let s: TestServer;
-let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
-let bluesky: Awaited<ReturnType<typeof startBlueskyFake>>;
-let workspaceId: string;
-const pipelines: Record<'mastodon' | 'bluesky', { id: string; postId: string }> = {} as never;
+type World = Awaited<ReturnType<typeof publishingWorld>>;
 
+let w: World;
 beforeAll(async () => {
-  mastodon = await startMastodonFake({ statuses: [mastodonStatus(1)] });
-  bluesky = await startBlueskyFake({ posts: [{ rkey: '3kaaa', text: 'A post', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0 }] });
-  s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake), ...bluesky.env, JOB_POLL_MS: '50', JOB_RETRY_BASE_MS: '300' } });
-  workspaceId = await workspaceOf(s.running.deps, s.token);
-  await connect(s, { platform: 'mastodon', handle: mastodon.handle, auth_material: mastodon.state.token });
-  await connect(s, { platform: 'bluesky', handle: bluesky.state.handle, auth_material: bluesky.state.appPassword });
-  for (const [platform, handle] of [['mastodon', mastodon.handle], ['bluesky', bluesky.state.handle]] as const) {
-    const { pipeline_id } = await ingest(s, handle);
-    pipelines[platform] = { id: pipeline_id, postId: (await listAllPosts(s, pipeline_id))[0].id };
-  }
+  w = await publishingWorld();
 });
-
 afterAll(async () => {
-  await s?.stop();
-  for (const f of [mastodon?.fake, bluesky?.fake]) await f?.close();
+  await w?.stop();
 });
 
 const ALT = [
@@ -51,16 +34,16 @@ const ALT = [
 
 /** A ready artifact on `platform` whose variant is `parts`, carrying `images` uploads with `alts` (null: none). */
 async function artifactWithImages(platform: 'mastodon' | 'bluesky', parts: string[], images: Buffer[], alts: Array<string | null>) {
-  const pl = pipelines[platform];
-  const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pl.id, postId: pl.postId, state: 'ready', text: parts.join('\n\n') });
-  await unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform } }, body: { parts } }));
+  const pl = w.pipelines[platform];
+  const a = await seedArtifact(w.s.running.deps, { workspaceId: w.workspaceId, pipelineId: pl.id, postId: pl.postId, state: 'ready', text: parts.join('\n\n') });
+  await unwrap(w.s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform } }, body: { parts } }));
   const ids: string[] = [];
   for (const bytes of images) {
-    const up = await upload(s, bytes);
+    const up = await upload(w.s, bytes);
     expect(up.status).toBe(201);
     ids.push(up.json.id as string);
   }
-  const set = await unwrap(s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id: a.id } }, body: { media: ids.map((id, i) => ({ id, alt_text: alts[i] ?? null })) } }));
+  const set = await unwrap(w.s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id: a.id } }, body: { media: ids.map((id, i) => ({ id, alt_text: alts[i] ?? null })) } }));
   expect(set.media?.map((m) => m.id)).toEqual(ids);
   return { a, ids };
 }
@@ -72,29 +55,29 @@ describe('mastodon', () => {
     const parts = ['Importer v2.3 in pictures (mm1) 🧵 1/2', 'And the people behind it, 東京 and תל אביב (mm1) mm1-PART2 2/2'];
     const images = await Promise.all(ALT.map((_, i) => photoWithGps(40 + i, 20)));
     const { a, ids } = await artifactWithImages('mastodon', parts, images, ALT);
-    const uploadsBefore = wire(mastodon.fake, 'POST', '/api/v2/media');
-    const verifiesBefore = wire(mastodon.fake, 'GET', '/api/v1/accounts/verify_credentials');
+    const uploadsBefore = wire(w.mastodon.fake, 'POST', '/api/v2/media');
+    const verifiesBefore = wire(w.mastodon.fake, 'GET', '/api/v1/accounts/verify_credentials');
     // Part 2's post is refused after its images were uploaded: as a crash between upload and post.
-    mastodon.state.refuseText = 'mm1-PART2';
-    mastodon.state.refuseStatus = 422;
-    const failed = await publishAndWait(s, a.id);
+    w.mastodon.state.refuseText = 'mm1-PART2';
+    w.mastodon.state.refuseStatus = 422;
+    const failed = await publishAndWait(w.s, a.id);
     expect(failed.artifact.state).toBe('publish_failed');
-    expect(wire(mastodon.fake, 'POST', '/api/v2/media') - uploadsBefore).toBe(6);
+    expect(wire(w.mastodon.fake, 'POST', '/api/v2/media') - uploadsBefore).toBe(6);
     // verify_credentials once for the run, not once per part and per upload.
-    expect(wire(mastodon.fake, 'GET', '/api/v1/accounts/verify_credentials') - verifiesBefore).toBe(1);
-    const recorded = await findRows(s.running.deps.db, 'PublishedPartMedia', { artifactId: a.id });
+    expect(wire(w.mastodon.fake, 'GET', '/api/v1/accounts/verify_credentials') - verifiesBefore).toBe(1);
+    const recorded = await findRows(w.s.running.deps.db, 'PublishedPartMedia', { artifactId: a.id });
     expect(recorded.map((r) => [r.position, JSON.parse(r.uploaded).media_ids])).toEqual([[0, ids.slice(0, 4)], [1, ids.slice(4)]]);
 
-    mastodon.state.refuseText = null;
-    const resumed = await publishAndWait(s, a.id);
+    w.mastodon.state.refuseText = null;
+    const resumed = await publishAndWait(w.s, a.id);
     expect(resumed.artifact.state).toBe('published');
     // Nothing uploaded again: part 2 attaches the images its failed attempt uploaded.
-    expect(wire(mastodon.fake, 'POST', '/api/v2/media') - uploadsBefore).toBe(6);
-    const posted = mastodon.state.posted.filter((p) => parts.includes(p.text));
+    expect(wire(w.mastodon.fake, 'POST', '/api/v2/media') - uploadsBefore).toBe(6);
+    const posted = w.mastodon.state.posted.filter((p) => parts.includes(p.text));
     expect(posted.map((p) => p.text)).toEqual(parts);
     expect(posted.map((p) => p.mediaIds?.length)).toEqual([4, 2]);
     // The alt text the instance keeps for each attachment, in order across the thread.
-    const descriptions = posted.flatMap((p) => p.mediaIds!.map((m) => mastodon.state.media.get(m)!.description));
+    const descriptions = posted.flatMap((p) => p.mediaIds!.map((m) => w.mastodon.state.media.get(m)!.description));
     expect(descriptions).toEqual(ALT.map((t) => t.normalize('NFC')));
     expect(posted[1].inReplyToId).toBe(posted[0].id);
   });
@@ -102,25 +85,25 @@ describe('mastodon', () => {
   it('an image without alt text is 409 naming it; allow_missing_alt_text: true publishes it without a description', async () => {
     const parts = ['One picture, no words (mm2)'];
     const { a, ids } = await artifactWithImages('mastodon', parts, [await photoWithGps()], [null]);
-    const refused = await publishRequest(s, a.id);
+    const refused = await publishRequest(w.s, a.id);
     expect(refused.response.status).toBe(409);
     expect(refused.error?.error.message).toContain(`media item 1 (${ids[0]}) has no alt text`);
     expect(refused.error?.error.suggested_action).toBe('set_alt_text');
-    expect(await findRows(s.running.deps.db, 'Run', { kind: 'publish', input: JSON.stringify({ artifact_id: a.id }) })).toHaveLength(0);
-    const done = await publishAndWait(s, a.id, { allow_missing_alt_text: true });
+    expect(await findRows(w.s.running.deps.db, 'Run', { kind: 'publish', input: JSON.stringify({ artifact_id: a.id }) })).toHaveLength(0);
+    const done = await publishAndWait(w.s, a.id, { allow_missing_alt_text: true });
     expect(done.artifact.state).toBe('published');
-    const posted = mastodon.state.posted.find((p) => p.text === parts[0])!;
-    expect(mastodon.state.media.get(posted.mediaIds![0]!)!.description).toBeNull();
+    const posted = w.mastodon.state.posted.find((p) => p.text === parts[0])!;
+    expect(w.mastodon.state.media.get(posted.mediaIds![0]!)!.description).toBeNull();
   });
 
   it('more images than the thread has room for (4 per part) is 409 before anything is queued', async () => {
     const images = await Promise.all(Array.from({ length: 5 }, (_, i) => photoWithGps(30 + i, 20)));
     const { a } = await artifactWithImages('mastodon', ['Five pictures, one post (mm3)'], images, ALT);
-    const uploadsBefore = wire(mastodon.fake, 'POST', '/api/v2/media');
-    const refused = await publishRequest(s, a.id);
+    const uploadsBefore = wire(w.mastodon.fake, 'POST', '/api/v2/media');
+    const refused = await publishRequest(w.s, a.id);
     expect(refused.response.status).toBe(409);
     expect(refused.error?.error.message).toMatch(/has 5 images; mastodon takes 4 per post, so its thread of 1 part has room for 4/);
-    expect(wire(mastodon.fake, 'POST', '/api/v2/media')).toBe(uploadsBefore);
+    expect(wire(w.mastodon.fake, 'POST', '/api/v2/media')).toBe(uploadsBefore);
   });
 });
 
@@ -130,22 +113,22 @@ describe('bluesky', () => {
     const images = [...(await Promise.all(ALT.slice(0, 4).map((_, i) => photoWithGps(40 + i, 30)))), await noise(2400, 1600)];
     expect(images[4]!.length).toBeGreaterThan(1_000_000);
     const { a } = await artifactWithImages('bluesky', parts, images, ALT.slice(0, 5));
-    const blobsBefore = wire(bluesky.fake, 'POST', '/xrpc/com.atproto.repo.uploadBlob');
-    const sessionsBefore = wire(bluesky.fake, 'POST', '/xrpc/com.atproto.server.createSession');
-    bluesky.state.refuseText = 'bm1-PART2';
-    const failed = await publishAndWait(s, a.id);
+    const blobsBefore = wire(w.bluesky.fake, 'POST', '/xrpc/com.atproto.repo.uploadBlob');
+    const sessionsBefore = wire(w.bluesky.fake, 'POST', '/xrpc/com.atproto.server.createSession');
+    w.bluesky.state.refuseText = 'bm1-PART2';
+    const failed = await publishAndWait(w.s, a.id);
     expect(failed.artifact.state).toBe('publish_failed');
-    expect(wire(bluesky.fake, 'POST', '/xrpc/com.atproto.repo.uploadBlob') - blobsBefore).toBe(5);
-    expect(wire(bluesky.fake, 'POST', '/xrpc/com.atproto.server.createSession') - sessionsBefore).toBe(1);
+    expect(wire(w.bluesky.fake, 'POST', '/xrpc/com.atproto.repo.uploadBlob') - blobsBefore).toBe(5);
+    expect(wire(w.bluesky.fake, 'POST', '/xrpc/com.atproto.server.createSession') - sessionsBefore).toBe(1);
 
-    bluesky.state.refuseText = null;
-    const createsBefore = bluesky.state.createCalls;
-    const resumed = await publishAndWait(s, a.id);
+    w.bluesky.state.refuseText = null;
+    const createsBefore = w.bluesky.state.createCalls;
+    const resumed = await publishAndWait(w.s, a.id);
     expect(resumed.artifact.state).toBe('published');
-    expect(wire(bluesky.fake, 'POST', '/xrpc/com.atproto.repo.uploadBlob') - blobsBefore).toBe(5);
-    expect(bluesky.state.createCalls - createsBefore).toBe(1);
+    expect(wire(w.bluesky.fake, 'POST', '/xrpc/com.atproto.repo.uploadBlob') - blobsBefore).toBe(5);
+    expect(w.bluesky.state.createCalls - createsBefore).toBe(1);
     const key = { id: a.id, createdAt: new Date(a.createdAt) };
-    const records = [0, 1].map((position) => bluesky.state.records.get(tidFor({ ...key, position }))!);
+    const records = [0, 1].map((position) => w.bluesky.state.records.get(tidFor({ ...key, position }))!);
     expect(records.map((r) => r.text)).toEqual(parts);
     type Embed = { images: Array<{ alt: string; image: { ref: { $link: string }; size: number; mimeType: string }; aspectRatio: { width: number; height: number } }> };
     const embeds = records.map((r) => r.embed as Embed);
@@ -154,7 +137,7 @@ describe('bluesky', () => {
     // The big one was scaled into 2000×2000 and re-encoded under the lexicon's 1,000,000 bytes.
     const big = embeds[1]!.images[0]!;
     expect(big.image.size).toBeLessThanOrEqual(1_000_000);
-    expect(bluesky.state.blobs.get(big.image.ref.$link)!.size).toBe(big.image.size);
+    expect(w.bluesky.state.blobs.get(big.image.ref.$link)!.size).toBe(big.image.size);
     expect(Math.max(big.aspectRatio.width, big.aspectRatio.height)).toBeLessThanOrEqual(2000);
     expect(big.aspectRatio.width / big.aspectRatio.height).toBeCloseTo(1.5, 1);
   });
@@ -162,11 +145,11 @@ describe('bluesky', () => {
   it('a part of 300 graphemes or fewer is accepted whatever its code points (emoji ZWJ sequences, combining marks)', async () => {
     const text = `Family day (bm2) ${'👨‍👩‍👧‍👦'.repeat(100)} e\u0301clair`;
     expect([...text].length).toBeGreaterThan(300);
-    const pl = pipelines.bluesky;
-    const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pl.id, postId: pl.postId, state: 'ready', text });
-    await unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'bluesky' } }, body: { parts: [text] } }));
-    const done = await publishAndWait(s, a.id);
+    const pl = w.pipelines.bluesky;
+    const a = await seedArtifact(w.s.running.deps, { workspaceId: w.workspaceId, pipelineId: pl.id, postId: pl.postId, state: 'ready', text });
+    await unwrap(w.s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'bluesky' } }, body: { parts: [text] } }));
+    const done = await publishAndWait(w.s, a.id);
     expect(done.artifact.state).toBe('published');
-    expect([...bluesky.state.records.values()].some((r) => r.text === text)).toBe(true);
+    expect([...w.bluesky.state.records.values()].some((r) => r.text === text)).toBe(true);
   });
 });
