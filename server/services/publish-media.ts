@@ -54,6 +54,9 @@ export function refuseMedia(items: ArtifactMediaItem[], platform: MediaPlatform,
   return null;
 }
 
+/** What to do about an item the run cannot use: the media of a publishing artifact no longer change. */
+const REDRAFT = 'To publish without it, re-draft the artifact (POST /posts/{id}/draft with parent_artifact_id) and drop it from the new version with PUT /artifacts/{id}/media.';
+
 /** One item's bytes, fitted to the platform; a failure names the item (a retryable one stays retryable). */
 async function imageFor(deps: ServiceDeps, workspaceId: string, platform: MediaPlatform, items: ArtifactMediaItem[], item: ArtifactMediaItem): Promise<ImageToUpload> {
   const name = named(items, item.id);
@@ -65,12 +68,12 @@ async function imageFor(deps: ServiceDeps, workspaceId: string, platform: MediaP
     if (err instanceof AppError) throw new JobError('media_unavailable', `The bytes of ${name} could not be read: ${err.message}`);
     throw err;
   }
-  if (!found) throw new JobError('media_unavailable', `The bytes of ${name} are nowhere to be read (its upload is gone, or it has neither an archive entry nor an address). Drop it with PUT /artifacts/{id}/media.`);
+  if (!found) throw new JobError('media_unavailable', `The bytes of ${name} are nowhere to be read (its upload is gone, or it has neither an archive entry nor an address). ${REDRAFT}`);
   try {
     const fitted = await fitForPlatform(found.bytes, platform);
     return { bytes: fitted.bytes, contentType: CONTENT_TYPES[fitted.format], altText: item.alt_text, width: fitted.width, height: fitted.height };
   } catch (err) {
-    if (err instanceof ImageError) throw new JobError('media_unfit', `${name} cannot be made to fit ${platform}: it ${err.message}. Drop or replace it with PUT /artifacts/{id}/media.`);
+    if (err instanceof ImageError) throw new JobError('media_unfit', `${name} cannot be made to fit ${platform}: it ${err.message}. ${REDRAFT}`);
     throw err;
   }
 }

@@ -10,7 +10,7 @@ import { tidFor } from '../../server/adapters/bluesky.js';
 import { noise, photoWithGps, upload } from '../support/images.js';
 import { V1 } from '../support/pipelines.js';
 import { publishAndWait, publishRequest, publishingWorld } from '../support/publish.js';
-import { findRows } from '../support/rows.js';
+import { deleteRows, findRows } from '../support/rows.js';
 import { seedArtifact } from '../support/seed.js';
 
 type World = Awaited<ReturnType<typeof publishingWorld>>;
@@ -94,6 +94,18 @@ describe('mastodon', () => {
     expect(done.artifact.state).toBe('published');
     const posted = w.mastodon.state.posted.find((p) => p.text === parts[0])!;
     expect(w.mastodon.state.media.get(posted.mediaIds![0]!)!.description).toBeNull();
+  });
+
+  it('an image whose bytes are gone fails the run before its part is posted, naming the item (media_unavailable)', async () => {
+    const parts = ['A picture that went missing (mm4)'];
+    const { a, ids } = await artifactWithImages('mastodon', parts, [await photoWithGps()], [ALT[0]!]);
+    // As if the upload's row were lost between the request and the run.
+    expect(await deleteRows(w.s.running.deps.db, 'MediaUpload', { id: ids[0]! })).toBe(1);
+    const failed = await publishAndWait(w.s, a.id);
+    expect(failed.run?.status).toBe('failed');
+    expect(failed.run?.errorCode).toBe('media_unavailable');
+    expect(failed.artifact.publish_error?.message).toContain(`The bytes of media item 1 (${ids[0]}) are nowhere to be read`);
+    expect(w.mastodon.state.posted.some((p) => p.text === parts[0])).toBe(false);
   });
 
   it('more images than the thread has room for (4 per part) is 409 before anything is queued', async () => {
