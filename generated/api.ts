@@ -274,11 +274,26 @@ export interface paths {
          *     becomes `publish_failed` with `publish_error`, the run fails with a message naming the parts
          *     already live and their URLs, and publishing again continues from the first missing part.
          *
+         *     **Images.** The artifact's `media` (images and GIFs, in their order) are uploaded with their
+         *     alt text (Mastodon's `description`, Bluesky's `alt`) and attached to the thread: the first
+         *     part carries up to the platform's limit per post (4 on Mastodon and Bluesky), the next images
+         *     go to the following parts in order, 4 per part. An image larger or wider than the platform
+         *     takes, or in a format it does not take, is scaled and re-encoded to fit first (Bluesky: at
+         *     most 1,000,000 bytes and 2000×2000, JPEG, PNG or WebP; Mastodon: at most 16 MiB and
+         *     33,177,600 pixels). Refused with `409 state_conflict` naming the media item, before anything
+         *     is queued: an item that is not an image (a video, an audio file), an image without alt text
+         *     (unless `allow_missing_alt_text: true`), alt text longer than the platform takes, and more
+         *     images than the thread has room for (4 per part). An image whose bytes cannot be read when
+         *     the run posts (an upstream address gone, an image that cannot be fitted) fails the run
+         *     (`media_unavailable` / `media_unfit`) before the part that carries it is posted.
+         *
          *     **Exactly once.** One publish run owns the artifact at a time (`publishing` refuses another
          *     publish with `409`). Each part carries a fixed upstream key (Mastodon's `Idempotency-Key`
          *     per part, a fixed Bluesky record key per part), and a part recorded in `published_parts` is
          *     never posted again: a run retried after an interruption, on this instance or another, is
-         *     recognised by the platform instead of posting twice.
+         *     recognised by the platform instead of posting twice. A part's images are recorded as soon as
+         *     the platform has them, before the part is posted: a run retried after a crash between the
+         *     upload and the post attaches the images already uploaded instead of uploading them again.
          *
          *     **Failures.** No connected account for the pipeline's handle: `424 credential_missing` with
          *     `suggested_action: connect_account` and `platform`; the account's last probe failed: `424
@@ -286,8 +301,10 @@ export interface paths {
          *     while the run posts, or the account is gone or dead when a schedule comes due, the run fails
          *     (`credential_dead` / `credential_missing`), the account is marked dead, the artifact is
          *     `publish_failed`, `artifact.publish_failed` is emitted, and the inbox and diagnose show it.
-         *     A text a platform cannot take (over Bluesky's 300 characters per post): `409
-         *     state_conflict` before anything is queued. The platform unreachable or failing (timeouts,
+         *     A part a platform cannot take as one post (over Mastodon's 500 characters, counted as
+         *     Mastodon counts them: every URL 23; over Bluesky's 300 graphemes or 3,000 bytes of UTF-8;
+         *     see each variant's `counting`): `409 state_conflict` naming the part, before anything is
+         *     queued. The platform unreachable or failing (timeouts,
          *     429, 5xx): the run retries with backoff (up to 5 attempts) and fails after that.
          */
         post: operations["publishArtifact"];
@@ -1695,6 +1712,8 @@ export interface components {
             time_zone?: string;
             /** @description Which of the two instants an ambiguous `local_time` means (clocks going back repeat an hour), e.g. `+02:00` for the first 02:30 of 2026-10-25 in `Europe/Paris`, `+01:00` for the second. Must be an offset the zone has at that local time. */
             utc_offset?: string;
+            /** @description Default `false`. Publish although some of the artifact's images have no alt text (the artifact's `media_issues` lists them). Without it such a publish is `409 state_conflict` naming the first item without alt text, so that no image goes out that people using a screen reader cannot know; set the alt text with `PUT /artifacts/{id}/media` instead whenever you can. */
+            allow_missing_alt_text?: boolean;
         };
         /**
          * @description The publish was accepted and its `publish` run queued: now (the artifact is `publishing`) or at

@@ -3,13 +3,12 @@
 // https://bsky.social), which also proxies the app.bsky.* reads to the AppView.
 import { createHash } from 'node:crypto';
 import { AdapterError as Err, type AdapterContext, type Credentials, type BlueskyImagesEmbed, type FetchedPost, type ImageToUpload, type MediaRef, type PlatformAdapter, type Published } from './types.js';
-import { jsonBody, send, sendJson } from './http.js';
+import { jsonBody, memoized, send, sendJson } from './http.js';
+import { postProblem } from '../services/platform-text.js';
 import { count, dateOf, httpUrl, tidy } from './text.js';
 
 const HANDLE = /^@?((?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62})$/i;
 const PAGE = 100;
-/** Bluesky's limit is 300 graphemes; we count code points, which is never fewer. */
-export const BLUESKY_MAX_CHARS = 300;
 
 interface Session {
   accessJwt: string;
@@ -94,6 +93,9 @@ async function createSession(ctx: AdapterContext, handle: string, creds: Credent
   return { accessJwt: s.accessJwt, did: s.did, handle: s.handle ?? handleOf(handle) };
 }
 
+/** One session per publish run (ctx.memo): a thread's parts and its uploads share it. */
+const sessionOnce = (ctx: AdapterContext, handle: string, creds: Credentials) => memoized(ctx, `bluesky:session:${handle}:${creds.secret}`, () => createSession(ctx, handle, creds));
+
 function toPost(item: FeedItem, did: string, handle: string): FetchedPost | null {
   const p = item.post;
   // Reposts (a `reason`) and other authors' posts are not the handle's own writing.
@@ -141,9 +143,10 @@ function recordRef(res: { json<T>(): T }): { uri: string; cid: string | null } |
   }
 }
 
+/** Bluesky's rules as the variants count them (services/platform-text.ts): 300 graphemes, 3,000 bytes of UTF-8. */
 const tooLong = (text: string) => {
-  const n = [...text].length;
-  return n > BLUESKY_MAX_CHARS ? `bluesky posts hold at most ${BLUESKY_MAX_CHARS} characters; this text has ${n}` : null;
+  const why = postProblem('bluesky', text);
+  return why ? `the text ${why}` : null;
 };
 
 const strongRef = (p: Published) => ({ uri: p.externalId, cid: p.cid ?? '' });
@@ -213,11 +216,12 @@ export const blueskyAdapter: PlatformAdapter = {
     const { text } = part;
     const refused = tooLong(text);
     if (refused) throw new Err('invalid_input', refused, null, 'text');
-    const s = await createSession(ctx, handle, creds);
+    const s = await sessionOnce(ctx, handle, creds);
     const rkey = tidFor(part.key);
     // A thread's part answers its parent and names the thread's root (both as uri + cid).
     const reply = part.replyTo ? { reply: { root: strongRef(part.replyTo.root), parent: strongRef(part.replyTo.parent) } } : {};
-    const record = { $type: COLLECTION, text, createdAt: ctx.now.toISOString(), ...reply };
+    const embed = part.media && 'embed' in part.media ? { embed: part.media.embed } : {};
+    const record = { $type: COLLECTION, text, createdAt: ctx.now.toISOString(), ...reply, ...embed };
     try {
       const made = await sendJson<{ uri?: string; cid?: string }>(ctx, {
         url: xrpc(ctx, 'com.atproto.repo.createRecord'),
@@ -240,7 +244,7 @@ export const blueskyAdapter: PlatformAdapter = {
     }
   },
   async uploadImages(ctx, handle, creds, images) {
-    const s = await createSession(ctx, handle, creds);
+    const s = await sessionOnce(ctx, handle, creds);
     return { embed: await uploadBlueskyImages(ctx, s, images) };
   },
 };

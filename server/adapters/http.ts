@@ -65,3 +65,14 @@ export async function sendJson<T>(ctx: AdapterContext, call: UpstreamCall): Prom
 }
 
 export const jsonBody = (value: unknown) => ({ body: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
+
+/** `make()` once per `ctx.memo` (one publish run) and `key`; every call when there is no memo. A failure is not kept. */
+export function memoized<T>(ctx: AdapterContext, key: string, make: () => Promise<T>): Promise<T> {
+  if (!ctx.memo) return make();
+  const known = ctx.memo.get(key) as Promise<T> | undefined;
+  if (known) return known;
+  const made = make();
+  ctx.memo.set(key, made);
+  made.catch(() => ctx.memo?.delete(key));
+  return made;
+}

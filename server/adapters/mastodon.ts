@@ -1,7 +1,8 @@
 // Mastodon (and API-compatible servers). The handle is `@user@instance`; the credential is an
 // access token of that account (scopes read + write:statuses). The instance is reached at
 // https://<instance> through the outbound client.
-import { jsonBody, send, sendJson } from './http.js';
+import { jsonBody, memoized, send, sendJson } from './http.js';
+import { postProblem } from '../services/platform-text.js';
 import { count, dateOf, htmlToText, httpUrl } from './text.js';
 import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type ImageToUpload, type MediaRef, type MediaType, type PlatformAdapter } from './types.js';
 
@@ -100,6 +101,8 @@ async function verify(ctx: AdapterContext, handle: string, creds: Credentials) {
   return { me, base, user };
 }
 
+const verifiedOnce = (ctx: AdapterContext, handle: string, creds: Credentials) => memoized(ctx, `mastodon:verify:${handle}:${creds.secret}`, () => verify(ctx, handle, creds));
+
 /** A multipart/form-data body (the WHATWG FormData encoder of Node, through a Response). */
 export async function formData(fields: Record<string, string>, file: { name: string; type: string; bytes: Buffer }): Promise<{ body: Buffer; contentType: string }> {
   const form = new FormData();
@@ -181,15 +184,21 @@ export const mastodonAdapter: PlatformAdapter = {
     }
     return posts.slice(0, opts.max);
   },
+  refusesText: (text) => {
+    const why = postProblem('mastodon', text);
+    return why ? `the text ${why}` : null;
+  },
   async publish(ctx, handle, creds, part) {
-    const { base } = await verify(ctx, handle, creds);
+    // Once per publish run (ctx.memo), not before every part of a thread.
+    const { base } = await verifiedOnce(ctx, handle, creds);
+    const media = part.media && 'mediaIds' in part.media ? { media_ids: part.media.mediaIds } : {};
     const { key } = part;
     const status = await sendJson<Status>(ctx, {
       url: `${base}/api/v1/statuses`,
       method: 'POST',
       what: 'statuses',
       authenticated: true,
-      ...jsonBody({ status: part.text, visibility: 'public', ...(part.replyTo ? { in_reply_to_id: part.replyTo.parent.externalId } : {}) }),
+      ...jsonBody({ status: part.text, visibility: 'public', ...media, ...(part.replyTo ? { in_reply_to_id: part.replyTo.parent.externalId } : {}) }),
       // Mastodon keeps Idempotency-Key for an hour: a retried publish of this part returns the
       // status it already made instead of posting twice (one key per part of a thread).
       headers: { ...auth(creds), 'content-type': 'application/json', 'idempotency-key': key.position === 0 ? `cp-${key.id}` : `cp-${key.id}-${key.position}` },
@@ -198,7 +207,7 @@ export const mastodonAdapter: PlatformAdapter = {
     return { externalId: status.id, url: httpUrl(status.url) ?? httpUrl(status.uri), cid: null };
   },
   async uploadImages(ctx, handle, creds, images) {
-    const { base } = await verify(ctx, handle, creds);
+    const { base } = await verifiedOnce(ctx, handle, creds);
     return { mediaIds: await uploadMastodonImages(ctx, base, creds, images) };
   },
 };

@@ -13,6 +13,11 @@ export interface AdapterContext {
   /** The account's proxy, when it has one: every request of the adapter goes through it. */
   proxyUrl: string | null;
   now: Date;
+  /**
+   * Kept for the length of one publish run: what an adapter made once and may reuse for every part
+   * (Mastodon's verify_credentials, a Bluesky session). Absent: nothing is reused.
+   */
+  memo?: Map<string, Promise<unknown>>;
 }
 
 export interface Credentials {
@@ -74,6 +79,8 @@ export interface PublishPart {
   key: { id: string; createdAt: Date; position: number };
   /** The thread's first post and the post this one answers; null for a first (or only) post. */
   replyTo: { root: Published; parent: Published } | null;
+  /** The images this post shows, as `uploadImages` answered (null or absent: none). */
+  media?: UploadedImages | null;
 }
 
 /** An image to attach to a post: its bytes (already fitted to the platform, see services/media-limits.ts) and alt text. */

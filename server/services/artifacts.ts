@@ -16,6 +16,9 @@ import { requireAccount } from './accounts.js';
 import { recordEvent } from './events.js';
 import { listVariants, publishableParts } from './variants.js';
 import { publishTime } from './publish-time.js';
+import { mediaOf } from './media-items.js';
+import type { MediaPlatform } from './media-limits.js';
+import { refuseMedia } from './publish-media.js';
 
 type S = components['schemas'];
 export type PublishAccepted = S['PublishAccepted'];
@@ -49,7 +52,7 @@ function refusal(state: string, id: string): AppError {
 
 const PUBLIC_AUDIENCES = new Set(['public', 'unlisted']);
 
-export type PublishBody = Pick<S['PublishRequest'], 'confirm_non_public' | 'at' | 'local_time' | 'time_zone' | 'utc_offset'>;
+export type PublishBody = Pick<S['PublishRequest'], 'confirm_non_public' | 'allow_missing_alt_text' | 'at' | 'local_time' | 'time_zone' | 'utc_offset'>;
 
 /**
  * POST /artifacts/{id}/publish. On a platform that posts (mastodon, bluesky) the artifact moves to
@@ -81,10 +84,14 @@ export async function publishArtifact(
   if (adapter.publish) {
     // 424 now rather than a failed run later, when the account is missing or known dead.
     await requireAccount(deps, caller.workspaceId, platform, pipeline.handle);
-    for (const [i, text] of (await publishableParts(deps, a, platform)).entries()) {
+    const texts = await publishableParts(deps, a, platform);
+    for (const [i, text] of texts.entries()) {
       const why = adapter.refusesText?.(text);
       if (why) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${i + 1}): ${why}.`, fetchIt(id));
     }
+    // Its images: each an image with alt text the platform takes, and room for all in the thread.
+    const refused = refuseMedia(mediaOf(a), platform as MediaPlatform, texts.length, body.allow_missing_alt_text === true, fetchIt(id));
+    if (refused) throw refused;
   }
   const done = await parts.listParts(deps.db, id);
   const accepted = await transaction(deps.db, async (tx) => {

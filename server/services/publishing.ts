@@ -13,6 +13,8 @@ import type { PublishedPartRow } from '../store/published-parts.js';
 import { setRunProgress } from '../store/runs.js';
 import { adapterContext, markAccountDead, requireAccount } from './accounts.js';
 import { recordEvent } from './events.js';
+import { mediaOf } from './media-items.js';
+import { mediaByPart, uploadPartImages } from './publish-media.js';
 import { publishableParts } from './variants.js';
 import { upstreamJobError } from './upstream.js';
 
@@ -54,6 +56,12 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
   const account = await requireAccount(deps, a.workspaceId, platform, pipeline.handle);
   if (!account) throw new JobError('credential_missing', `${platform} can publish but has no account.`);
   const texts = await publishableParts(deps, a, platform);
+  // The images each part carries (the first part first, 4 per part); checked by the request.
+  const media = mediaOf(a).filter((m) => m.type === 'image' || m.type === 'gif');
+  const imagesOf = mediaByPart(media, platform as 'mastodon' | 'bluesky', texts.length);
+  // One context for the run: the adapter verifies the account (or opens its session) once.
+  const memo = new Map<string, Promise<unknown>>();
+  const actx = () => ({ ...adapterContext(deps, account.proxyUrl), memo });
   const done: Array<PublishedPartRow | undefined> = [];
   for (const p of await parts.listParts(deps.db, id)) done[p.position] = p;
   for (let i = 0; i < texts.length; i++) {
@@ -63,8 +71,11 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
     if (i > 0 && (!root || !parent)) throw new JobError('internal_error', `Part ${i + 1} has no recorded part before it.`);
     let posted: Published;
     try {
-      posted = await adapter.publish(adapterContext(deps, account.proxyUrl), account.account.handle, account.creds, {
+      // Uploaded and recorded before the post; a retry finds the record and uploads nothing again.
+      const uploaded = await uploadPartImages(deps, { adapter, ctx: actx(), handle: account.account.handle, creds: account.creds, platform: platform as 'mastodon' | 'bluesky', workspaceId: a.workspaceId, artifactId: id, position: i, items: imagesOf[i] ?? [], all: media });
+      posted = await adapter.publish(actx(), account.account.handle, account.creds, {
         text: texts[i],
+        media: uploaded,
         key: { id, createdAt: a.createdAt, position: i },
         replyTo: i > 0 ? { root: asPublished(root!), parent: asPublished(parent!) } : null,
       });

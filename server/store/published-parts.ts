@@ -74,3 +74,15 @@ export function listScheduled(db: Db, q: { workspaceId: string; pipelineId: stri
 export function listPublishFailed(db: Db, q: { workspaceId: string; pipelineId: string; limit: number }): Promise<ArtifactRow[]> {
   return db.selectFrom('Artifact').selectAll().where('workspaceId', '=', q.workspaceId).where('pipelineId', '=', q.pipelineId).where('state', '=', 'publish_failed').orderBy('updatedAt', 'desc').limit(q.limit).execute();
 }
+
+export type PublishedPartMediaRow = Row<'PublishedPartMedia'>;
+
+/** The images uploaded for one part, when they were (recorded before the part is posted). */
+export function findPartMedia(db: Db, artifactId: string, position: number): Promise<PublishedPartMediaRow | undefined> {
+  return db.selectFrom('PublishedPartMedia').selectAll().where('artifactId', '=', artifactId).where('position', '=', position).executeTakeFirst();
+}
+
+/** Records a part's uploaded images; a part already recorded keeps the first record (the one a retry reuses). */
+export async function recordPartMedia(db: Db, row: PublishedPartMediaRow): Promise<void> {
+  await db.insertInto('PublishedPartMedia').values(row).onConflict((oc) => oc.columns(['artifactId', 'position']).doNothing()).execute();
+}

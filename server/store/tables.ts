@@ -248,6 +248,15 @@ export type PublishedPart = {
     url: string | null;
     postedAt: Date;
 };
+export type PublishedPartMedia = {
+    artifactId: string;
+    position: number;
+    /**
+     * JSON: what the post must carry (Mastodon `{mediaIds}`, Bluesky `{embed}`) and the artifact media ids it shows.
+     */
+    uploaded: string;
+    uploadedAt: Date;
+};
 export type RateLimitWindow = {
     key: string;
     windowStart: number;
@@ -381,6 +390,7 @@ export type DB = {
     Pattern: Pattern;
     Pipeline: Pipeline;
     PublishedPart: PublishedPart;
+    PublishedPartMedia: PublishedPartMedia;
     RateLimitWindow: RateLimitWindow;
     Run: Run;
     Session: Session;

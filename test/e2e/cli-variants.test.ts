@@ -1,5 +1,9 @@
 // `cpa artifacts variant` and the thread preview of `cpa artifacts get`, through the real binary.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { photoWithGps } from '../support/images.js';
 import { cliServer, expectExit, json } from './support.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -34,6 +38,24 @@ describe('cpa artifacts variant / get', () => {
     expect(get.stdout).toMatch(/^\[2\/2\] 16\/280\n {2}日本語の二番目。$/m);
     const asJson = json<{ variants: Array<{ platform: string }> }>(await t.run(['artifacts', 'get', artifactId, '--json']));
     expect(asJson.variants.map((v) => v.platform)).toEqual(['bluesky', 'x']);
+  });
+
+  it('shows which images each part of a publishable thread carries (4 with part 1, the rest with part 2), and marks an image without alt text', async () => {
+    const { artifactId } = await t.artifact('review');
+    expectExit(await t.run(['artifacts', 'variant', artifactId, 'bluesky', '--part', 'Five pictures 📸 1/2', '--part', 'And the last one 2/2']), 0);
+    const dir = mkdtempSync(path.join(tmpdir(), 'cpa-images-'));
+    const files = await Promise.all([0, 1, 2, 3, 4].map(async (i) => {
+      const f = path.join(dir, `photo-${i}.jpg`);
+      writeFileSync(f, await photoWithGps(30 + i, 20));
+      return f;
+    }));
+    const alts = files.slice(0, 4).flatMap((f, i) => ['--alt', `${f}=Photo ${i + 1}: 東京 at night 🌃`]);
+    expectExit(await t.run(['artifacts', 'media', artifactId, ...files, ...alts]), 0);
+    const ids = json<{ media: Array<{ id: string }> }>(await t.run(['artifacts', 'get', artifactId, '--json'])).media.map((m) => m.id);
+    const get = await t.run(['artifacts', 'get', artifactId]);
+    expectExit(get, 0);
+    expect(get.stdout).toContain(`Five pictures 📸 1/2\n  + images: ${ids.slice(0, 4).join(', ')}\n`);
+    expect(get.stdout).toContain(`And the last one 2/2\n  + images: ${ids[4]} (NO ALT TEXT)`);
   });
 
   it('reports a part over the limit with the field, and refuses --text with --part', async () => {

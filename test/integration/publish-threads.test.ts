@@ -5,37 +5,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
 import { tidFor } from '../../server/adapters/bluesky.js';
-import { outboundEnvFor } from '../support/https-fake.js';
-import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, listAllPosts, V1 } from '../support/pipelines.js';
-import { asAccepted, getArtifact, publishRequest } from '../support/publish.js';
+import { V1 } from '../support/pipelines.js';
+import { asAccepted, getArtifact, publishRequest, publishingWorld } from '../support/publish.js';
 import { findRows, deleteRows } from '../support/rows.js';
 import { waitForRun } from '../support/runs.js';
-import { seedArtifact, workspaceOf } from '../support/seed.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { seedArtifact } from '../support/seed.js';
+import type { TestServer } from '../support/server.js';
+
+type World = Awaited<ReturnType<typeof publishingWorld>>;
 
 let s: TestServer;
-let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
-let bluesky: Awaited<ReturnType<typeof startBlueskyFake>>;
+let mastodon: World['mastodon'];
+let bluesky: World['bluesky'];
 let workspaceId: string;
-const pipelines: Record<'mastodon' | 'bluesky', { id: string; postId: string }> = {} as never;
+let pipelines: World['pipelines'];
+let world: World | undefined;
 
 beforeAll(async () => {
-  mastodon = await startMastodonFake({ statuses: [mastodonStatus(1)] });
-  bluesky = await startBlueskyFake({ posts: [{ rkey: '3kaaa', text: 'A post', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0 }] });
-  s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake), ...bluesky.env, JOB_POLL_MS: '50', JOB_RETRY_BASE_MS: '300' } });
-  workspaceId = await workspaceOf(s.running.deps, s.token);
-  await connect(s, { platform: 'mastodon', handle: mastodon.handle, auth_material: mastodon.state.token });
-  await connect(s, { platform: 'bluesky', handle: bluesky.state.handle, auth_material: bluesky.state.appPassword });
-  for (const [platform, handle] of [['mastodon', mastodon.handle], ['bluesky', bluesky.state.handle]] as const) {
-    const { pipeline_id } = await ingest(s, handle);
-    pipelines[platform] = { id: pipeline_id, postId: (await listAllPosts(s, pipeline_id))[0].id };
-  }
+  world = await publishingWorld();
+  ({ s, mastodon, bluesky, workspaceId, pipelines } = world);
 });
 
 afterAll(async () => {
-  await s?.stop();
-  for (const f of [mastodon?.fake, bluesky?.fake]) await f?.close();
+  await world?.stop();
 });
 
 const thread = (tag: string) =>

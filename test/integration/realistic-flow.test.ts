@@ -292,9 +292,8 @@ describe('a realistic archive, from upload to publishing', () => {
     state.live = live;
   }, 120_000);
 
-  // Publishing does not send an artifact's media yet (being built on another branch, in the
-  // publish job): this fails today. When it passes, `it.fails` must become `it`.
-  it.fails('the published thread carries the image with its alt text, without its EXIF GPS', () => {
+  // The image goes with the thread's first part (4 per part), its alt text as the attachment's description.
+  it('the published thread carries the image with its alt text, without its EXIF GPS', () => {
     const attached = state.live!.flatMap((p) => p.mediaIds ?? []).map((id) => mastodon.state.media.get(id)!);
     expect(attached.map((x) => x.description)).toEqual(['Ada at the launch, 🎂 in hand — 東京']);
     expect(attached[0]!.bytes.includes(Buffer.from('GPS'))).toBe(false);

@@ -18,16 +18,27 @@ export const TARGETS: Target[] = ['mastodon', 'bluesky', 'x', 'linkedin', 'threa
  * A variant as people read it: a heading with the platform's rule, then each post numbered with
  * its counted length against the limit (a thread preview), or the reason it cannot be posted.
  */
-export function variantPreview(v: Variant): string {
+export function variantPreview(v: Variant, media: Schemas['ArtifactMedia'][] = []): string {
   const kind = v.problem ? 'cannot be posted' : v.is_thread ? `thread of ${v.parts.length}` : 'one post';
   const who = v.publishable ? 'published here' : 'export only';
   const lines = [`── ${v.platform}: ${kind}, ${v.length}/${v.limit} ${v.counting}, ${v.origin}, ${who}`];
   if (v.problem) lines.push(`   ${v.problem}`);
+  const carried = v.publishable && !v.problem ? imagesByPart(media, v.parts.length) : [];
   v.parts.forEach((p, i) => {
     lines.push(`[${i + 1}/${v.parts.length}] ${p.length}/${v.limit}`);
     lines.push(...p.text.split('\n').map((l) => `  ${l}`));
+    if (carried[i]?.length) lines.push(`  + images: ${carried[i]!.map((m) => `${m.id}${m.alt_text ? '' : ' (NO ALT TEXT)'}`).join(', ')}`);
   });
   return lines.join('\n');
+}
+
+/** Images per post when publishing (Mastodon and Bluesky: 4; see the publish operation's description). */
+const IMAGES_PER_POST = 4;
+
+/** The images each part of a published thread carries: 4 with part 1, the next 4 with part 2, … */
+function imagesByPart(media: Schemas['ArtifactMedia'][], parts: number): Schemas['ArtifactMedia'][][] {
+  const images = media.filter((m) => m.type === 'image' || m.type === 'gif');
+  return Array.from({ length: parts }, (_, i) => images.slice(i * IMAGES_PER_POST, (i + 1) * IMAGES_PER_POST));
 }
 
 function printArtifact(cli: Cli, a: Schemas['Artifact']) {
@@ -35,7 +46,7 @@ function printArtifact(cli: Cli, a: Schemas['Artifact']) {
   show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text', 'media', 'media_issues']);
   printMedia(a);
   printText(a.text);
-  for (const v of a.variants) printText(variantPreview(v));
+  for (const v of a.variants) printText(variantPreview(v, a.media ?? []));
 }
 
 /** `ID=TEXT` → [ID, TEXT]; the first `=` splits (alt text may hold more). */
@@ -83,7 +94,8 @@ export function registerArtifactCommands(program: Command) {
         .option('--local-time <time>', 'publish at this wall-clock time (2027-12-01T09:30), with --time-zone')
         .option('--time-zone <zone>', 'the IANA time zone of --local-time (Europe/Paris)')
         .option('--utc-offset <offset>', 'with --local-time in the hour repeated when clocks go back: which one (+02:00)')
-        .option('--confirm-non-public', 'publish although the artifact is drawn from followers-only or connections-only posts'),
+        .option('--confirm-non-public', 'publish although the artifact is drawn from followers-only or connections-only posts')
+        .option('--allow-missing-alt-text', 'publish although some images have no alt text (otherwise refused, naming the image)'),
     ),
   ).action(
     action(async (cli, id, o) => {
@@ -94,6 +106,7 @@ export function registerArtifactCommands(program: Command) {
         ...(o.timeZone !== undefined ? { time_zone: o.timeZone } : {}),
         ...(o.utcOffset !== undefined ? { utc_offset: o.utcOffset } : {}),
         ...(o.confirmNonPublic ? { confirm_non_public: true } : {}),
+        ...(o.allowMissingAltText ? { allow_missing_alt_text: true } : {}),
       };
       const result = await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/publish', { params: { path: { id } }, body }));
       // 200: nothing to post (rss, archive), already published.
