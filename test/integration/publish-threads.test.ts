@@ -160,6 +160,31 @@ describe('bluesky threads', () => {
     expect(creates.filter((k) => k === rkeys[1])).toHaveLength(1);
   });
 
+  it('posts links, resolved mentions and tags as facets with UTF-8 byte ranges (the fake checks them); a handle that does not resolve stays plain text', async () => {
+    bluesky.state.handles.set('grace.bsky.social', 'did:plc:grace');
+    const parts = [
+      `👩🏽‍💻 東京の顧客データ, e\u0301clair: notes at https://blog.example.org/b2?q=ü (b2) 1/2`,
+      `Thanks @grace.bsky.social and @nobody.example.com! Docs: example.com/docs #release #東京 🎉 2/2`,
+    ];
+    const a = await publishThread(pipelines.bluesky, parts.join('\n\n'), 'bluesky');
+    const done = await publishOnce(a.id);
+    expect(done.artifact.state).toBe('published');
+    const rkeys = parts.map((_, i) => tidFor({ id: a.id, createdAt: a.createdAt, position: i }));
+    const covered = (i: number) => {
+      const r = bluesky.state.records.get(rkeys[i])!;
+      const bytes = Buffer.from(r.text, 'utf8');
+      return (r.facets ?? []).map((f) => [bytes.subarray(Number(f.index?.byteStart), Number(f.index?.byteEnd)).toString('utf8'), f.features?.[0]]);
+    };
+    expect(covered(0)).toEqual([['https://blog.example.org/b2?q=ü', { $type: 'app.bsky.richtext.facet#link', uri: 'https://blog.example.org/b2?q=ü' }]]);
+    expect(covered(1)).toEqual([
+      ['@grace.bsky.social', { $type: 'app.bsky.richtext.facet#mention', did: 'did:plc:grace' }],
+      ['example.com/docs', { $type: 'app.bsky.richtext.facet#link', uri: 'https://example.com/docs' }],
+      ['#release', { $type: 'app.bsky.richtext.facet#tag', tag: 'release' }],
+      ['#東京', { $type: 'app.bsky.richtext.facet#tag', tag: '東京' }],
+    ]);
+    expect(bluesky.state.resolved).toEqual(expect.arrayContaining(['grace.bsky.social', 'nobody.example.com']));
+  });
+
   it('refuses before queuing when the text, without a variant, is over 300 characters (409, nothing posted)', async () => {
     const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pipelines.bluesky.id, postId: pipelines.bluesky.postId, state: 'ready', text: '長'.repeat(301) });
     const calls = bluesky.state.createCalls;
