@@ -370,7 +370,10 @@ export interface paths {
         /**
          * Move an artifact to review, ready or discarded
          * @description Moves an artifact along the moves of `ArtifactState`: `review` → `ready` (approve),
-         *     `ready` → `review` (reopen), and `draft`, `review` or `ready` → `discarded`. Any other move,
+         *     `ready` → `review` (reopen), and `draft`, `review`, `ready`, `scheduled` or `publish_failed` →
+         *     `discarded`. Discarding a `scheduled` artifact cancels its queued publish run (nothing goes out
+         *     at the time; too late once the run has taken it: `409`); discarding a `publish_failed` one gives
+         *     up on it (parts already live stay live). Any other move,
          *     the move to the state the artifact is already in included, is `409 state_conflict` with
          *     `suggested_action: fetch_artifact`; `draft` → `review` belongs to the drafting run, and
          *     `published` and `discarded` are final. The move is a compare-and-set: of two concurrent moves
@@ -1393,6 +1396,8 @@ export interface components {
          *     | `review` | `ready` | `POST /artifacts/{id}/transition` with `to: ready` (approved) |
          *     | `ready` | `review` | `POST /artifacts/{id}/transition` with `to: review` (reopened) |
          *     | `review`, `ready` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded` |
+         *     | `scheduled` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded`: the queued `publish` run is cancelled in the same transaction (it ends `failed`, code `discarded`); once the run has taken the artifact (`publishing`) it is `409` |
+         *     | `publish_failed` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded`: give up on a failed publish; parts already live stay live on the platform and in `published_parts` |
          *     | `review`, `ready`, `publish_failed` | `publishing` | `POST /artifacts/{id}/publish` without a time (a `publish` run is queued) |
          *     | `review`, `ready`, `publish_failed`, `scheduled` | `scheduled` | `POST /artifacts/{id}/publish` with `at` or `local_time` + `time_zone` (`artifact.scheduled`); again with another time to reschedule |
          *     | `scheduled` | `ready` | `DELETE /artifacts/{id}/schedule` (unscheduled) |
@@ -1402,7 +1407,7 @@ export interface components {
          *     | `review`, `ready` | `published` | `POST /artifacts/{id}/publish` on an `rss` or `archive` pipeline (nothing to post: marked at once) |
          *
          *     ```
-         *     draft ──▶ review ◀──▶ ready ──▶ discarded
+         *     draft ──▶ review ◀──▶ ready
          *                 │           │
          *                 ├───────────┴──(publish with a time)──▶ scheduled ──(unschedule)──▶ ready
          *                 │                                           │ (due)
@@ -1410,6 +1415,8 @@ export interface components {
          *                                       │      │
          *                                       ▼      ▼
          *                               published    publish_failed ──(publish again: resumes)──▶ publishing
+         *
+         *     draft, review, ready, scheduled (its run cancelled), publish_failed ──(discard)──▶ discarded
          *     ```
          *
          *     `published` and `discarded` are final; to try again, re-draft (`parent_artifact_id`), which
