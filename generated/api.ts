@@ -1188,6 +1188,7 @@ export interface components {
          *     | `configure_writer` | no language-model provider is configured | (server configuration) |
          *     | `review_artifact` | a draft waits for review | `GET /artifacts/{id}` |
          *     | `publish_artifact` | a publish failed or waits; publishing again resumes it | `POST /artifacts/{id}/publish` |
+         *     | `put_variant` | a platform variant cannot be posted as it is; send its text or your own split | `PUT /artifacts/{id}/variants/{platform}` |
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
          *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
@@ -1266,6 +1267,8 @@ export interface components {
              *     | `runs_stalled` | warning | a run of the pipeline has waited more than 15 minutes to start |
              *     | `no_posts` | warning | an ingest succeeded but found no post |
              *     | `publish_failed` | error | an artifact of the pipeline is `publish_failed` (the message names it, the error and the parts already live); publish it again to resume, after connecting the account again when its credential was the cause |
+             *     | `variant_unpostable` | warning | a variant of a `review`, `ready` or `scheduled` artifact cannot be posted as it is: its text could not be split into posts, or a stored part is over the platform's limit (the message names up to 5, `suggested_endpoint` the newest: send the variant's text or your own split) |
+             *     | `variant_not_published` | info | a `scheduled` artifact has variants for platforms this service does not post to (`x`, `linkedin`, `threads`): only the pipeline's platform goes out at the time |
              *     | `runs_failing` | warning | drafting runs of the pipeline failed in the last 24 hours |
              *     | `writer_blocked` | error | the model provider's address is local but not on `OUTBOUND_ALLOW_HOSTS`, so every draft will fail |
              *     | `no_writer_configured` | info | no model provider (`LLM_BASE_URL`): drafts use the built-in writer |
@@ -1304,6 +1307,7 @@ export interface components {
          *     | `flagged_anomaly` | the latest ingest run failed (`ingest_failed`) | `anomaly` | 90 | `diagnose_pipeline` |
          *     | `flagged_anomaly` | a drafting run failed in the last 24 hours (`draft_failed`) | `anomaly`, `post_id`, `artifact_id` (the discarded one) | 80 | `draft_post` |
          *     | `flagged_anomaly` | a publish failed (`publish_failed`): the artifact is `publish_failed`; `anomaly.message` names the parts already live | `anomaly`, `artifact_id`, `post_id` | 85 | `publish_artifact` (again: it resumes), or `connect_account` when the credential was the cause |
+         *     | `flagged_anomaly` | a variant of a `review`, `ready` or `scheduled` artifact cannot be posted as it is (`variant_unpostable`): its text could not be split, or a part is over the platform's limit; one item per artifact and platform (`id` ends with `:<artifact>:<platform>`) | `anomaly`, `artifact_id`, `post_id` | 75 | `put_variant` (`PUT /artifacts/{id}/variants/{platform}`) |
          *     | `scheduled_publish` | an artifact scheduled within the next 24 hours (`created_at` is its due time) | `artifact_id`, `post_id` | 70 | `fetch_artifact` (to check it before it goes out) |
          *     | `flagged_anomaly` | an unpublished artifact has an image, GIF or video without alt text (`missing_alt_text`) | `anomaly`, `artifact_id`, `post_id` | 70 | `set_alt_text` |
          *     | `draft_in_review` | an artifact in `review` | `artifact_id`, `post_id` | 60 | `review_artifact` |

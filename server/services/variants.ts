@@ -54,6 +54,22 @@ export async function publishableParts(deps: { db: Db }, artifact: ArtifactRow, 
   return parts;
 }
 
+/**
+ * Why a stored variant cannot be posted as it is, or null: its text could not be split, it has
+ * no parts, or a part no longer fits the platform (the limits changed since it was written).
+ */
+export function variantProblem(v: Pick<VariantRow, 'platform' | 'parts' | 'problem'>): string | null {
+  if (v.problem !== null) return `its text could not be split into posts: ${v.problem}`;
+  const parts = JSON.parse(v.parts) as string[];
+  if (!parts.length) return 'it has no parts';
+  if (!isTargetPlatform(v.platform)) return null;
+  for (const [i, p] of parts.entries()) {
+    const problem = postProblem(v.platform, p);
+    if (problem) return `part ${i + 1} of ${parts.length} ${problem}`;
+  }
+  return null;
+}
+
 export function listVariants(deps: { db: Db }, a: Pick<ArtifactRow, 'id' | 'workspaceId'>): Promise<VariantRow[]> {
   return store.listVariants(deps.db, a.workspaceId, a.id);
 }

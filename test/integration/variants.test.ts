@@ -241,3 +241,44 @@ describe('drafting with targets', () => {
     expect(r.error?.error.message).toContain('targets');
   });
 });
+
+describe('inbox and diagnose flag variants that cannot be posted', () => {
+  const inbox = (pipelineId: string) => unwrap(t.s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pipelineId } } }));
+  const diagnose = (pipelineId: string) => unwrap(t.s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: pipelineId } } }));
+
+  it('a variant that could not be split: an inbox item and a diagnose warning pointing at PUT …/variants/{platform}; gone once the agent sends parts', async () => {
+    const deps = t.s.running.deps;
+    const a = await artifact('ready', `Look 👀: https://example.com/${'長'.repeat(400)}`);
+    await insertVariants(deps.db, a, [deriveVariant('bluesky', a.text, { numbered: false, origin: 'drafted' })], deps.clock.now());
+    const endpoint = `PUT ${V1}/artifacts/${a.id}/variants/bluesky`;
+    const item = (await inbox(a.pipelineId)).data.find((i) => i.id === `flagged_anomaly:variant_unpostable:${a.id}:bluesky`);
+    expect(item).toMatchObject({ kind: 'flagged_anomaly', artifact_id: a.id, anomaly: { code: 'variant_unpostable', message: expect.stringContaining('could not be split') }, suggested_action: 'put_variant', suggested_endpoint: endpoint });
+    const report = await diagnose(a.pipelineId);
+    expect(report.issues.find((i) => i.code === 'variant_unpostable')).toMatchObject({ severity: 'warning', suggested_action: 'put_variant', suggested_endpoint: endpoint, message: expect.stringContaining(`${a.id} on bluesky`) });
+
+    await unwrap(put(a.id, 'bluesky', { parts: ['Look 👀:', 'The link is too long for Bluesky; it is on the blog.'] }));
+    expect((await inbox(a.pipelineId)).data.some((i) => i.anomaly?.code === 'variant_unpostable')).toBe(false);
+    expect((await diagnose(a.pipelineId)).issues.some((i) => i.code === 'variant_unpostable')).toBe(false);
+  });
+
+  it('a stored part over the limit (the text changed after the split) is flagged with the part', async () => {
+    const deps = t.s.running.deps;
+    const a = await artifact('review', 'Short.');
+    const over = `${'東京 '.repeat(260)}🎉`;
+    await storePutVariant(deps.db, { workspaceId: t.ws, artifactId: a.id, states: ['review'], values: { platform: 'mastodon', text: over, parts: ['Fine first part.', over], numbered: false, origin: 'parts', problem: null }, now: deps.clock.now() });
+    const item = (await inbox(a.pipelineId)).data.find((i) => i.id === `flagged_anomaly:variant_unpostable:${a.id}:mastodon`);
+    expect(item?.anomaly?.message).toContain('part 2 of 2 counts 781');
+    expect(item?.suggested_endpoint).toBe(`PUT ${V1}/artifacts/${a.id}/variants/mastodon`);
+  });
+
+  it('a scheduled artifact with variants for platforms without an adapter: diagnose says only the pipeline’s platform goes out (info)', async () => {
+    const deps = t.s.running.deps;
+    const a = await artifact('scheduled', 'Going out on Mastodon; the X and LinkedIn texts are for export.');
+    await insertVariants(deps.db, a, (['mastodon', 'x', 'linkedin'] as const).map((p) => deriveVariant(p, a.text, { numbered: false, origin: 'drafted' })), deps.clock.now());
+    const report = await diagnose(a.pipelineId);
+    const issue = report.issues.find((i) => i.code === 'variant_not_published');
+    expect(issue).toMatchObject({ severity: 'info', suggested_action: 'fetch_artifact', suggested_endpoint: `GET ${V1}/artifacts/${a.id}` });
+    expect(issue?.message).toContain(`${a.id} (linkedin), ${a.id} (x)`);
+    expect(issue?.message).not.toContain('(mastodon)');
+  });
+});
