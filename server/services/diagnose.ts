@@ -54,7 +54,7 @@ export interface Facts {
   allowHosts: string[];
   /** Unpublished artifacts with an image (GIF, video) that has no alt text, newest first. */
   missingAltText: ArtifactRow[];
-  /** Variants of review, ready and scheduled artifacts that cannot be posted as they are, with why; newest artifact first. */
+  /** Variants of review, ready, scheduled and publish_failed artifacts that cannot be posted as they are, with why; newest artifact first. */
   unpostable: Array<{ variant: PipelineVariantRow; reason: string }>;
   /** Scheduled artifacts with variants for platforms this service does not post to (written for export only). */
   exportOnly: Array<{ variant: PipelineVariantRow }>;
@@ -92,7 +92,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     listPublishFailed(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: 20 }),
     listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
     artifactsWithMedia(deps.db, pipeline.id, ['draft', 'review', 'ready'], 200),
-    variantsOfPipeline(deps.db, { workspaceId: caller.workspaceId, pipelineId, states: ['review', 'ready', 'scheduled'], limit: 500 }),
+    variantsOfPipeline(deps.db, { workspaceId: caller.workspaceId, pipelineId, states: ['review', 'ready', 'scheduled', 'publish_failed'], limit: 500 }),
   ]);
   const artifacts = await health.findArtifacts(deps.db, caller.workspaceId, failedRuns.map(artifactOfRun).filter((id): id is string => id !== null));
   return {

@@ -115,6 +115,27 @@ describe('mastodon threads', () => {
     expect(all.map((p) => p.text)).toEqual(parts);
   });
 
+  it('after a refused part, the agent fixes the rest of the thread (the live parts must stay as posted) and publishing again posts only the fix', async () => {
+    const { a, parts } = await mastodonThread('m9', 422);
+    const failed = await publishOnce(a.id);
+    expect(failed.artifact.state).toBe('publish_failed');
+    const putParts = (body: string[]) => s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'mastodon' } }, body: { parts: body } });
+    // Changing a live part is refused, naming it; nothing is stored.
+    const changed = await putParts(['Rewritten first post 🧵', parts[1]!, 'Fixed part three (m9)', parts[3]!]);
+    expect(changed.response.status).toBe(422);
+    expect(changed.error?.error.message).toMatch(/^body\.parts\[0\] would change part 1, which is already live/);
+    // Keeping parts 1-2 and fixing 3: accepted, and the resumed run posts 3 and 4 only.
+    const fixed = ['Fixed part three, without what the server refused (m9) 3/4', parts[3]!];
+    await unwrap(putParts([parts[0]!, parts[1]!, ...fixed]));
+    const resumed = await publishOnce(a.id);
+    expect(resumed.artifact.state).toBe('published');
+    const posted = mastodon.state.posted.filter((p) => [...parts, ...fixed].includes(p.text));
+    expect(posted.map((p) => p.text)).toEqual([parts[0], parts[1], ...fixed]);
+    for (let i = 1; i < posted.length; i++) expect(posted[i]!.inReplyToId).toBe(posted[i - 1]!.id);
+    // Once published, variants are final again.
+    expect((await putParts([parts[0]!])).response.status).toBe(409);
+  });
+
   it('a transient failure in the middle is retried by the run, which continues from the missing part', async () => {
     const { a, parts } = await mastodonThread('m3', 503);
     const accepted = asAccepted(await unwrap(publishRequest(s, a.id)));

@@ -129,12 +129,16 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
     expect(await countRows(t.s.running.deps.db, 'ArtifactVariant', { artifactId: a.id })).toBe(0);
   });
 
-  it('changes variants only in review or ready: a draft is 409 retry_later, published and discarded 409', async () => {
-    for (const [state, action] of [['draft', 'retry_later'], ['published', 'fetch_artifact'], ['discarded', 'fetch_artifact']] as const) {
+  it('changes variants only in review, ready or publish_failed: a draft is 409 retry_later, scheduled 409 pointing at unschedule, published and discarded 409', async () => {
+    for (const [state, action] of [['draft', 'retry_later'], ['scheduled', 'unschedule_artifact'], ['published', 'fetch_artifact'], ['discarded', 'fetch_artifact']] as const) {
       const a = await artifact(state);
       const e = await refusal(unwrap(put(a.id, 'x', { text: 'Hello' })));
       expect([e.status, e.code, e.suggestedAction]).toEqual([409, 'state_conflict', action]);
+      if (state === 'scheduled') expect(e.suggestedEndpoint).toBe(`DELETE ${V1}/artifacts/${a.id}/schedule`);
     }
+    // A failed publish with nothing live: any variant.
+    const f = await artifact('publish_failed');
+    expect((await unwrap(put(f.id, 'mastodon', { parts: ['Fixed, all of it.'] }))).parts).toHaveLength(1);
   });
 
   it('writes only under a compare-and-set on the artifact’s state (a publish that moved it first wins)', async () => {
