@@ -126,6 +126,9 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
     expect(unsplittable.message).toMatch(/^body\.text cannot be posted on bluesky: ".*" cannot be split and alone counts \d+ \(graphemes\), over bluesky's limit of 300/);
     const blank = await refusal(unwrap(put(a.id, 'x', { parts: ['ok', ' \n '] })));
     expect(blank.message).toContain('body.parts[1] is empty');
+    // The schema's own check names an array item the same way.
+    const empty = await refusal(unwrap(put(a.id, 'x', { parts: ['ok', ''] })));
+    expect([empty.status, empty.message]).toEqual([422, 'body.parts[1] is empty']);
     expect(await countRows(t.s.running.deps.db, 'ArtifactVariant', { artifactId: a.id })).toBe(0);
   });
 
