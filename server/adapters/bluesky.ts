@@ -9,8 +9,10 @@ import { detectFacets, facetsOf } from './bluesky-facets.js';
 
 const HANDLE = /^@?((?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62})$/i;
 const PAGE = 100;
-/** Bluesky's limit is 300 graphemes; we count code points, which is never fewer. */
+/** app.bsky.feed.post's text: at most 300 graphemes (`maxGraphemes`) and 3,000 bytes of UTF-8 (`maxLength`). */
 export const BLUESKY_MAX_CHARS = 300;
+export const BLUESKY_MAX_BYTES = 3000;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 interface Session {
   accessJwt: string;
@@ -142,9 +144,14 @@ function recordRef(res: { json<T>(): T }): { uri: string; cid: string | null } |
   }
 }
 
+// Counted as the PDS counts (graphemes: a ZWJ family emoji is one), as the variants count too;
+// code points would refuse at publish time a part that the thread splitter let through.
 const tooLong = (text: string) => {
-  const n = [...text].length;
-  return n > BLUESKY_MAX_CHARS ? `bluesky posts hold at most ${BLUESKY_MAX_CHARS} characters; this text has ${n}` : null;
+  let n = 0;
+  for (const _ of graphemes.segment(text)) n += 1;
+  if (n > BLUESKY_MAX_CHARS) return `bluesky posts hold at most ${BLUESKY_MAX_CHARS} graphemes; this text has ${n}`;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return bytes > BLUESKY_MAX_BYTES ? `bluesky posts hold at most ${BLUESKY_MAX_BYTES} bytes of UTF-8; this text has ${bytes}` : null;
 };
 
 /**

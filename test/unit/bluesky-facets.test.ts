@@ -63,3 +63,17 @@ describe('bluesky facets', () => {
     }
   });
 });
+
+describe('bluesky post length (the adapter counts as the PDS does)', () => {
+  it('counts graphemes, not code points, and caps UTF-8 bytes at 3,000', async () => {
+    const { blueskyAdapter } = await import('../../server/adapters/bluesky.js');
+    const refuses = blueskyAdapter.refusesText!;
+    const family = '👨‍👩‍👧‍👦'; // one grapheme, 7 code points, 25 bytes
+    // 100 families + 200 letters: 300 graphemes, 900 code points, 2,700 bytes — fits.
+    expect(refuses(family.repeat(100) + 'a'.repeat(200))).toBeNull();
+    expect(refuses('e\u0301'.repeat(300))).toBeNull();
+    expect(refuses('é'.repeat(301))).toBe('bluesky posts hold at most 300 graphemes; this text has 301');
+    expect(refuses(family.repeat(120))).toBeNull();
+    expect(refuses(family.repeat(121))).toBe('bluesky posts hold at most 3000 bytes of UTF-8; this text has 3025');
+  });
+});
