@@ -30,7 +30,7 @@ const fresh = (output, inputs) => existsSync(output) && inputs.every((i) => mtim
 // one (CommonJS ones through Node's export scanner) was about a third of `cpa --help`'s own
 // start-up. Small, pure JavaScript; everything else (Prisma, pg, better-sqlite3, the MCP SDK, …)
 // stays an import, loaded from node_modules only by the commands that need it.
-const BUNDLED_PACKAGES = new Set(['commander', 'openapi-fetch', 'cli-table3', 'eventsource-parser']);
+const BUNDLED_PACKAGES = new Set(['commander', '@commander-js/extra-typings', 'openapi-fetch', 'cli-table3', 'eventsource-parser']);
 const packageOf = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
 const externalPackages = {
   name: 'external-packages',

@@ -21,6 +21,8 @@ interface Status {
   replies_count?: number;
   quotes_count?: number;
   media_attachments?: Attachment[];
+  /** `public`, `unlisted`, `private` (followers only) or `direct` (a direct message). */
+  visibility?: string;
 }
 
 /** A status's attachment (Mastodon API `MediaAttachment`). */
@@ -54,7 +56,17 @@ function parts(handle: string): { user: string; base: string } {
 
 const auth = (creds: Credentials) => ({ authorization: `Bearer ${creds.secret}` });
 
+/**
+ * The audience of a status. The account's own token sees all its statuses, direct messages and
+ * followers-only ones included: a direct message is never a source (null), a followers-only
+ * status keeps its audience, so that publishing a draft of it needs confirming.
+ */
+const AUDIENCES: Record<string, FetchedPost['visibility'] | null> = { public: 'public', unlisted: 'unlisted', private: 'followers', direct: null };
+
 function toPost(s: Status): FetchedPost | null {
+  // An unknown audience is treated as the narrowest that is not a direct message.
+  const visibility = s.visibility === undefined ? 'public' : s.visibility in AUDIENCES ? AUDIENCES[s.visibility] : 'followers';
+  if (!visibility) return null;
   const body = htmlToText(s.content ?? '');
   const warning = htmlToText(s.spoiler_text ?? '');
   const text = warning ? `${warning}\n\n${body}` : body;
@@ -68,6 +80,7 @@ function toPost(s: Status): FetchedPost | null {
     publishedAt,
     metrics: { likes: count(s.favourites_count), reposts: count(s.reblogs_count), replies: count(s.replies_count), quotes: count(s.quotes_count) },
     media,
+    visibility,
   };
 }
 

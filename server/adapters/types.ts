@@ -52,6 +52,8 @@ export interface FetchedPost {
   metrics: Metrics;
   /** The post's attachments, in the order the author gave them (absent: none known). */
   media?: MediaRef[];
+  /** Who could read it (absent: public). Publishing a draft of a non-public post needs confirming. */
+  visibility?: 'public' | 'unlisted' | 'followers' | 'connections';
 }
 
 export interface Published {

@@ -68,7 +68,7 @@ export const ingestJob: JobHandler = async (ctx) => {
     if (ctx.signal.aborted) throw new Error('stopping');
     const saved = await savePostWithDecode(
       deps.db,
-      { id: deps.ids.id('post'), workspaceId: ws, pipelineId: pipeline.id, platform, externalId: f.externalId, url: f.url, text: f.text, publishedAt: f.publishedAt, ...f.metrics, media: JSON.stringify(f.media ?? []) },
+      { id: deps.ids.id('post'), workspaceId: ws, pipelineId: pipeline.id, platform, externalId: f.externalId, url: f.url, text: f.text, publishedAt: f.publishedAt, ...f.metrics, visibility: f.visibility ?? 'public', media: JSON.stringify(f.media ?? []) },
       decodeText,
       deps.ids.id('dec'),
       async (tx, s) => {

@@ -30,7 +30,7 @@ export function findPost(db: Db, workspaceId: string, id: string): Promise<PostR
 export type NewPost = Omit<PostRow, 'artifactCount' | 'createdAt' | 'updatedAt' | 'visibility' | 'media' | 'replyTo'> & Partial<Pick<PostRow, 'visibility' | 'media' | 'replyTo'>>;
 
 /**
- * Inserts a post, or updates the metrics, text (and media, when given) of the post with the same external id. A new
+ * Inserts a post, or updates the metrics, text (and media and audience, when given) of the post with the same external id. A new
  * post is one statement (the insert yields to the unique key with ON CONFLICT DO NOTHING); a known
  * one two. `updatedAt` (and a new post's `createdAt`) take the wall clock, as Prisma's did.
  */
@@ -45,7 +45,7 @@ export async function upsertPost(db: Db, p: NewPost): Promise<{ post: PostRow; c
   if (inserted) return { post: inserted, created: true };
   const post = await db
     .updateTable('SourcePost')
-    .set({ text: p.text, url: p.url, likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes, ...(p.media === undefined ? {} : { media: p.media }), updatedAt: now })
+    .set({ text: p.text, url: p.url, likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes, ...(p.media === undefined ? {} : { media: p.media }), ...(p.visibility === undefined ? {} : { visibility: p.visibility }), updatedAt: now })
     .where('pipelineId', '=', p.pipelineId)
     .where('externalId', '=', p.externalId)
     .returningAll()

@@ -57,9 +57,9 @@ describe('from an archive to a published draft', () => {
 
     const drafted = await run(['posts', 'draft', posts.data[0]!.id, '--style-reference', 'Short sentences. No emoji.', '--wait']);
     expectExit(drafted, 0);
-    const artifactId = /│ artifact_id +│ (\S+)/.exec(drafted.stdout)?.[1];
+    const artifactId = /^artifact_id\t(\S+)$/m.exec(drafted.stdout)?.[1];
     expect(artifactId).toMatch(/^art_/);
-    expect(drafted.stdout).toMatch(/│ status +│ succeeded/);
+    expect(drafted.stdout).toMatch(/^status\tsucceeded$/m);
 
     const [pipeline, inReview] = await Promise.all([run(['pipelines', 'get', pipeline_id, '--json']), run(['posts', 'list', pipeline_id, '--has-artifact', '--json'])]);
     expect(json(pipeline)).toMatchObject({ artifact_count: 1, post_count: posts.data.length });
@@ -76,7 +76,7 @@ describe('fetch and extraction schemas', () => {
     const url = `${fake.url}/releases/v2-3`;
     const md = await run(['fetch', url, '--mode', 'markdown']);
     expectExit(md, 0);
-    expect(md.stdout).toMatch(/│ final_url +│ https:\/\/127\.0\.0\.1:\d+\/releases\/v2-3/);
+    expect(md.stdout).toMatch(/^final_url\thttps:\/\/127\.0\.0\.1:\d+\/releases\/v2-3$/m);
     expect(md.stdout).toMatch(/\n#+ /); // the Markdown follows the table
 
     const definition = path.join(tmp, 'changelog.json');

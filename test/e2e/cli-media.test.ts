@@ -67,16 +67,16 @@ describe('cpa media', () => {
     const artifactId = json<{ artifact_id: string }>(r).artifact_id;
     const got = await cpa(['artifacts', 'get', artifactId], env());
     expectExit(got, 0);
-    expect(got.stdout).toMatch(new RegExp(`1 +│ ${postId}:0 +│ image +│ 1600×900 +│ MISSING`));
-    expect(got.stdout).toMatch(/2 +│ med_[0-9a-f]+ +│ image +│ 40×60 +│ Ada at the launch/);
+    expect(got.stdout).toMatch(new RegExp(`^1\t${postId}:0\timage\t1600×900\tMISSING$`, 'm'));
+    expect(got.stdout).toMatch(/^2\tmed_[0-9a-f]+\timage\t40×60\tAda at the launch$/m);
     expect(got.stderr).toContain('missing_alt_text');
 
     const a = await unwrap(s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id: artifactId } } }));
     const upload = a.media![1]!.id;
     const set = await cpa(['artifacts', 'media', artifactId, upload, `${postId}:0`, '--alt', `${postId}:0=Bar chart: CI time per week, 38 → 17 minutes`], env());
     expectExit(set, 0);
-    expect(set.stdout).toMatch(new RegExp(`1 +│ ${upload}`));
-    expect(set.stdout).toMatch(/2 +│ post_\S+ +│ image +│ 1600×900 +│ Bar chart: CI time per week, 38 → 17 minutes/);
+    expect(set.stdout).toMatch(new RegExp(`^1\t${upload}\t`, 'm'));
+    expect(set.stdout).toMatch(/^2\tpost_\S+\timage\t1600×900\tBar chart: CI time per week, 38 → 17 minutes$/m);
     expect(set.stderr).not.toContain('missing_alt_text');
   });
 });

@@ -25,14 +25,40 @@ describe('pipelines', () => {
     expect(json(await run(args))).toEqual(c);
   });
 
-  it('shows a pipeline as a table by default and as JSON with --json', async () => {
+  it('shows a pipeline as a table on a terminal, as tab-separated lines when piped, and as JSON with --json', async () => {
     const { pipeline_id } = await t.newPipeline();
-    const [table, j] = await Promise.all([run(['pipelines', 'get', pipeline_id]), run(['pipelines', 'get', pipeline_id, '--json'])]);
+    const [table, piped, j] = await Promise.all([
+      run(['pipelines', 'get', pipeline_id], undefined, { CPA_FORCE_TTY: '1' }),
+      run(['pipelines', 'get', pipeline_id]),
+      run(['pipelines', 'get', pipeline_id, '--json']),
+    ]);
     expectExit(table, 0);
     expect(table.stdout).toMatch(new RegExp(`│ id +│ ${pipeline_id}`));
     expect(table.stdout).toMatch(/│ handle +│ cli-test-archive/);
     expect(table.stdout).toMatch(/│ last_run\.run_id +│ run_/);
+    expectExit(piped, 0);
+    expect(piped.stdout).toMatch(new RegExp(`^id\t${pipeline_id}$`, 'm'));
+    expect(piped.stdout).toMatch(/^handle\tcli-test-archive$/m);
+    expect(piped.stdout).toMatch(/^last_run\.run_id\trun_\w+$/m);
+    expect(piped.stdout).not.toMatch(/[│─]/);
     expect(json(j)).toMatchObject({ id: pipeline_id, handle: 'cli-test-archive', last_run: { run_id: expect.stringMatching(/^run_/) } });
+  });
+
+  it('keeps the fields --json names, wherever --json stands, and lists the fields when one is unknown', async () => {
+    const { pipeline_id } = await t.newPipeline();
+    const [picked, before, beforeId, unknown] = await Promise.all([
+      run(['pipelines', 'get', pipeline_id, '--json', 'handle,id']),
+      run(['--json', 'pipelines', 'get', pipeline_id]),
+      run(['pipelines', 'get', '--json', 'id', pipeline_id]),
+      run(['pipelines', 'get', pipeline_id, '--json', 'id,nope']),
+    ]);
+    expect(json(picked)).toEqual({ handle: 'cli-test-archive', id: pipeline_id });
+    expect(Object.keys(json(picked))).toEqual(['handle', 'id']); // in the order asked for
+    expect(json(before)).toMatchObject({ id: pipeline_id, handle: 'cli-test-archive' });
+    expect(json(beforeId)).toEqual({ id: pipeline_id });
+    expectExit(unknown, 2);
+    expect(unknown.stdout).toBe('');
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'cli_error', message: expect.stringMatching(/Unknown JSON field "nope"[\s\S]*\n {2}handle\n[\s\S]*\n {2}last_run\n/) } });
   });
 });
 
@@ -49,6 +75,15 @@ describe('posts', () => {
     expectExit(page, 0);
     expect(page.stdout.match(/post_[0-9a-f]{16}/g)).toHaveLength(3);
     expect(page.stderr).toMatch(/--cursor \S+/);
+    // piped: one tab-separated line a post, id first, the whole text last, no header
+    const rows = page.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    expect(rows).toHaveLength(3);
+    for (const r of rows) expect(r).toEqual([expect.stringMatching(/^post_[0-9a-f]{16}$/), ...Array<unknown>(7).fill(expect.any(String)), expect.stringMatching(/\S/)]);
+
+    // --json FIELDS on a list: an array of those fields of each post
+    const picked = json<Array<Record<string, unknown>>>(await run(['posts', 'list', pipelineId, '--limit', '3', '--json', 'id,has_artifact']));
+    expect(picked).toHaveLength(3);
+    for (const p of picked) expect(Object.keys(p)).toEqual(['id', 'has_artifact']);
 
     expectExit(all, 0);
     const body = json<{ data: Array<{ id: string }>; next_cursor: null }>(all);
@@ -68,7 +103,7 @@ describe('artifacts', () => {
     const { artifactId: id } = await t.artifact('review', { text: 'Line one.\nLine two of the draft.' });
     const shown = await run(['artifacts', 'get', id]);
     expectExit(shown, 0);
-    expect(shown.stdout).toMatch(/│ state +│ review/);
+    expect(shown.stdout).toMatch(/^state\treview$/m);
     expect(shown.stdout).toContain('\nLine one.\nLine two of the draft.\n');
 
     expect(json(await run(['artifacts', 'transition', id, '--to', 'ready', '--json']))).toMatchObject({ id, state: 'ready' });
@@ -94,12 +129,11 @@ describe('scheduled publishing', () => {
       await run(['artifacts', 'publish', id, '--local-time', '2030-12-02T09:30', '--time-zone', 'America/New_York', '--json']),
     );
     expect(scheduled.artifact).toMatchObject({ state: 'scheduled', schedule: { at: '2030-12-02T14:30:00.000Z', time_zone: 'America/New_York' } });
-    // The list shows the instant in UTC, on the terminal's clock (its TZ), and as given in its zone.
+    // The list shows the instant in UTC, on the terminal's clock (its TZ), and as given in its zone (piped: tab-separated, no header).
     const listed = await cpa(['--base-url', t.s.url, '--token', t.s.token, 'artifacts', 'schedule', 'list', pipelineId], { env: { TZ: 'Asia/Tokyo' } });
     expectExit(listed, 0);
     expect(listed.stdout).toContain(id);
     expect(listed.stdout).toContain('2030-12-02 14:30 UTC');
-    expect(listed.stdout).toContain('here (Asia/Tokyo)');
     expect(listed.stdout).toContain('2030-12-02 23:30 GMT+9');
     expect(listed.stdout).toContain('2030-12-02 09:30 EST (America/New_York)');
 
@@ -119,7 +153,7 @@ describe('runs', () => {
     const [artifact, again] = await Promise.all([run(['artifacts', 'get', out.artifact_id, '--json']), run(['wait', out.run_id])]);
     expect(json(artifact)).toMatchObject({ state: 'review', text: expect.stringMatching(/\S/) });
     expectExit(again, 0);
-    expect(again.stdout).toMatch(/│ status +│ succeeded/);
+    expect(again.stdout).toMatch(/^status\tsucceeded$/m);
     expect(again.stderr).toMatch(new RegExp(`run ${out.run_id} \\(draft\\): succeeded`));
   });
 
@@ -135,7 +169,7 @@ describe('runs', () => {
       run(['wait', 'run_none']),
     ]);
     expectExit(failed, 10);
-    expect(failed.stdout).toMatch(/│ status +│ failed/);
+    expect(failed.stdout).toMatch(/^status\tfailed$/m);
     expect(failed.stderr).toMatch(new RegExp(`Run ${failing.run_id} failed: credential_missing`));
     expectExit(timedOut, 11);
     expect(JSON.parse(timedOut.stderr)).toMatchObject({ error: { code: 'timed_out' }, run: { run_id: queued.run_id, status: 'queued' } });

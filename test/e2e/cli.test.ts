@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { buildProgram } from '../../clients/cli/src/program.js';
 import { loadSpec } from '../../server/spec.js';
 import { startTestServer } from '../support/server.js';
@@ -29,7 +30,7 @@ describe('the binary', () => {
     const spec = loadSpec('public') as { paths: Record<string, Record<string, { operationId?: string }>> };
     const ops = Object.values(spec.paths).flatMap((item) => Object.values(item).flatMap((op) => (op?.operationId ? [op.operationId] : [])));
     const descriptions: string[] = [];
-    const walk = (c: ReturnType<typeof buildProgram>) => {
+    const walk = (c: CommandUnknownOpts) => {
       descriptions.push(c.description());
       c.commands.forEach(walk);
     };

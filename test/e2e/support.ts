@@ -135,7 +135,7 @@ export function cliServer() {
     get ws() {
       return workspaceId;
     },
-    run: (args: string[], input?: string) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], { input }),
+    run: (args: string[], input?: string, env?: Record<string, string>) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], { input, env }),
     /** `cpa pipelines create`; an archive's handle by default (publishing needs no upstream). */
     async newPipeline(handle = 'cli-test-archive', intent = `intent ${Math.random()}`) {
       const r = await self.run(['pipelines', 'create', '--handle', handle, '--intent', intent, '--json']);

@@ -40,6 +40,8 @@ export interface FakeStatus {
   reblog?: unknown;
   /** Mastodon `MediaAttachment`s, served as given. */
   media_attachments?: unknown[];
+  /** `public` (absent), `unlisted`, `private` (followers only) or `direct`: the owner's token sees them all. */
+  visibility?: 'public' | 'unlisted' | 'private' | 'direct';
 }
 
 export interface MastodonState extends FailureMode {

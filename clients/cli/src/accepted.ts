@@ -1,5 +1,5 @@
 // Operations that queue work answer a run id at once; `--wait` follows the run to its end.
-import type { Command } from 'commander';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
 import type { Cli } from './context.js';
 import { note, printJson, printRecord } from './output.js';
 import { assertSucceeded, followRun, timeoutOption } from './progress.js';
@@ -10,7 +10,7 @@ export interface WaitFlags {
 }
 
 /** Adds `--wait` and `--timeout` to a command that answers a run id. */
-export function waitOptions(cmd: Command): Command {
+export function waitOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
   return cmd.option('--wait', 'follow the queued run to its end (progress on stderr)').option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit code 11)');
 }
 
@@ -33,6 +33,6 @@ export async function printAccepted(cli: Cli, result: { run_id: string } & Recor
 }
 
 /** `--idempotency-key` for a mutating command. */
-export function keyOption(cmd: Command): Command {
+export function keyOption<A extends unknown[], O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
   return cmd.option('--idempotency-key <key>', 'idempotency key, 16-128 printable characters (default: a new UUID); reuse it to retry safely');
 }

@@ -1,7 +1,7 @@
 // What every command action gets: the resolved settings, the typed client, the output mode and
 // the idempotency key of a mutating command.
-import type { Command } from 'commander';
-import { show } from './output.js';
+import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
+import { parseJsonFields, setJsonFields, show } from './output.js';
 import { createApiClient, type ApiClient } from '../../typescript/src/index.js';
 import { CliError, EXIT } from './errors.js';
 import { resolveSettings, type GlobalOptions, type Settings } from './settings.js';
@@ -15,8 +15,10 @@ export class Cli {
 
   constructor(readonly options: GlobalOptions & Record<string, unknown>) {}
 
+  /** `--json`, with or without a field list (the list is applied by `printJson`). */
   get json(): boolean {
-    return Boolean(this.options.json);
+    const j = this.options.json;
+    return j !== undefined && j !== false;
   }
 
   get settings(): Settings {
@@ -49,14 +51,18 @@ export let current: Cli | null = null;
 
 /**
  * Wraps an action: commander passes the positional arguments, the command's options and the
- * command; the wrapped function gets the context, the positionals and the options.
+ * command; the wrapped function gets the context, the positionals and the options. Their types
+ * come from the command's declaration (@commander-js/extra-typings infers them from
+ * `.argument('<id>')`, `.option('--limit <n>')`, `.choices([...])`, …): written inline,
+ * `.action(action(async (cli, id, o) => …))`, nothing is declared twice.
  */
-export function action<A extends unknown[], O = Record<string, unknown>>(fn: (cli: Cli, ...args: [...A, O]) => Promise<void>) {
+export function action<A extends unknown[]>(fn: (cli: Cli, ...args: A) => Promise<void>): (...args: [...A, unknown]) => Promise<void> {
   return async (...all: unknown[]) => {
-    const cmd = all[all.length - 1] as Command;
+    const cmd = all[all.length - 1] as CommandUnknownOpts; // commander passes the command last
     const cli = new Cli(cmd.optsWithGlobals());
     current = cli;
-    await fn(cli, ...(all.slice(0, -1) as [...A, O]));
+    setJsonFields(parseJsonFields(cli.options.json));
+    await fn(cli, ...(all.slice(0, -1) as A));
   };
 }
 
@@ -65,15 +71,15 @@ export function action<A extends unknown[], O = Record<string, unknown>>(fn: (cl
  * (`pipelines get`, `runs get`, `schemas delete`, ...).
  */
 export function idCommand(
-  parent: Command,
+  parent: CommandUnknownOpts,
   name: string,
   description: string,
   arg: { name: string; description: string },
   call: (client: ApiClient, id: string) => Promise<Record<string, unknown>>,
-): Command {
+) {
   return parent
     .command(name)
     .description(description)
     .argument(`<${arg.name}>`, arg.description)
-    .action(action<[string]>(async (cli, id) => show(cli.json, await call(cli.client(), id))));
+    .action(action(async (cli, id) => show(cli.json, await call(cli.client(), id))));
 }

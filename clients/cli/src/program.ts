@@ -1,7 +1,7 @@
 // The command tree. Global options are read by every command through `optsWithGlobals()`.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerArtifactCommands } from './commands/artifacts.js';
@@ -34,9 +34,11 @@ const CONFIG_HELP = `Configuration (first found wins):
             e.g. {"base_url": "https://cp.example.com", "token": "<64 hex>"}
 
 Mutating commands send an idempotency key: a new UUID, or --idempotency-key to reuse one, so
-a retried command never does the work twice. Results go to stdout (tables, or JSON with
---json); progress and errors go to stderr. Errors show the code, message, suggested action
-and request id.`;
+a retried command never does the work twice. Results go to stdout: tables on a terminal,
+tab-separated lines without a header when stdout is a pipe or a file (CPA_FORCE_TTY=1 keeps
+the tables), or JSON with --json (--json id,state keeps those fields, of each item of a list).
+Progress and errors go to stderr. Errors show the code, message, suggested action and request
+id.`;
 
 export function buildProgram(): Command {
   const program = new Command('cpa');
@@ -48,7 +50,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--config <file>', 'the config file').env('CPA_CONFIG'))
     .addOption(new Option('--data-dir <dir>', "a desktop instance's data directory (its agent-token file)").env('DATA_DIR'))
     .addOption(new Option('--retries <n>', 'retries (default 3): a 429 after Retry-After; a lost connection, a 5xx or a 409 retry_later of a read or of a keyed mutating command with backoff').env('CPA_RETRIES'))
-    .option('--json', 'print results as JSON on stdout, errors as JSON on stderr')
+    .option('--json [fields]', 'print results as JSON on stdout, errors as JSON on stderr; --json id,state keeps only those fields (of each item of a list)')
     .exitOverride()
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(add --help for usage)')
@@ -78,7 +80,7 @@ export function buildProgram(): Command {
  * the store (Kysely and the database drivers), so they are added only when the command line asks for `admin` (or `completion`, which
  * lists every command): every other command starts without that weight.
  */
-export async function addOperatorCommands(program: Command): Promise<void> {
+export async function addOperatorCommands(program: CommandUnknownOpts): Promise<void> {
   const admin = program.commands.find((c) => c.name() === 'admin');
   if (!admin) throw new Error('the admin command is missing');
   const { registerDeliveryCommands } = await import('./commands/admin-deliveries.js');

@@ -1,7 +1,7 @@
 // Connected accounts: add, or rotate credentials. The credential is best given through a file or
 // stdin (`--auth-material-file -`) or CPA_AUTH_MATERIAL, so that it does not show in `ps`.
 import { readFileSync } from 'node:fs';
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '@commander-js/extra-typings';
 import { unwrap } from '../../../typescript/src/index.js';
 import { keyOption } from '../accepted.js';
 import { action } from '../context.js';
@@ -47,7 +47,7 @@ export function registerAccountCommands(program: Command) {
       .option('--secondary-auth <value>', 'a second factor, when the platform needs one (archive: x, linkedin or mastodon)')
       .option('--proxy-url <url>', 'an http(s):// or socks5:// proxy for this account'),
   ).action(
-    action<[], ConnectFlags>(async (cli, o) => {
+    action(async (cli, o) => {
       const body = {
         platform: o.platform,
         handle: o.handle,

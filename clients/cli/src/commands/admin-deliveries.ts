@@ -1,7 +1,7 @@
 // `cpa admin deliveries list|show|retry`: the webhook emitter's deliveries, for operators. Like
 // `cpa admin workspace create` this works on the database directly (the server's configuration:
 // DATA_DIR / --data-dir, DATABASE_URL), not over HTTP: there is no public retry API.
-import type { Command } from 'commander';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { ConfigError, loadConfig } from '../../../../server/config.js';
 import { AppError } from '../../../../server/errors.js';
 import type { DeliveryStatus, showDelivery } from '../../../../server/events/deliveries-admin.js';
@@ -66,7 +66,7 @@ function printDelivery(cli: Cli, d: Awaited<ReturnType<typeof showDelivery>>) {
   );
 }
 
-export function registerDeliveryCommands(admin: Command, opts: DeliveryCommandOptions = {}) {
+export function registerDeliveryCommands(admin: CommandUnknownOpts, opts: DeliveryCommandOptions = {}) {
   const deliveries = admin
     .command('deliveries')
     .description('webhook deliveries of the emitter (WEBHOOK_TARGETS): list, show, retry; reads the server\'s database (DATA_DIR or DATABASE_URL)');
@@ -78,7 +78,7 @@ export function registerDeliveryCommands(admin: Command, opts: DeliveryCommandOp
     .option('--event <eventId>', 'only the deliveries of this event')
     .option('--limit <n>', 'how many (1 to 1000)', '20')
     .action(
-      action<[], { status?: string; event?: string; limit?: string }>(async (cli, o) => {
+      action(async (cli, o) => {
         const rows = await withDatabase(cli, opts, async (db) => (await deliveriesAdmin()).listDeliveries(db, { status: parseStatus(o.status), eventId: o.event, limit: parseLimit(o.limit) }));
         if (cli.json) return printJson({ data: rows });
         printTable(
@@ -93,7 +93,7 @@ export function registerDeliveryCommands(admin: Command, opts: DeliveryCommandOp
     .description('one delivery and all its attempts (by delivery id, or by an attempt\'s wd_… id)')
     .argument('<id>', 'dlv_… or wd_…')
     .action(
-      action<[string]>(async (cli, id) => {
+      action(async (cli, id) => {
         printDelivery(cli, await withDatabase(cli, opts, async (db) => (await deliveriesAdmin()).showDelivery(db, id)));
       }),
     );
@@ -103,7 +103,7 @@ export function registerDeliveryCommands(admin: Command, opts: DeliveryCommandOp
     .description('send a failed (or waiting) delivery again now; the running server attempts it within a few seconds')
     .argument('<id>', 'dlv_… or wd_…')
     .action(
-      action<[string]>(async (cli, id) => {
+      action(async (cli, id) => {
         printDelivery(cli, await withDatabase(cli, opts, async (db) => (await deliveriesAdmin()).retryDelivery(db, systemClock, id)));
       }),
     );

@@ -1,6 +1,6 @@
 // Operator commands. They work directly on the database with the server's own configuration
 // (DATABASE_URL, DATA_DIR: `loadConfig`), because there is no admin HTTP API by design.
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { ConfigError, loadConfig } from '../../../../server/config.js';
 import { randomIds } from '../../../../server/lib/clock.js';
 import { action } from '../context.js';
@@ -27,7 +27,7 @@ export function registerAdminCommands(program: Command): Command {
     .description('create a workspace and print its agent token once (stored hashed: it cannot be shown again)')
     .requiredOption('--name <name>', 'a name for the workspace')
     .action(
-      action<[], { name: string }>(async (cli, o) => {
+      action(async (cli, o) => {
         const name = o.name.trim();
         if (!name || name.length > 200) throw new CliError('--name must be 1 to 200 characters.', EXIT.usage);
         const config = serverConfig(cli.options.dataDir);

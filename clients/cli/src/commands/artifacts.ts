@@ -1,8 +1,8 @@
 // Artifacts: read one (text, state, genealogy, variants with a thread preview), set a platform
 // variant, move it between states, publish it now or at a time, and its schedule.
-import { Argument, Option, type Command } from 'commander';
+import { Argument, Option, type Command } from '@commander-js/extra-typings';
 import { unwrap, type Schemas } from '../../../typescript/src/index.js';
-import { keyOption, waitOptions, type WaitFlags } from '../accepted.js';
+import { keyOption, waitOptions } from '../accepted.js';
 import { existsSync } from 'node:fs';
 import { action, type Cli } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -55,7 +55,7 @@ export function registerArtifactCommands(program: Command) {
     .description('show an artifact: its state, genealogy, text, and each platform variant with a preview of its posts (getArtifact)')
     .argument('<artifact>', 'artifact id')
     .action(
-      action<[string]>(async (cli, id) => {
+      action(async (cli, id) => {
         printArtifact(cli, await unwrap(cli.client().GET('/api/agent/v1/artifacts/{id}', { params: { path: { id } } })));
       }),
     );
@@ -67,7 +67,7 @@ export function registerArtifactCommands(program: Command) {
       .argument('<artifact>', 'artifact id')
       .addOption(new Option('--to <state>', 'the new state').choices(['review', 'ready', 'discarded']).makeOptionMandatory()),
   ).action(
-    action<[string], { to: 'review' | 'ready' | 'discarded'; idempotencyKey?: string }>(async (cli, id, o) => {
+    action(async (cli, id, o) => {
       const body = { to: o.to, idempotency_key: o.idempotencyKey };
       printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/transition', { params: { path: { id } }, body })));
     }),
@@ -86,7 +86,7 @@ export function registerArtifactCommands(program: Command) {
         .option('--confirm-non-public', 'publish although the artifact is drawn from followers-only or connections-only posts'),
     ),
   ).action(
-    action<[string], { idempotencyKey?: string; at?: string; localTime?: string; timeZone?: string; utcOffset?: string; confirmNonPublic?: boolean } & WaitFlags>(async (cli, id, o) => {
+    action(async (cli, id, o) => {
       const body = {
         idempotency_key: o.idempotencyKey,
         ...(o.at !== undefined ? { at: o.at } : {}),
@@ -126,7 +126,7 @@ export function registerArtifactCommands(program: Command) {
     .option('--alt <id=text>', 'set the alt text of an item (repeatable); for a file, use its path as the id', collect, [])
     .option('--none', 'remove every item (publish the text alone)')
     .action(
-      action<[string, string[]], { alt: string[]; none?: boolean }>(async (cli, id, items, o) => {
+      action(async (cli, id, items, o) => {
         if (o.none && items.length) throw new CliError('--none removes every item; give no items with it.', EXIT.usage);
         if (!o.none && !items.length) throw new CliError('Give the new list of items (or --none to remove them all).', EXIT.usage);
         const alts = new Map(o.alt.map(altPair));
@@ -152,7 +152,7 @@ export function registerArtifactCommands(program: Command) {
     .option('--part <text...>', 'your own split: one post per --part, in order')
     .option('--numbered', 'number the parts of a thread (" 1/3"), counted in the limit')
     .action(
-      action<[string, Target], { text?: string; part?: string[]; numbered?: boolean }>(async (cli, id, platform, o) => {
+      action(async (cli, id, platform, o) => {
         if (o.text !== undefined && o.part) throw new CliError('give --text or --part, not both.', EXIT.usage);
         const body = { ...(o.text !== undefined ? { text: o.text } : {}), ...(o.part ? { parts: o.part } : {}), ...(o.numbered ? { numbered: true } : {}) };
         const v = await unwrap(cli.client().PUT('/api/agent/v1/artifacts/{id}/variants/{platform}', { params: { path: { id, platform } }, body }));
@@ -166,7 +166,7 @@ export function registerArtifactCommands(program: Command) {
     .description('take a scheduled artifact back to ready and cancel its publish run (unscheduleArtifact)')
     .argument('<artifact>', 'artifact id')
     .action(
-      action<[string]>(async (cli, id) => {
+      action(async (cli, id) => {
         printArtifact(cli, await unwrap(cli.client().DELETE('/api/agent/v1/artifacts/{id}/schedule', { params: { path: { id } } })));
       }),
     );
@@ -177,7 +177,7 @@ export function registerArtifactCommands(program: Command) {
     .description("list a pipeline's scheduled artifacts, soonest first (listPipelineSchedule)")
     .argument('<pipeline>', 'pipeline id')
     .action(
-      action<[string]>(async (cli, id) => {
+      action(async (cli, id) => {
         const list = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/schedule', { params: { path: { id } } }));
         if (cli.json) return printJson(list);
         if (!list.data.length) return note(`Nothing is scheduled in ${list.pipeline_id}.`);

@@ -1,6 +1,6 @@
 // `cpa completion`: a bash completion script generated from the command tree itself, so it can
 // never lag behind the commands (zsh loads it through bashcompinit).
-import type { Command, Option } from 'commander';
+import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { action } from '../context.js';
 
 const flags = (options: readonly Option[]) => options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
@@ -47,7 +47,7 @@ export function registerCompletionCommand(program: Command) {
     .command('completion')
     .description('print a bash completion script (zsh: through bashcompinit)')
     .action(
-      action<[]>(async () => {
+      action(async () => {
         process.stdout.write(bashScript(program));
       }),
     );

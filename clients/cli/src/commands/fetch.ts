@@ -1,14 +1,8 @@
 // Fetch a public HTTPS page and structure it.
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '@commander-js/extra-typings';
 import { unwrap } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { printJson, printRecord, printText } from '../output.js';
-
-interface FetchFlags {
-  mode?: 'markdown' | 'css' | 'llm' | 'auto';
-  intent?: string;
-  schema?: string;
-}
 
 export function registerFetchCommand(program: Command) {
   program
@@ -19,7 +13,7 @@ export function registerFetchCommand(program: Command) {
     .option('--intent <text>', 'what to extract, in plain words (llm mode)')
     .option('--schema <id>', 'an extraction schema: article, product, recipe, or one of yours (css mode)')
     .action(
-      action<[string], FetchFlags>(async (cli, url, o) => {
+      action(async (cli, url, o) => {
         const body = { url, ...(o.mode ? { mode: o.mode } : {}), ...(o.intent ? { intent: o.intent } : {}), ...(o.schema ? { schema_id: o.schema } : {}) };
         const result = await unwrap(cli.client().POST('/api/agent/v1/fetch', { body }));
         if (cli.json) return printJson(result);

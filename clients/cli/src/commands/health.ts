@@ -1,5 +1,5 @@
 // Liveness, and the settings the command line resolved.
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { unwrap } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { printJson, show } from '../output.js';
@@ -9,7 +9,7 @@ export function registerHealthCommands(program: Command) {
     .command('health')
     .description('check that the server is up; needs no token (getHealth)')
     .action(
-      action<[]>(async (cli) => {
+      action(async (cli) => {
         const h = await unwrap(cli.client({ auth: false }).GET('/api/health'));
         if (cli.json) printJson(h);
         else process.stdout.write(`${h.status} (${cli.settings.baseUrl})\n`);
@@ -20,7 +20,7 @@ export function registerHealthCommands(program: Command) {
     .command('config')
     .description('show the base URL, where the token comes from and the config file in use (never the token)')
     .action(
-      action<[]>(async (cli) => {
+      action(async (cli) => {
         const s = cli.settings;
         const shown = { base_url: s.baseUrl, token: s.token ? `set (from ${s.tokenSource})` : 'not found', config_file: s.configFile, retries: s.retries };
         show(cli.json, shown);

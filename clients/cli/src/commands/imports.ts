@@ -1,20 +1,11 @@
 // Imports of data exports: upload the archive as downloaded (a bar on stderr while it goes), and
 // optionally start the pipeline that ingests it (`--intent`, with `--wait` to follow the ingest).
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '@commander-js/extra-typings';
 import { unwrap, uploadImport } from '../../../typescript/src/index.js';
-import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
+import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action, idCommand } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, show } from '../output.js';
-
-interface UploadFlags extends WaitFlags {
-  handle: string;
-  format?: 'x' | 'mastodon' | 'linkedin';
-  includeNonPublic?: boolean;
-  intent?: string;
-  tone?: string;
-  idempotencyKey?: string;
-}
 
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
@@ -56,7 +47,7 @@ export function registerImportCommands(program: Command) {
         .option('--tone <text>', 'with --intent: the tone of the pipeline'),
     ),
   ).action(
-    action<[string], UploadFlags>(async (cli, file, o) => {
+    action(async (cli, file, o) => {
       if ((o.wait || o.tone) && !o.intent) throw new CliError('--wait and --tone go with --intent (the pipeline that ingests the export).', EXIT.usage);
       const bar = uploadBar(cli.json);
       let imported;

@@ -1,7 +1,7 @@
 // `cpa mcp`: the MCP server over stdio, for an agent host that starts it as a subprocess. The tools
 // come from the server's own description (GET /openapi.json, so they match that server), and
 // every call goes to its REST API with the configured token. Only MCP messages go to stdout.
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { loadSpec } from '../../../../server/spec.js';
 import type { ToolDef } from '../../../../server/mcp/catalog.js';
 import { uploadImport, uploadMedia, type ApiClient } from '../../../typescript/src/index.js';
@@ -120,7 +120,7 @@ export function registerMcpCommand(program: Command) {
     .command('mcp')
     .description('run the MCP (Model Context Protocol) server over stdio for a local agent host; tool calls use --base-url and the token')
     .action(
-      action<[]>(async (cli) => {
+      action(async (cli) => {
         // No automatic retries: a rate-limited call is reported to the agent, which decides.
         const client = cli.client({ retries: 0 });
         // Loaded here, not at start: only this command needs the SDK.

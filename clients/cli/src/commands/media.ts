@@ -1,6 +1,6 @@
 // Images: upload one (`media upload FILE --alt TEXT`), read one; and the media table every
 // artifact view prints under its record.
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { unwrap, uploadMedia, type ApiClient, type Schemas } from '../../../typescript/src/index.js';
 import { keyOption } from '../accepted.js';
 import { action } from '../context.js';
@@ -38,7 +38,7 @@ export function registerMediaCommands(program: Command) {
       .argument('<file>', 'the image file')
       .option('--alt <text>', 'the alt text: what the image shows, for people who cannot see it'),
   ).action(
-    action<[string], { alt?: string; idempotencyKey?: string }>(async (cli, file, o) => {
+    action(async (cli, file, o) => {
       const made = await uploadFile(cli.client({ retries: 0 }), file, o.alt, o.idempotencyKey);
       show(cli.json, made);
       if (!cli.json && !made.alt_text) note('No alt text: add one with --alt, or when attaching it (cpa artifacts media ... --alt ID=TEXT).');
@@ -50,7 +50,7 @@ export function registerMediaCommands(program: Command) {
     .description('show an uploaded image: format, size, alt text, whether a draft uses it (getMedia)')
     .argument('<media>', 'upload id')
     .action(
-      action<[string]>(async (cli, id) => {
+      action(async (cli, id) => {
         show(cli.json, await unwrap(cli.client().GET('/api/agent/v1/media/{id}', { params: { path: { id } } })));
       }),
     );

@@ -1,7 +1,7 @@
 // Pipelines: create or resume, read, diagnose, inbox.
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { unwrap } from '../../../typescript/src/index.js';
-import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
+import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action, idCommand } from '../context.js';
 import { note, printJson, printTable, truncate } from '../output.js';
 
@@ -43,7 +43,7 @@ export function registerPipelineCommands(program: Command) {
         .option('--tone <tone>', 'how the drafts should sound'),
     ),
   ).action(
-    action<[], { handle: string; intent: string; tone?: string; idempotencyKey?: string } & WaitFlags>(async (cli, o) => {
+    action(async (cli, o) => {
       const body = { handle: o.handle, intent: o.intent, ...(o.tone ? { tone: o.tone } : {}), idempotency_key: o.idempotencyKey };
       const result = await unwrap(cli.client().POST('/api/agent/v1/pipelines/from-intent', { body }));
       await printAccepted(cli, result, o);

@@ -1,21 +1,14 @@
 // Source posts: list (one page, or every page with --all) and start a draft from one.
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '@commander-js/extra-typings';
 import { unwrap, type Schemas } from '../../../typescript/src/index.js';
 import { TARGETS, type Target } from './artifacts.js';
-import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
+import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action } from '../context.js';
 import { uploadFile } from './media.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, printJson, printTable, truncate } from '../output.js';
 
 type Post = Schemas['SourcePost'];
-
-interface ListFlags {
-  hasArtifact?: boolean;
-  limit?: string;
-  cursor?: string;
-  all?: boolean;
-}
 
 function limitOf(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -50,7 +43,7 @@ export function registerPostCommands(program: Command) {
     .option('--cursor <cursor>', 'start at this page (the next_cursor of a previous page)')
     .option('--all', 'follow next_cursor to the last page (progress on stderr)')
     .action(
-      action<[string], ListFlags>(async (cli, id, o) => {
+      action(async (cli, id, o) => {
         const client = cli.client();
         const init = { params: { path: { id }, query: { limit: limitOf(o.limit), cursor: o.cursor, has_artifact: o.hasArtifact } } };
         if (!o.all) {
@@ -85,7 +78,7 @@ export function registerPostCommands(program: Command) {
         .option('--alt <text>', 'the alt text of the --media image at the same position (repeatable)', (v: string, all: string[]) => [...all, v], []),
     ),
   ).action(
-    action<[string], { styleReference?: string; parent?: string; with?: string[]; target?: Target[]; media: string[]; alt: string[]; idempotencyKey?: string } & WaitFlags>(async (cli, id, o) => {
+    action(async (cli, id, o) => {
       if (o.alt.length > o.media.length) throw new CliError('Each --alt goes with the --media image at the same position; there are more --alt than --media.', EXIT.usage);
       // Uploaded before the draft is asked for: a file that cannot be read or is not an image stops here.
       const uploads = [];

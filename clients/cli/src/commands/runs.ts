@@ -1,5 +1,5 @@
 // Runs: read one, or follow it to its end.
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { unwrap } from '../../../typescript/src/index.js';
 import { action, idCommand } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -19,7 +19,7 @@ export function registerRunCommands(program: Command) {
     .option('--timeout <seconds>', 'stop waiting after this long')
     .option('--interval <ms>', 'first poll interval in milliseconds (default 500; grows to 5000)')
     .action(
-      action<[string], { timeout?: string; interval?: string }>(async (cli, id, o) => {
+      action(async (cli, id, o) => {
         const interval = o.interval === undefined ? undefined : Number(o.interval);
         if (interval !== undefined && !(interval >= 50)) throw new CliError('--interval must be at least 50 (milliseconds).', EXIT.usage);
         const run = await followRun(cli.client(), id, { timeoutSeconds: timeoutOption(o.timeout), intervalMs: interval, quiet: cli.json });

@@ -1,6 +1,6 @@
 // Extraction schemas for `cpa fetch --schema` (css mode): list, store (from a JSON file), delete.
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { unwrap, type Schemas } from '../../../typescript/src/index.js';
 import { action, idCommand } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -28,7 +28,7 @@ export function registerSchemaCommands(program: Command) {
     .command('list')
     .description('list the built-in and the workspace’s extraction schemas (listFetchSchemas)')
     .action(
-      action<[]>(async (cli) => {
+      action(async (cli) => {
         const list = await unwrap(cli.client().GET('/api/agent/v1/fetch/schemas'));
         if (cli.json) return printJson(list);
         printTable(['id', 'builtin', 'fields', 'description'], list.data.map((s) => [s.id, s.builtin ? 'yes' : 'no', Object.keys(s.fields).join(', '), truncate(s.description ?? '', 50)]));
@@ -41,7 +41,7 @@ export function registerSchemaCommands(program: Command) {
     .argument('<schema>', 'schema id (lower-case letters, digits, _ and -)')
     .requiredOption('--file <path>', 'the definition: {"description": ..., "fields": {...}}; - reads stdin')
     .action(
-      action<[string], { file: string }>(async (cli, id, o) => {
+      action(async (cli, id, o) => {
         const stored = await unwrap(cli.client().PUT('/api/agent/v1/fetch/schemas/{id}', { params: { path: { id } }, body: definitionFrom(o.file) }));
         show(cli.json, stored);
       }),

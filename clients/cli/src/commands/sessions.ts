@@ -1,7 +1,7 @@
 // The session bridges: activity, add an item, regenerate a variant, refresh a source.
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { unwrap } from '../../../typescript/src/index.js';
-import { keyOption, printAccepted, waitOptions, type WaitFlags } from '../accepted.js';
+import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { printJson, printTable, show, truncate } from '../output.js';
@@ -30,7 +30,7 @@ export function registerSessionCommands(program: Command) {
     .description("latest activity rows across the workspace's sessions (listSessionActivity)")
     .option('--limit <n>', 'how many rows, 1 to 100 (default 20)')
     .action(
-      action<[], { limit?: string }>(async (cli, o) => {
+      action(async (cli, o) => {
         const limit = o.limit === undefined ? undefined : Number(o.limit);
         if (limit !== undefined && !Number.isInteger(limit)) throw new CliError('--limit must be a whole number (1 to 100).', EXIT.usage);
         const rows = await unwrap(cli.client().GET('/api/sessions/activity', { params: { query: { limit } } }));
@@ -48,7 +48,7 @@ export function registerSessionCommands(program: Command) {
       .option('--source <url>', 'track an https:// page as an upstream source')
       .option('--artifact <id>', 'attach an artifact (a variant)'),
   ).action(
-    action<[string], ItemFlags>(async (cli, sessionId, o) => {
+    action(async (cli, sessionId, o) => {
       const body = { ...itemOf(o), idempotency_key: o.idempotencyKey };
       const item = await unwrap(cli.client().POST('/api/sessions/{sessionId}/items', { params: { path: { sessionId } }, body }));
       show(cli.json, item);
@@ -62,7 +62,7 @@ export function registerSessionCommands(program: Command) {
       .argument('<session>', 'session id')
       .argument('<variant>', 'variant id (an artifact item of the session)'),
   ).action(
-    action<[string, string], WaitFlags>(async (cli, sessionId, variantId, o) => {
+    action(async (cli, sessionId, variantId, o) => {
       const round = await unwrap(cli.client().POST('/api/sessions/{sessionId}/variants/{variantId}/regenerate', { params: { path: { sessionId, variantId } } }));
       await printAccepted(cli, round, o);
     }),
@@ -74,7 +74,7 @@ export function registerSessionCommands(program: Command) {
       .description('refetch an upstream source; a changed page emits webpage.ready (refreshSource)')
       .argument('<source>', 'source id (from a source item)'),
   ).action(
-    action<[string], WaitFlags>(async (cli, id, o) => {
+    action(async (cli, id, o) => {
       const accepted = await unwrap(cli.client().POST('/api/sessions/sources/{id}/refresh', { params: { path: { id } } }));
       await printAccepted(cli, accepted, o);
     }),

@@ -1,15 +1,9 @@
 // Tails the event stream, reconnecting with backoff and Last-Event-ID (see followEvents).
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { followEvents } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { note } from '../output.js';
-
-interface StreamFlags {
-  events?: string;
-  lastEventId?: string;
-  maxEvents?: string;
-}
+import { note, printJsonLine } from '../output.js';
 
 export function registerStreamCommand(program: Command) {
   program
@@ -19,7 +13,7 @@ export function registerStreamCommand(program: Command) {
     .option('--last-event-id <id>', 'start after this event (replays what came after it)')
     .option('--max-events <n>', 'exit after this many events')
     .action(
-      action<[], StreamFlags>(async (cli, o) => {
+      action(async (cli, o) => {
         const max = o.maxEvents === undefined ? Infinity : Number(o.maxEvents);
         if (!(max >= 1)) throw new CliError('--max-events must be at least 1.', EXIT.usage);
         const controller = new AbortController();
@@ -37,7 +31,7 @@ export function registerStreamCommand(program: Command) {
               note(`stream dropped (${(error as Error)?.message ?? error}); reconnecting in ${(delayMs / 1000).toFixed(1)}s${lastEventId ? ` with Last-Event-ID ${lastEventId}` : ''}`),
           });
           for await (const e of events) {
-            if (cli.json) process.stdout.write(`${JSON.stringify(e)}\n`);
+            if (cli.json) printJsonLine(e);
             else process.stdout.write(`${e.created_at}  ${e.type.padEnd(17)} ${e.id}  ${JSON.stringify(e.data)}\n`);
             if (++n >= max) break;
           }

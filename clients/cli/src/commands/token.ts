@@ -1,5 +1,5 @@
 // `cpa token`: the desktop instance's token, from ${DATA_DIR}/agent-token (DATA_DIR default ./data).
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { printJson } from '../output.js';
@@ -10,7 +10,7 @@ export function registerTokenCommand(program: Command) {
     .command('token')
     .description('print the desktop token, read from ${DATA_DIR}/agent-token (DATA_DIR: --data-dir, env, default ./data)')
     .action(
-      action<[]>(async (cli) => {
+      action(async (cli) => {
         const file = desktopTokenFile(cli.options.dataDir);
         const token = readTokenFile(file);
         if (!token) {
