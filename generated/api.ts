@@ -387,7 +387,10 @@ export interface paths {
         /**
          * Move an artifact to review, ready or discarded
          * @description Moves an artifact along the moves of `ArtifactState`: `review` → `ready` (approve),
-         *     `ready` → `review` (reopen), and `draft`, `review` or `ready` → `discarded`. Any other move,
+         *     `ready` → `review` (reopen), and `draft`, `review`, `ready`, `scheduled` or `publish_failed` →
+         *     `discarded`. Discarding a `scheduled` artifact cancels its queued publish run (nothing goes out
+         *     at the time; too late once the run has taken it: `409`); discarding a `publish_failed` one gives
+         *     up on it (parts already live stay live). Any other move,
          *     the move to the state the artifact is already in included, is `409 state_conflict` with
          *     `suggested_action: fetch_artifact`; `draft` → `review` belongs to the drafting run, and
          *     `published` and `discarded` are final. The move is a compare-and-set: of two concurrent moves
@@ -430,9 +433,13 @@ export interface paths {
          *     `422 validation_failed` naming `body.parts[i]` with its length and the limit, and nothing is
          *     stored.
          *
-         *     Variants change only while the artifact is in `review` or `ready`: a `draft` (still being
-         *     written) is `409 state_conflict` with `suggested_action: retry_later`; a `published` or
-         *     `discarded` artifact is `409` with `fetch_artifact`. The check and the write are one
+         *     Variants change only while the artifact is in `review`, `ready` or `publish_failed`: a `draft`
+         *     (still being written) is `409 state_conflict` with `suggested_action: retry_later`; a
+         *     `scheduled` one is `409` with `unschedule_artifact` (`DELETE /artifacts/{id}/schedule`: unschedule,
+         *     change, schedule again); a `publishing`, `published` or `discarded` artifact is `409` with
+         *     `fetch_artifact`. After a failed publish, fix the parts not yet live and publish again: the
+         *     variant for the pipeline's platform must begin with the parts already live exactly as posted
+         *     (numbering included), else `422` naming `body.parts[i]` (or `body.text`) of the live part it would change. The check and the write are one
          *     compare-and-set, so a variant never changes under a publish that has started.
          *     Naturally idempotent: sending the same body again stores the same variant. Publishing on
          *     `mastodon` or `bluesky` posts the variant's parts (a thread: each part a reply to the previous);
@@ -1202,6 +1209,8 @@ export interface components {
          *     | `configure_writer` | no language-model provider is configured | (server configuration) |
          *     | `review_artifact` | a draft waits for review | `GET /artifacts/{id}` |
          *     | `publish_artifact` | a publish failed or waits; publishing again resumes it | `POST /artifacts/{id}/publish` |
+         *     | `put_variant` | a platform variant cannot be posted as it is; send its text or your own split | `PUT /artifacts/{id}/variants/{platform}` |
+         *     | `unschedule_artifact` | a scheduled artifact must go back to `ready` before it can change | `DELETE /artifacts/{id}/schedule` |
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
          *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
@@ -1280,6 +1289,8 @@ export interface components {
              *     | `runs_stalled` | warning | a run of the pipeline has waited more than 15 minutes to start |
              *     | `no_posts` | warning | an ingest succeeded but found no post |
              *     | `publish_failed` | error | an artifact of the pipeline is `publish_failed` (the message names it, the error and the parts already live); publish it again to resume, after connecting the account again when its credential was the cause |
+             *     | `variant_unpostable` | warning | a variant of a `review`, `ready`, `scheduled` or `publish_failed` artifact cannot be posted as it is: its text could not be split into posts, or a stored part is over the platform's limit (the message names up to 5, `suggested_endpoint` the newest: send the variant's text or your own split) |
+             *     | `variant_not_published` | info | a `scheduled` artifact has variants for platforms this service does not post to (`x`, `linkedin`, `threads`): only the pipeline's platform goes out at the time |
              *     | `runs_failing` | warning | drafting runs of the pipeline failed in the last 24 hours |
              *     | `writer_blocked` | error | the model provider's address is local but not on `OUTBOUND_ALLOW_HOSTS`, so every draft will fail |
              *     | `no_writer_configured` | info | no model provider (`LLM_BASE_URL`): drafts use the built-in writer |
@@ -1318,6 +1329,7 @@ export interface components {
          *     | `flagged_anomaly` | the latest ingest run failed (`ingest_failed`) | `anomaly` | 90 | `diagnose_pipeline` |
          *     | `flagged_anomaly` | a drafting run failed in the last 24 hours (`draft_failed`) | `anomaly`, `post_id`, `artifact_id` (the discarded one) | 80 | `draft_post` |
          *     | `flagged_anomaly` | a publish failed (`publish_failed`): the artifact is `publish_failed`; `anomaly.message` names the parts already live | `anomaly`, `artifact_id`, `post_id` | 85 | `publish_artifact` (again: it resumes), or `connect_account` when the credential was the cause |
+         *     | `flagged_anomaly` | a variant of a `review`, `ready`, `scheduled` or `publish_failed` artifact cannot be posted as it is (`variant_unpostable`): its text could not be split, or a part is over the platform's limit; one item per artifact and platform (`id` ends with `:<artifact>:<platform>`) | `anomaly`, `artifact_id`, `post_id` | 75 | `put_variant` (`PUT /artifacts/{id}/variants/{platform}`) |
          *     | `scheduled_publish` | an artifact scheduled within the next 24 hours (`created_at` is its due time) | `artifact_id`, `post_id` | 70 | `fetch_artifact` (to check it before it goes out) |
          *     | `flagged_anomaly` | an unpublished artifact has an image, GIF or video without alt text (`missing_alt_text`) | `anomaly`, `artifact_id`, `post_id` | 70 | `set_alt_text` |
          *     | `draft_in_review` | an artifact in `review` | `artifact_id`, `post_id` | 60 | `review_artifact` |
@@ -1410,6 +1422,8 @@ export interface components {
          *     | `review` | `ready` | `POST /artifacts/{id}/transition` with `to: ready` (approved) |
          *     | `ready` | `review` | `POST /artifacts/{id}/transition` with `to: review` (reopened) |
          *     | `review`, `ready` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded` |
+         *     | `scheduled` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded`: the queued `publish` run is cancelled in the same transaction (it ends `failed`, code `discarded`); once the run has taken the artifact (`publishing`) it is `409` |
+         *     | `publish_failed` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded`: give up on a failed publish; parts already live stay live on the platform and in `published_parts` |
          *     | `review`, `ready`, `publish_failed` | `publishing` | `POST /artifacts/{id}/publish` without a time (a `publish` run is queued) |
          *     | `review`, `ready`, `publish_failed`, `scheduled` | `scheduled` | `POST /artifacts/{id}/publish` with `at` or `local_time` + `time_zone` (`artifact.scheduled`); again with another time to reschedule |
          *     | `scheduled` | `ready` | `DELETE /artifacts/{id}/schedule` (unscheduled) |
@@ -1419,7 +1433,7 @@ export interface components {
          *     | `review`, `ready` | `published` | `POST /artifacts/{id}/publish` on an `rss` or `archive` pipeline (nothing to post: marked at once) |
          *
          *     ```
-         *     draft ──▶ review ◀──▶ ready ──▶ discarded
+         *     draft ──▶ review ◀──▶ ready
          *                 │           │
          *                 ├───────────┴──(publish with a time)──▶ scheduled ──(unschedule)──▶ ready
          *                 │                                           │ (due)
@@ -1427,6 +1441,8 @@ export interface components {
          *                                       │      │
          *                                       ▼      ▼
          *                               published    publish_failed ──(publish again: resumes)──▶ publishing
+         *
+         *     draft, review, ready, scheduled (its run cancelled), publish_failed ──(discard)──▶ discarded
          *     ```
          *
          *     `published` and `discarded` are final; to try again, re-draft (`parent_artifact_id`), which
@@ -3372,7 +3388,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            /** @description The artifact is not in `review` or `ready`: still being written, published or discarded. */
+            /** @description The artifact is not in `review`, `ready` or `publish_failed`: still being written, scheduled, being published, published or discarded. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -6,6 +6,7 @@ import { AdapterError as Err, type AdapterContext, type Credentials, type Bluesk
 import { jsonBody, memoized, send, sendJson } from './http.js';
 import { postProblem } from '../services/platform-text.js';
 import { count, dateOf, httpUrl, tidy } from './text.js';
+import { detectFacets, facetsOf } from './bluesky-facets.js';
 
 const HANDLE = /^@?((?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62})$/i;
 const PAGE = 100;
@@ -149,6 +150,36 @@ const tooLong = (text: string) => {
   return why ? `the text ${why}` : null;
 };
 
+/**
+ * The DIDs of the handles a text mentions, through com.atproto.identity.resolveHandle on the
+ * account's PDS. A handle that does not resolve (the PDS refuses it: no such handle) is left out,
+ * and its mention stays plain text; a PDS that is down is an `unavailable` error (the run retries).
+ */
+async function resolveHandles(ctx: AdapterContext, s: Session, handles: string[]): Promise<Map<string, string>> {
+  const dids = new Map<string, string>();
+  for (const handle of new Set(handles)) {
+    if (handle === s.handle.toLowerCase()) {
+      dids.set(handle, s.did);
+      continue;
+    }
+    try {
+      const r = await sendJson<{ did?: unknown }>(ctx, { url: xrpc(ctx, 'com.atproto.identity.resolveHandle', new URLSearchParams({ handle })), what: 'resolveHandle', authenticated: true, headers: bearer(s) });
+      if (typeof r.did === 'string' && r.did.startsWith('did:')) dids.set(handle, r.did);
+    } catch (err) {
+      if (!(err instanceof Err) || (err.kind !== 'rejected' && err.kind !== 'not_found' && err.kind !== 'invalid_response')) throw err;
+    }
+  }
+  return dids;
+}
+
+/** The post's rich-text facets (links, resolved mentions, tags), with UTF-8 byte offsets. */
+async function richText(ctx: AdapterContext, s: Session, text: string) {
+  const detected = detectFacets(text);
+  const dids = await resolveHandles(ctx, s, detected.flatMap((f) => (f.kind === 'mention' ? [f.handle] : [])));
+  const facets = facetsOf(text, detected, (h) => dids.get(h) ?? null);
+  return facets.length ? { facets } : {};
+}
+
 const strongRef = (p: Published) => ({ uri: p.externalId, cid: p.cid ?? '' });
 
 /** The most bytes of one image of an `app.bsky.embed.images` embed (its lexicon's `maxSize`). */
@@ -221,7 +252,7 @@ export const blueskyAdapter: PlatformAdapter = {
     // A thread's part answers its parent and names the thread's root (both as uri + cid).
     const reply = part.replyTo ? { reply: { root: strongRef(part.replyTo.root), parent: strongRef(part.replyTo.parent) } } : {};
     const embed = part.media && 'embed' in part.media ? { embed: part.media.embed } : {};
-    const record = { $type: COLLECTION, text, createdAt: ctx.now.toISOString(), ...reply, ...embed };
+    const record = { $type: COLLECTION, text, ...(await richText(ctx, s, text)), createdAt: ctx.now.toISOString(), ...reply, ...embed };
     try {
       const made = await sendJson<{ uri?: string; cid?: string }>(ctx, {
         url: xrpc(ctx, 'com.atproto.repo.createRecord'),

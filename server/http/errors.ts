@@ -10,9 +10,13 @@ interface ValidatorIssue {
   params?: Record<string, unknown>;
 }
 
+/** The field as the service's own messages name it: `body.parts[0]`, `body.media[2].alt_text`. */
 function fieldOf(path: string | undefined): string {
   if (!path) return 'request';
-  return path.replace(/^[./]/, '').replace(/\//g, '.');
+  return path
+    .replace(/^[./]/, '')
+    .replace(/\//g, '.')
+    .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
 }
 
 /** `body.idempotency_key must NOT have fewer than 16 characters`: the field first, then the problem. */
@@ -24,7 +28,9 @@ function validatorMessage(issues: ValidatorIssue[] | undefined, fallback: string
       let field = fieldOf(i.path);
       const extra = i.params?.additionalProperty;
       if (typeof extra === 'string') field = `${field}.${extra}`;
-      const message = (i.message ?? 'is invalid').replace(/^(request\.)?(body|query|params|headers)\S*\s+/, '');
+      const message = (i.message ?? 'is invalid')
+        .replace(/^(request\.)?(body|query|params|headers)\S*\s+/, '')
+        .replace(/^must NOT have fewer than 1 characters$/, 'is empty');
       return `${field} ${message}`;
     })
     .join('; ');

@@ -16,6 +16,9 @@ import type { Caller, ServiceDeps } from './context.js';
 import { artifactOfRun } from './drafting.js';
 import { mediaIssues, mediaOf } from './media-items.js';
 import { artifactsWithMedia } from '../store/media.js';
+import { variantsOfPipeline, type PipelineVariantRow } from '../store/variants.js';
+import { isTargetPlatform, rulesFor } from './platform-text.js';
+import { variantProblem } from './variants.js';
 
 type S = components['schemas'];
 export type Issue = S['DiagnoseIssue'];
@@ -51,6 +54,10 @@ export interface Facts {
   allowHosts: string[];
   /** Unpublished artifacts with an image (GIF, video) that has no alt text, newest first. */
   missingAltText: ArtifactRow[];
+  /** Variants of review, ready, scheduled and publish_failed artifacts that cannot be posted as they are, with why; newest artifact first. */
+  unpostable: Array<{ variant: PipelineVariantRow; reason: string }>;
+  /** Scheduled artifacts with variants for platforms this service does not post to (written for export only). */
+  exportOnly: Array<{ variant: PipelineVariantRow }>;
 }
 
 /**
@@ -74,7 +81,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
   if (!pipeline) throw notFound('pipeline');
   const now = deps.clock.now();
   const ago = (ms: number) => new Date(now.getTime() - ms);
-  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon, withMedia] = await Promise.all([
+  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon, withMedia, variants] = await Promise.all([
     accountOf(deps, pipeline),
     health.ingestRuns(deps.db, pipeline.id),
     health.stalledRuns(deps.db, pipeline.id, ago(STALLED_AFTER_MS)),
@@ -85,6 +92,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     listPublishFailed(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: 20 }),
     listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
     artifactsWithMedia(deps.db, pipeline.id, ['draft', 'review', 'ready'], 200),
+    variantsOfPipeline(deps.db, { workspaceId: caller.workspaceId, pipelineId, states: ['review', 'ready', 'scheduled', 'publish_failed'], limit: 500 }),
   ]);
   const artifacts = await health.findArtifacts(deps.db, caller.workspaceId, failedRuns.map(artifactOfRun).filter((id): id is string => id !== null));
   return {
@@ -103,6 +111,11 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     llm: deps.config.llm,
     allowHosts: deps.config.outbound.allowHosts,
     missingAltText: withMedia.filter((a) => mediaIssues(mediaOf(a)).length > 0),
+    unpostable: variants.flatMap((variant) => {
+      const reason = variantProblem(variant);
+      return reason ? [{ variant, reason }] : [];
+    }),
+    exportOnly: variants.filter((v) => v.state === 'scheduled' && v.platform !== pipeline.platform && isTargetPlatform(v.platform) && !rulesFor(v.platform).publishable).map((variant) => ({ variant })),
   };
 }
 
@@ -310,7 +323,38 @@ export function altTextIssues(f: Facts): Issue[] {
   ];
 }
 
-const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, publishIssues, writerIssues, deliveryIssues, altTextIssues];
+/** Where the agent sends a variant's text or its own split: `PUT /artifacts/{id}/variants/{platform}`. */
+export const variantEndpoint = (v: Pick<PipelineVariantRow, 'artifactId' | 'platform'>) => `PUT ${API_PREFIX}/artifacts/${v.artifactId}/variants/${v.platform}`;
+
+/** Variants that cannot be posted as they are: publishing (or exporting) them would be refused. */
+export function variantIssues(f: Facts): Issue[] {
+  const issues: Issue[] = [];
+  const found = f.unpostable;
+  if (found.length) {
+    const shown = found.slice(0, 5).map((u) => `${u.variant.artifactId} on ${u.variant.platform}: ${u.reason}`);
+    issues.push({
+      code: 'variant_unpostable',
+      severity: 'warning',
+      message: `${found.length} variant${found.length === 1 ? '' : 's'} of the pipeline's artifacts cannot be posted as ${found.length === 1 ? 'it is' : 'they are'} (${shown.join('; ')}${found.length > shown.length ? '; …' : ''}). Send the variant's text or your own split (parts).`,
+      suggested_action: 'put_variant',
+      suggested_endpoint: variantEndpoint(found[0]!.variant),
+    });
+  }
+  const exportOnly = f.exportOnly;
+  if (exportOnly.length) {
+    const shown = exportOnly.slice(0, 5).map((e) => `${e.variant.artifactId} (${e.variant.platform})`);
+    issues.push({
+      code: 'variant_not_published',
+      severity: 'info',
+      message: `Scheduled artifacts have variants for platforms this service does not post to: ${shown.join(', ')}${exportOnly.length > shown.length ? ', …' : ''}. Only the ${f.pipeline.platform} variant goes out at the scheduled time; post the others yourself (their text is in the artifact's variants).`,
+      suggested_action: 'fetch_artifact',
+      suggested_endpoint: `GET ${API_PREFIX}/artifacts/${exportOnly[0]!.variant.artifactId}`,
+    });
+  }
+  return issues;
+}
+
+const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, publishIssues, variantIssues, writerIssues, deliveryIssues, altTextIssues];
 const RANK: Record<Issue['severity'], number> = { error: 0, warning: 1, info: 2 };
 
 export function issuesOf(f: Facts): Issue[] {

@@ -7,13 +7,13 @@ import { API_PREFIX } from '../errors.js';
 import * as health from '../store/health.js';
 import type { PostRow } from '../store/posts.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { accountIssues, ingestIssues, pipelineFacts, publishRemedy, type Facts } from './diagnose.js';
+import { accountIssues, ingestIssues, pipelineFacts, publishRemedy, variantEndpoint, type Facts } from './diagnose.js';
 import { mediaIssues, mediaOf } from './media-items.js';
 
 type S = components['schemas'];
 type Item = S['InboxItem'];
 
-export const PRIORITY = { credential: 95, ingest: 90, publishFailed: 85, draftFailed: 80, scheduled: 70, altText: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
+export const PRIORITY = { credential: 95, ingest: 90, publishFailed: 85, draftFailed: 80, variantUnpostable: 75, scheduled: 70, altText: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
 const MAX_ITEMS = 100;
 /** How many of the newest posts without a draft are ranked. */
 const POSTS_RANKED = 500;
@@ -81,6 +81,20 @@ function anomalies(f: Facts): Item[] {
       post_id: a.sourcePostId,
       anomaly: { code: 'publish_failed', message: `${a.publishErrorCode ?? 'failed'}: ${a.publishErrorMessage ?? ''}`.slice(0, 2000) },
       ...publishRemedy(a),
+    });
+  }
+  for (const { variant: v, reason } of f.unpostable) {
+    items.push({
+      id: `flagged_anomaly:variant_unpostable:${v.artifactId}:${v.platform}`,
+      kind: 'flagged_anomaly',
+      priority: PRIORITY.variantUnpostable,
+      title: `Fix the ${v.platform} variant of: ${firstLine(v.artifactText) || v.artifactId}`.slice(0, 300),
+      created_at: v.updatedAt.toISOString(),
+      artifact_id: v.artifactId,
+      post_id: v.sourcePostId,
+      anomaly: { code: 'variant_unpostable', message: `The ${v.platform} variant cannot be posted: ${reason}. Send its text or your own split (parts).`.slice(0, 2000) },
+      suggested_action: 'put_variant',
+      suggested_endpoint: variantEndpoint(v),
     });
   }
   for (const a of f.missingAltText) {

@@ -5,6 +5,8 @@
 import type { components } from '../../generated/api.js';
 import { API_PREFIX, notFound, retryLater, stateConflict, validationFailed, type AppError } from '../errors.js';
 import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
+import { findPipeline } from '../store/pipelines.js';
+import { listParts } from '../store/published-parts.js';
 import type { Db } from '../store/database.js';
 import * as store from '../store/variants.js';
 import type { VariantRow, VariantValues } from '../store/variants.js';
@@ -13,8 +15,11 @@ import { adaptText, isTargetPlatform, postProblem, splitThread, trimBreakable, t
 
 type VariantRequest = components['schemas']['VariantRequest'];
 
-/** The states in which an artifact's variants may change: written, not (being) published or discarded. */
-export const VARIANT_EDITABLE_STATES = ['review', 'ready'];
+/**
+ * The states in which an artifact's variants may change: written, not (being) published or
+ * discarded; and `publish_failed`, to fix the parts not yet live before publishing again.
+ */
+export const VARIANT_EDITABLE_STATES = ['review', 'ready', 'publish_failed'];
 
 /** A variant derived from a text: adapted to the platform, split when it does not fit. */
 export function deriveVariant(platform: TargetPlatform, text: string, opts: { numbered: boolean; origin: 'drafted' | 'text' }): VariantValues {
@@ -54,6 +59,22 @@ export async function publishableParts(deps: { db: Db }, artifact: ArtifactRow, 
   return parts;
 }
 
+/**
+ * Why a stored variant cannot be posted as it is, or null: its text could not be split, it has
+ * no parts, or a part no longer fits the platform (the limits changed since it was written).
+ */
+export function variantProblem(v: Pick<VariantRow, 'platform' | 'parts' | 'problem'>): string | null {
+  if (v.problem !== null) return `its text could not be split into posts: ${v.problem}`;
+  const parts = JSON.parse(v.parts) as string[];
+  if (!parts.length) return 'it has no parts';
+  if (!isTargetPlatform(v.platform)) return null;
+  for (const [i, p] of parts.entries()) {
+    const problem = postProblem(v.platform, p);
+    if (problem) return `part ${i + 1} of ${parts.length} ${problem}`;
+  }
+  return null;
+}
+
 export function listVariants(deps: { db: Db }, a: Pick<ArtifactRow, 'id' | 'workspaceId'>): Promise<VariantRow[]> {
   return store.listVariants(deps.db, a.workspaceId, a.id);
 }
@@ -75,7 +96,32 @@ function refusal(a: ArtifactRow): AppError {
   if (a.state === 'draft') {
     return retryLater(`The artifact ${a.id} is still being written; send its variants once it is in review.`, extras);
   }
-  return stateConflict(`The artifact ${a.id} is ${a.state}; its variants can change only while it is in review or ready.`, { ...extras, suggestedAction: 'fetch_artifact' });
+  if (a.state === 'scheduled') {
+    return stateConflict(`The artifact ${a.id} is scheduled; its variants are frozen until it goes out. Unschedule it (back to ready), change the variant, then publish it again with its time.`, {
+      suggestedAction: 'unschedule_artifact',
+      suggestedEndpoint: `DELETE ${API_PREFIX}/artifacts/${a.id}/schedule`,
+    });
+  }
+  return stateConflict(`The artifact ${a.id} is ${a.state}; its variants can change only while it is in review, ready or publish_failed.`, { ...extras, suggestedAction: 'fetch_artifact' });
+}
+
+/**
+ * After a failed publish, the parts already live stay as they were posted: a new variant for the
+ * pipeline's platform must begin with them, unchanged (a thread's numbering included), so that
+ * publishing again posts only the fixed rest as replies. Other platforms' variants are free.
+ */
+async function keepLiveParts(deps: ServiceDeps, a: ArtifactRow, platform: string, values: VariantValues, field: 'body.parts' | 'body.text'): Promise<void> {
+  const pipeline = await findPipeline(deps.db, a.workspaceId, a.pipelineId);
+  if (pipeline?.platform !== platform) return;
+  const live = await listParts(deps.db, a.id);
+  if (!live.length) return;
+  const old = await store.findVariant(deps.db, a.workspaceId, a.id, platform);
+  const posted = old ? (JSON.parse(old.parts) as string[]) : [a.text];
+  for (const p of live) {
+    if (values.parts[p.position] === posted[p.position]) continue;
+    const at = field === 'body.parts' ? `body.parts[${p.position}]` : field;
+    throw validationFailed(at, `would change part ${p.position + 1}, which is already live (${p.url ?? p.externalId}); after a failed publish, send parts that begin with the ${live.length} live part${live.length === 1 ? '' : 's'} as posted (numbering included) and fix only the rest.`);
+  }
 }
 
 /**
@@ -101,6 +147,7 @@ export async function putVariant(deps: ServiceDeps, caller: Caller, id: string, 
       throw validationFailed('body.text', `${whose} be posted on ${platform}: ${values.problem}. Send parts to split it yourself.`);
     }
   }
+  if (a.state === 'publish_failed') await keepLiveParts(deps, a, platform, values, body.parts !== undefined ? 'body.parts' : 'body.text');
   const done = await store.putVariant(deps.db, { workspaceId: caller.workspaceId, artifactId: a.id, states: VARIANT_EDITABLE_STATES, values, now: deps.clock.now() });
   if (!done) {
     const now = await findArtifact(deps.db, caller.workspaceId, id);

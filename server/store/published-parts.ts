@@ -63,6 +63,13 @@ export function unschedule(tx: Db, q: { id: string; workspaceId: string; now: Da
   return move(tx, { id: q.id, workspaceId: q.workspaceId, states: ['scheduled'] }, { state: 'ready', updatedAt: q.now, ...clearedSchedule });
 }
 
+/** scheduled | publish_failed → discarded (the schedule cleared); null when the artifact was in neither state any more. */
+export function discardPublishing(tx: Db, q: { id: string; workspaceId: string; from: Array<'scheduled' | 'publish_failed'>; runId: string | null; now: Date }): Promise<ArtifactRow | null> {
+  // The run it had, too: a reschedule that won meanwhile queued another run, which this would not cancel.
+  const owner = q.runId ? { publishRunId: q.runId } : {};
+  return move(tx, { id: q.id, workspaceId: q.workspaceId, states: q.from, ...owner }, { state: 'discarded', updatedAt: q.now, ...clearedSchedule });
+}
+
 /** A pipeline's scheduled artifacts, soonest first; with `until`, only those due by then. */
 export function listScheduled(db: Db, q: { workspaceId: string; pipelineId: string; limit: number; until?: Date }): Promise<ArtifactRow[]> {
   let query = db.selectFrom('Artifact').selectAll().where('workspaceId', '=', q.workspaceId).where('pipelineId', '=', q.pipelineId).where('state', '=', 'scheduled');

@@ -72,3 +72,22 @@ export function listVariantsOf(db: Db, workspaceId: string, artifactIds: string[
   if (!artifactIds.length) return Promise.resolve([]);
   return db.selectFrom('ArtifactVariant').selectAll().where('workspaceId', '=', workspaceId).where('artifactId', 'in', artifactIds).orderBy('artifactId').orderBy('platform').execute();
 }
+
+export type PipelineVariantRow = VariantRow & { state: string; artifactText: string; sourcePostId: string | null; artifactUpdatedAt: Date };
+
+/** The variants of a pipeline's artifacts in `states` (with the artifact's state, text and source post), newest artifact first. */
+export function variantsOfPipeline(db: Db, q: { workspaceId: string; pipelineId: string; states: string[]; limit: number }): Promise<PipelineVariantRow[]> {
+  return db
+    .selectFrom('ArtifactVariant as v')
+    .innerJoin('Artifact as a', 'a.id', 'v.artifactId')
+    .selectAll('v')
+    .select(['a.state as state', 'a.text as artifactText', 'a.sourcePostId as sourcePostId', 'a.updatedAt as artifactUpdatedAt'])
+    .where('a.workspaceId', '=', q.workspaceId)
+    .where('a.pipelineId', '=', q.pipelineId)
+    .where('a.state', 'in', q.states)
+    .orderBy('a.updatedAt', 'desc')
+    .orderBy('v.artifactId')
+    .orderBy('v.platform')
+    .limit(q.limit)
+    .execute();
+}

@@ -2,7 +2,7 @@
 // generated and given idempotency keys, `--all` pagination, and following runs with `wait`.
 import { describe, expect, it, vi } from 'vitest';
 import { seedArtifact } from '../support/seed.js';
-import { cliServer, expectExit, json } from './support.js';
+import { cliServer, cpa, expectExit, json } from './support.js';
 import { updateRows } from '../support/rows.js';
 
 // Subprocesses: generous limits for a loaded machine (each call takes well under a second when idle).
@@ -129,11 +129,13 @@ describe('scheduled publishing', () => {
       await run(['artifacts', 'publish', id, '--local-time', '2030-12-02T09:30', '--time-zone', 'America/New_York', '--json']),
     );
     expect(scheduled.artifact).toMatchObject({ state: 'scheduled', schedule: { at: '2030-12-02T14:30:00.000Z', time_zone: 'America/New_York' } });
-    const listed = await run(['artifacts', 'schedule', 'list', pipelineId]);
+    // The list shows the instant in UTC, on the terminal's clock (its TZ), and as given in its zone (piped: tab-separated, no header).
+    const listed = await cpa(['--base-url', t.s.url, '--token', t.s.token, 'artifacts', 'schedule', 'list', pipelineId], { env: { TZ: 'Asia/Tokyo' } });
     expectExit(listed, 0);
     expect(listed.stdout).toContain(id);
-    expect(listed.stdout).toContain('2030-12-02T14:30:00.000Z');
-    expect(listed.stdout).toContain('2030-12-02T09:30 America/New_York');
+    expect(listed.stdout).toContain('2030-12-02 14:30 UTC');
+    expect(listed.stdout).toContain('2030-12-02 23:30 GMT+9');
+    expect(listed.stdout).toContain('2030-12-02 09:30 EST (America/New_York)');
 
     expect(json(await run(['artifacts', 'unschedule', id, '--json']))).toMatchObject({ id, state: 'ready', schedule: null });
     const empty = await run(['artifacts', 'schedule', 'list', pipelineId]);

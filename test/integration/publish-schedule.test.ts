@@ -129,6 +129,20 @@ describe('scheduling', () => {
     await unwrap(s.client().DELETE(`${V1}/artifacts/{id}/schedule`, { params: { path: { id: a.id } } }));
   });
 
+  it('discarding a scheduled artifact cancels its queued run: nothing goes out at the time, the schedule no longer lists it', async () => {
+    const a = await ready('Scheduled, then thrown away 🗑️');
+    const accepted = asAccepted(await unwrap(publishRequest(s, a.id, { at: inMs(1000) })));
+    const gone = await unwrap(s.client().POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id: a.id } }, body: { to: 'discarded', idempotency_key: newIdempotencyKey() } }));
+    expect(gone).toMatchObject({ state: 'discarded', schedule: null });
+    expect(await findRow(s.running.deps.db, 'Run', { id: accepted.run.run_id })).toMatchObject({ status: 'failed', errorCode: 'discarded' });
+    expect((await schedule(pipeline.id)).data.some((x) => x.id === a.id)).toBe(false);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(postsOf(a.text)).toBe(0);
+    expect((await getArtifact(s, a.id)).state).toBe('discarded');
+    // Final: publishing it now is 409.
+    expect((await publishRequest(s, a.id)).response.status).toBe(409);
+  });
+
   it('publishes once when the time comes', async () => {
     const a = await ready('Goes out on time ⏰ (once)');
     const accepted = asAccepted(await unwrap(publishRequest(s, a.id, { at: inMs(1200) })));
@@ -162,6 +176,14 @@ describe('scheduling', () => {
     const report = await unwrap(s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: p.id } } }));
     expect(report.issues.find((i) => i.code === 'publish_failed')).toMatchObject({ severity: 'error', suggested_action: 'connect_account' });
     expect(report.status).toBe('unhealthy');
+
+    // A failed publish can be discarded: the inbox and diagnose stop flagging it.
+    const dropped = await unwrap(s.client().POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id: a.id } }, body: { to: 'discarded', idempotency_key: newIdempotencyKey() } }));
+    expect(dropped).toMatchObject({ state: 'discarded', publish_error: null });
+    const after = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: p.id } } }));
+    expect(after.data.some((i) => i.id === `flagged_anomaly:publish_failed:${a.id}`)).toBe(false);
+    const report2 = await unwrap(s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: p.id } } }));
+    expect(report2.issues.some((i) => i.code === 'publish_failed' && i.message.includes(a.id))).toBe(false);
 
     // Another schedule on the dead account is refused at once (424), nothing queued.
     const b = await ready('Refused on a dead account', p);

@@ -107,6 +107,27 @@ describe('mastodon threads', () => {
     expect(all.map((p) => p.text)).toEqual(parts);
   });
 
+  it('after a refused part, the agent fixes the rest of the thread (the live parts must stay as posted) and publishing again posts only the fix', async () => {
+    const { a, parts } = await mastodonThread('m9', 422);
+    const failed = await publishOnce(a.id);
+    expect(failed.artifact.state).toBe('publish_failed');
+    const putParts = (body: string[]) => s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'mastodon' } }, body: { parts: body } });
+    // Changing a live part is refused, naming it; nothing is stored.
+    const changed = await putParts(['Rewritten first post 🧵', parts[1]!, 'Fixed part three (m9)', parts[3]!]);
+    expect(changed.response.status).toBe(422);
+    expect(changed.error?.error.message).toMatch(/^body\.parts\[0\] would change part 1, which is already live/);
+    // Keeping parts 1-2 and fixing 3: accepted, and the resumed run posts 3 and 4 only.
+    const fixed = ['Fixed part three, without what the server refused (m9) 3/4', parts[3]!];
+    await unwrap(putParts([parts[0]!, parts[1]!, ...fixed]));
+    const resumed = await publishOnce(a.id);
+    expect(resumed.artifact.state).toBe('published');
+    const posted = mastodon.state.posted.filter((p) => [...parts, ...fixed].includes(p.text));
+    expect(posted.map((p) => p.text)).toEqual([parts[0], parts[1], ...fixed]);
+    for (let i = 1; i < posted.length; i++) expect(posted[i]!.inReplyToId).toBe(posted[i - 1]!.id);
+    // Once published, variants are final again.
+    expect((await putParts([parts[0]!])).response.status).toBe(409);
+  });
+
   it('a transient failure in the middle is retried by the run, which continues from the missing part', async () => {
     const { a, parts } = await mastodonThread('m3', 503);
     const accepted = asAccepted(await unwrap(publishRequest(s, a.id)));
@@ -150,6 +171,31 @@ describe('bluesky threads', () => {
     const creates = bluesky.fake.requests.filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord').map((r) => (JSON.parse(r.body.toString()) as { rkey: string }).rkey);
     expect(creates.filter((k) => k === rkeys[0])).toHaveLength(1);
     expect(creates.filter((k) => k === rkeys[1])).toHaveLength(1);
+  });
+
+  it('posts links, resolved mentions and tags as facets with UTF-8 byte ranges (the fake checks them); a handle that does not resolve stays plain text', async () => {
+    bluesky.state.handles.set('grace.bsky.social', 'did:plc:grace');
+    const parts = [
+      `👩🏽‍💻 東京の顧客データ, e\u0301clair: notes at https://blog.example.org/b2?q=ü (b2) 1/2`,
+      `Thanks @grace.bsky.social and @nobody.example.com! Docs: example.com/docs #release #東京 🎉 2/2`,
+    ];
+    const a = await publishThread(pipelines.bluesky, parts.join('\n\n'), 'bluesky');
+    const done = await publishOnce(a.id);
+    expect(done.artifact.state).toBe('published');
+    const rkeys = parts.map((_, i) => tidFor({ id: a.id, createdAt: a.createdAt, position: i }));
+    const covered = (i: number) => {
+      const r = bluesky.state.records.get(rkeys[i])!;
+      const bytes = Buffer.from(r.text, 'utf8');
+      return (r.facets ?? []).map((f) => [bytes.subarray(Number(f.index?.byteStart), Number(f.index?.byteEnd)).toString('utf8'), f.features?.[0]]);
+    };
+    expect(covered(0)).toEqual([['https://blog.example.org/b2?q=ü', { $type: 'app.bsky.richtext.facet#link', uri: 'https://blog.example.org/b2?q=ü' }]]);
+    expect(covered(1)).toEqual([
+      ['@grace.bsky.social', { $type: 'app.bsky.richtext.facet#mention', did: 'did:plc:grace' }],
+      ['example.com/docs', { $type: 'app.bsky.richtext.facet#link', uri: 'https://example.com/docs' }],
+      ['#release', { $type: 'app.bsky.richtext.facet#tag', tag: 'release' }],
+      ['#東京', { $type: 'app.bsky.richtext.facet#tag', tag: '東京' }],
+    ]);
+    expect(bluesky.state.resolved).toEqual(expect.arrayContaining(['grace.bsky.social', 'nobody.example.com']));
   });
 
   it('refuses before queuing when the text, without a variant, is over 300 characters (409, nothing posted)', async () => {

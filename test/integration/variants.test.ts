@@ -126,15 +126,22 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
     expect(unsplittable.message).toMatch(/^body\.text cannot be posted on bluesky: ".*" cannot be split and alone counts \d+ \(graphemes\), over bluesky's limit of 300/);
     const blank = await refusal(unwrap(put(a.id, 'x', { parts: ['ok', ' \n '] })));
     expect(blank.message).toContain('body.parts[1] is empty');
+    // The schema's own check names an array item the same way.
+    const empty = await refusal(unwrap(put(a.id, 'x', { parts: ['ok', ''] })));
+    expect([empty.status, empty.message]).toEqual([422, 'body.parts[1] is empty']);
     expect(await countRows(t.s.running.deps.db, 'ArtifactVariant', { artifactId: a.id })).toBe(0);
   });
 
-  it('changes variants only in review or ready: a draft is 409 retry_later, published and discarded 409', async () => {
-    for (const [state, action] of [['draft', 'retry_later'], ['published', 'fetch_artifact'], ['discarded', 'fetch_artifact']] as const) {
+  it('changes variants only in review, ready or publish_failed: a draft is 409 retry_later, scheduled 409 pointing at unschedule, published and discarded 409', async () => {
+    for (const [state, action] of [['draft', 'retry_later'], ['scheduled', 'unschedule_artifact'], ['published', 'fetch_artifact'], ['discarded', 'fetch_artifact']] as const) {
       const a = await artifact(state);
       const e = await refusal(unwrap(put(a.id, 'x', { text: 'Hello' })));
       expect([e.status, e.code, e.suggestedAction]).toEqual([409, 'state_conflict', action]);
+      if (state === 'scheduled') expect(e.suggestedEndpoint).toBe(`DELETE ${V1}/artifacts/${a.id}/schedule`);
     }
+    // A failed publish with nothing live: any variant.
+    const f = await artifact('publish_failed');
+    expect((await unwrap(put(f.id, 'mastodon', { parts: ['Fixed, all of it.'] }))).parts).toHaveLength(1);
   });
 
   it('writes only under a compare-and-set on the artifact’s state (a publish that moved it first wins)', async () => {
@@ -239,5 +246,46 @@ describe('drafting with targets', () => {
     const r = await t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { targets: ['myspace' as TargetPlatform], idempotency_key: newIdempotencyKey() } });
     expect(r.response.status).toBe(422);
     expect(r.error?.error.message).toContain('targets');
+  });
+});
+
+describe('inbox and diagnose flag variants that cannot be posted', () => {
+  const inbox = (pipelineId: string) => unwrap(t.s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pipelineId } } }));
+  const diagnose = (pipelineId: string) => unwrap(t.s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: pipelineId } } }));
+
+  it('a variant that could not be split: an inbox item and a diagnose warning pointing at PUT …/variants/{platform}; gone once the agent sends parts', async () => {
+    const deps = t.s.running.deps;
+    const a = await artifact('ready', `Look 👀: https://example.com/${'長'.repeat(400)}`);
+    await insertVariants(deps.db, a, [deriveVariant('bluesky', a.text, { numbered: false, origin: 'drafted' })], deps.clock.now());
+    const endpoint = `PUT ${V1}/artifacts/${a.id}/variants/bluesky`;
+    const item = (await inbox(a.pipelineId)).data.find((i) => i.id === `flagged_anomaly:variant_unpostable:${a.id}:bluesky`);
+    expect(item).toMatchObject({ kind: 'flagged_anomaly', artifact_id: a.id, anomaly: { code: 'variant_unpostable', message: expect.stringContaining('could not be split') }, suggested_action: 'put_variant', suggested_endpoint: endpoint });
+    const report = await diagnose(a.pipelineId);
+    expect(report.issues.find((i) => i.code === 'variant_unpostable')).toMatchObject({ severity: 'warning', suggested_action: 'put_variant', suggested_endpoint: endpoint, message: expect.stringContaining(`${a.id} on bluesky`) });
+
+    await unwrap(put(a.id, 'bluesky', { parts: ['Look 👀:', 'The link is too long for Bluesky; it is on the blog.'] }));
+    expect((await inbox(a.pipelineId)).data.some((i) => i.anomaly?.code === 'variant_unpostable')).toBe(false);
+    expect((await diagnose(a.pipelineId)).issues.some((i) => i.code === 'variant_unpostable')).toBe(false);
+  });
+
+  it('a stored part over the limit (the text changed after the split) is flagged with the part', async () => {
+    const deps = t.s.running.deps;
+    const a = await artifact('review', 'Short.');
+    const over = `${'東京 '.repeat(260)}🎉`;
+    await storePutVariant(deps.db, { workspaceId: t.ws, artifactId: a.id, states: ['review'], values: { platform: 'mastodon', text: over, parts: ['Fine first part.', over], numbered: false, origin: 'parts', problem: null }, now: deps.clock.now() });
+    const item = (await inbox(a.pipelineId)).data.find((i) => i.id === `flagged_anomaly:variant_unpostable:${a.id}:mastodon`);
+    expect(item?.anomaly?.message).toContain('part 2 of 2 counts 781');
+    expect(item?.suggested_endpoint).toBe(`PUT ${V1}/artifacts/${a.id}/variants/mastodon`);
+  });
+
+  it('a scheduled artifact with variants for platforms without an adapter: diagnose says only the pipeline’s platform goes out (info)', async () => {
+    const deps = t.s.running.deps;
+    const a = await artifact('scheduled', 'Going out on Mastodon; the X and LinkedIn texts are for export.');
+    await insertVariants(deps.db, a, (['mastodon', 'x', 'linkedin'] as const).map((p) => deriveVariant(p, a.text, { numbered: false, origin: 'drafted' })), deps.clock.now());
+    const report = await diagnose(a.pipelineId);
+    const issue = report.issues.find((i) => i.code === 'variant_not_published');
+    expect(issue).toMatchObject({ severity: 'info', suggested_action: 'fetch_artifact', suggested_endpoint: `GET ${V1}/artifacts/${a.id}` });
+    expect(issue?.message).toContain(`${a.id} (linkedin), ${a.id} (x)`);
+    expect(issue?.message).not.toContain('(mastodon)');
   });
 });

@@ -173,13 +173,56 @@ export interface BlueskyState extends FailureMode {
   appPassword: string;
   posts: FakeBskyPost[];
   /** Records created through createRecord, by record key (with their reply references when replies, and the embed, whose images' `alt` the fake checks). */
-  records: Map<string, { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } }; embed?: unknown }>;
+  records: Map<string, { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } }; embed?: unknown; facets?: BskyFacet[] }>;
+  /** Other accounts' handles com.atproto.identity.resolveHandle knows, with their DIDs (the account's own handle resolves too). */
+  handles: Map<string, string>;
+  /** Every handle asked of resolveHandle, in order. */
+  resolved: string[];
   createCalls: number;
   /** A record whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
   refuseText: string | null;
   refuseStatus: number;
   /** Blobs uploaded through uploadBlob, by CID. */
   blobs: Map<string, { mimeType: string; size: number; bytes: Buffer }>;
+}
+
+type BskyFacet = { index?: { byteStart?: unknown; byteEnd?: unknown }; features?: Array<{ $type?: string; uri?: unknown; did?: unknown; tag?: unknown }> };
+
+/**
+ * What the fake checks of a record's facets, as the AppView needs them to render: byte ranges
+ * (UTF-8) inside the text, on character boundaries, and each feature matching the text it covers —
+ * a link's text is its URI (without the scheme if the text has none), a mention's is `@` and the
+ * handle of the DID, a tag's is `#` and the tag.
+ */
+function invalidFacets(text: string, facets: BskyFacet[] | undefined, didOf: (handle: string) => string | undefined): string | null {
+  if (facets === undefined) return null;
+  if (!Array.isArray(facets)) return 'facets must be an array';
+  const bytes = Buffer.from(text, 'utf8');
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  let last = 0;
+  for (const [i, f] of facets.entries()) {
+    const { byteStart, byteEnd } = f.index ?? {};
+    if (!Number.isInteger(byteStart) || !Number.isInteger(byteEnd)) return `facets/${i}/index must have integer byteStart and byteEnd`;
+    const [a, b] = [byteStart as number, byteEnd as number];
+    if (a < 0 || b <= a || b > bytes.length) return `facets/${i}/index [${a}, ${b}) is outside the text's ${bytes.length} bytes`;
+    if (a < last) return `facets/${i} overlaps the facet before it`;
+    last = b;
+    let covered: string;
+    try {
+      covered = strict.decode(bytes.subarray(a, b));
+    } catch {
+      return `facets/${i}/index [${a}, ${b}) cuts a UTF-8 character`;
+    }
+    const feature = f.features?.[0];
+    if (!feature || f.features!.length !== 1) return `facets/${i} must have one feature`;
+    const ok =
+      feature.$type === 'app.bsky.richtext.facet#link' ? feature.uri === covered || feature.uri === `https://${covered}`
+      : feature.$type === 'app.bsky.richtext.facet#mention' ? covered.startsWith('@') && didOf(covered.slice(1).toLowerCase()) === feature.did
+      : feature.$type === 'app.bsky.richtext.facet#tag' ? covered === `#${String(feature.tag)}` || covered === `＃${String(feature.tag)}`
+      : false;
+    if (!ok) return `facets/${i} (${String(feature.$type)}) does not match the text it covers: ${JSON.stringify(covered)}`;
+  }
+  return null;
 }
 
 type BskyEmbed = { $type?: string; images?: Array<{ image?: { ref?: { $link?: string }; mimeType?: string; size?: number }; alt?: unknown; aspectRatio?: { width?: number; height?: number } }> };
@@ -201,8 +244,9 @@ function invalidEmbed(embed: BskyEmbed | undefined, state: BlueskyState): string
 }
 
 export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promise<{ fake: Fake; state: BlueskyState; env: Record<string, string> }> {
-  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, refuseText: null, refuseStatus: 400, blobs: new Map(), failNext: 0, failStatus: 503, ...init };
+  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, refuseText: null, refuseStatus: 400, blobs: new Map(), handles: new Map(), resolved: [], failNext: 0, failStatus: 503, ...init };
   const jwt = 'jwt-access-ada';
+  const didOf = (handle: string) => (handle === state.handle ? state.did : state.handles.get(handle));
   const fake = await startFake({
     tls: true,
     handler: (req, res, body) => {
@@ -233,6 +277,12 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
         }));
         return json(res, 200, { feed });
       }
+      if (req.method === 'GET' && method === 'com.atproto.identity.resolveHandle') {
+        const handle = (url.searchParams.get('handle') ?? '').toLowerCase();
+        state.resolved.push(handle);
+        const did = didOf(handle);
+        return did ? json(res, 200, { did }) : json(res, 400, { error: 'InvalidRequest', message: 'Unable to resolve handle' });
+      }
       if (req.method === 'POST' && method === 'com.atproto.repo.uploadBlob') {
         const mimeType = String(req.headers['content-type'] ?? '');
         if (!mimeType.startsWith('image/')) return json(res, 400, { error: 'InvalidRequest', message: 'Unsupported blob type' });
@@ -242,17 +292,17 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
       }
       if (req.method === 'POST' && method === 'com.atproto.repo.createRecord') {
         state.createCalls += 1;
-        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string; embed?: BskyEmbed; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } } };
+        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string; embed?: BskyEmbed; facets?: BskyFacet[]; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } } };
         if (state.refuseText && b.record.text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
         if (state.records.has(b.rkey)) return json(res, 400, { error: 'InvalidRequest', message: 'Record already exists' });
-        const invalid = invalidEmbed(b.record.embed, state);
+        const invalid = invalidEmbed(b.record.embed, state) ?? invalidFacets(b.record.text, b.record.facets, didOf);
         if (invalid) return json(res, 400, { error: 'InvalidRequest', message: invalid });
         // A reply must name records that exist, with their content ids.
         for (const ref of b.record.reply ? [b.record.reply.root, b.record.reply.parent] : []) {
           const rk = ref.uri.split('/').pop() ?? '';
           if (!state.records.has(rk) || ref.cid !== `cid-${rk}`) return json(res, 400, { error: 'InvalidRequest', message: `reply reference ${ref.uri} is unknown` });
         }
-        state.records.set(b.rkey, { text: b.record.text, ...(b.record.reply ? { reply: b.record.reply } : {}), ...(b.record.embed ? { embed: b.record.embed } : {}) });
+        state.records.set(b.rkey, { text: b.record.text, ...(b.record.reply ? { reply: b.record.reply } : {}), ...(b.record.embed ? { embed: b.record.embed } : {}), ...(b.record.facets ? { facets: b.record.facets } : {}) });
         return json(res, 200, { uri: `at://${b.repo}/${b.collection}/${b.rkey}`, cid: `cid-${b.rkey}` });
       }
       if (req.method === 'GET' && method === 'com.atproto.repo.getRecord') {

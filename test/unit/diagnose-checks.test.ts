@@ -46,6 +46,8 @@ function facts(over: Partial<Facts> = {}): Facts {
     llm: { baseUrl: 'https://api.example.com/v1', apiKey: 'k', model: 'm' },
     allowHosts: [],
     missingAltText: [],
+    unpostable: [],
+    exportOnly: [],
     ...over,
   };
 }

@@ -115,7 +115,8 @@ export function registerArtifactCommands(program: Command) {
       // A scheduled publish is not waited for: its run starts at the scheduled time.
       if (!o.wait || artifact.state === 'scheduled') {
         if (cli.json) return printJson(result);
-        printRecord({ artifact_id: artifact.id, state: artifact.state, scheduled_at: artifact.schedule?.at ?? null, run_id: run.run_id });
+        const due = artifact.schedule ? whenOf(artifact.schedule, new Date()) : null;
+        printRecord({ artifact_id: artifact.id, state: artifact.state, ...(due ? { scheduled_at: due.utc, [`here (${due.zone})`]: due.here, as_given: due.given, in: due.in } : {}), run_id: run.run_id });
         printThread(cli, artifact);
         return note(artifact.state === 'scheduled' ? `Scheduled; see it with: cpa artifacts schedule list ${artifact.pipeline_id}` : `Follow the run: cpa wait ${run.run_id}`);
       }
@@ -193,12 +194,51 @@ export function registerArtifactCommands(program: Command) {
         const list = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/schedule', { params: { path: { id } } }));
         if (cli.json) return printJson(list);
         if (!list.data.length) return note(`Nothing is scheduled in ${list.pipeline_id}.`);
+        const now = new Date();
+        const rows = list.data.map((a) => ({ a, due: a.schedule ? whenOf(a.schedule, now) : null }));
         printTable(
-          ['due (UTC)', 'as given', 'artifact', 'text'],
-          list.data.map((a) => [a.schedule?.at ?? '', a.schedule?.local_time ? `${a.schedule.local_time} ${a.schedule.time_zone}` : '', a.id, truncate(a.text.replace(/\s+/g, ' '), 50)]),
+          ['due (UTC)', `here (${localZone()})`, 'as given', 'in', 'artifact', 'text'],
+          rows.map(({ a, due }) => [due?.utc ?? '', due?.here ?? '', due?.given ?? '', due?.in ?? '', a.id, truncate(a.text.replace(/\s+/g, ' '), 50)]),
         );
       }),
     );
+}
+
+/** The terminal's time zone (TZ, else the system's). */
+const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** `2027-12-01 09:30` and the zone's abbreviation or offset (`CET`, `GMT+5:30`), in `timeZone`. */
+function wallClock(at: Date, timeZone: string): string {
+  const f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+  const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
+  const seconds = at.getUTCSeconds() ? `:${String(at.getUTCSeconds()).padStart(2, '0')}` : '';
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}${seconds} ${p.timeZoneName}`;
+}
+
+/** How long until `at`, roughly (`2 d 3 h`, `45 min`, `now`). */
+function until(at: Date, now: Date): string {
+  const min = Math.round((at.getTime() - now.getTime()) / 60_000);
+  if (min <= 0) return 'now';
+  const d = Math.floor(min / 1440);
+  const h = Math.floor((min % 1440) / 60);
+  const m = min % 60;
+  return [d && `${d} d`, h && `${h} h`, !d && m && `${m} min`].filter(Boolean).join(' ');
+}
+
+/**
+ * A schedule as people read it: the instant in UTC (to the minute), the same instant on this
+ * terminal's clock, the time as it was given (a local time in its zone, shown in that zone), and how long until it.
+ */
+export function whenOf(s: NonNullable<Schemas['Artifact']['schedule']>, now: Date) {
+  const at = new Date(s.at);
+  const zone = localZone();
+  return {
+    utc: wallClock(at, 'UTC'),
+    zone,
+    here: wallClock(at, zone),
+    given: s.local_time && s.time_zone ? `${wallClock(at, s.time_zone)} (${s.time_zone})` : '-',
+    in: until(at, now),
+  };
 }
 
 /** The parts already live, one line each (a thread's posts in order). */
