@@ -1,4 +1,4 @@
-// The composition root of the HTTP application: the request pipeline of DESIGN.md, in order.
+// The composition root of the HTTP application: the request pipeline, in order:
 // request-id → auth → rate limit → body → OpenAPI validation → idempotency → typed handler
 // → OpenAPI response validation → JSON; every error ends in one handler.
 import { randomBytes } from 'node:crypto';

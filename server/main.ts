@@ -101,7 +101,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   lifecycle.onClose('job worker', () => jobWorker.stop());
 
   await startEventServices(hub, deps, { config, lifecycle, logger });
-  const handlers = buildHandlers(deps, { config, lifecycle, logger });
+  const handlers = buildHandlers(deps);
   const app = createApp({ config, deps, logger, handlers, isClosing: () => lifecycle.isClosing });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));

@@ -1,8 +1,12 @@
 // Starting benchmark children (server.ts, hello.ts) and talking to them over IPC.
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createApiClient, type ApiClient } from '../../clients/typescript/src/index.js';
+import { createPgDatabase } from '../../test/support/database.js';
+import type { Seeded } from './server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
@@ -64,6 +68,39 @@ export async function startChild<R>(file: string, env: Record<string, string>, o
       const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(killer);
+    },
+  };
+}
+
+export interface ServerChild {
+  child: Child<Seeded>;
+  /** The typed client on the child's URL and token, without retries (a retry would hide a failure). */
+  client: ApiClient;
+  /** Stops the child, then drops its PostgreSQL database and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A server child (server.ts) on a fresh database of `kind`: its own temporary data directory and,
+ * for PostgreSQL, its own database (the admin URL from scripts/pg-start.sh when TEST_PG_ADMIN_URL is
+ * not set). `env` adds to or overrides the defaults (PORT 0, the label, the data directory and
+ * DATABASE_URL, empty for SQLite so that a DATABASE_URL of the parent's environment is not inherited).
+ */
+export async function startServerChild(kind: 'sqlite' | 'postgresql', label: string, env: Record<string, string> = {}): Promise<ServerChild> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `cp-bench-${label}-`));
+  if (kind === 'postgresql') process.env.TEST_PG_ADMIN_URL ??= execFileSync('bash', [path.join(root, 'scripts/pg-start.sh')], { encoding: 'utf8' }).trim();
+  const pg = kind === 'postgresql' ? await createPgDatabase() : null;
+  const child = await startChild<Seeded>('server.ts', { BENCH_LABEL: label, DATA_DIR: dataDir, DATABASE_URL: pg?.url ?? '', PORT: '0', ...env });
+  return {
+    child,
+    client: createApiClient({ baseUrl: child.ready.url, token: child.ready.token, maxRetries: 0 }),
+    stop: async () => {
+      await child.stop();
+      try {
+        await pg?.drop();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -5,16 +5,13 @@
 // once to check and count) and the ingest (posts/s), the server's RSS while the ingest runs
 // (sampled without forcing GC; flat means it does not grow with the archive), and writes the
 // `imports` section of BENCHMARKS.md. Options: `--db sqlite|postgresql`, `--posts N` (default 100000).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiClient, unwrap, uploadImport } from '../../clients/typescript/src/index.js';
-import { createPgDatabase } from '../../test/support/database.js';
+import { unwrap, uploadImport } from '../../clients/typescript/src/index.js';
 import { writeZip, xArchive } from '../../test/support/exports.js';
-import { root, startChild } from './children.js';
+import { startServerChild } from './children.js';
 import { writeSection } from './report.js';
-import type { Seeded } from './server.js';
 
 type Kind = 'sqlite' | 'postgresql';
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
@@ -48,15 +45,8 @@ interface Result {
 const results: Result[] = [];
 
 for (const kind of kinds) {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-bench-imports-data-'));
-  let pg: { url: string; drop(): Promise<void> } | null = null;
-  if (kind === 'postgresql') {
-    process.env.TEST_PG_ADMIN_URL ??= execFileSync('bash', [path.join(root, 'scripts/pg-start.sh')], { encoding: 'utf8' }).trim();
-    pg = await createPgDatabase();
-  }
-  const child = await startChild<Seeded>('server.ts', { PORT: '0', INSTANCE_MODE: 'desktop', DATA_DIR: dataDir, LOG_LEVEL: 'warn', BENCH_LABEL: `imports-${kind}`, ...(pg ? { DATABASE_URL: pg.url } : {}) });
+  const { child, client, stop } = await startServerChild(kind, `imports-${kind}`, { INSTANCE_MODE: 'desktop', LOG_LEVEL: 'warn' });
   try {
-    const client = createApiClient({ baseUrl: child.ready.url, token: child.ready.token, maxRetries: 0 });
     const rssBefore = (await child.call<{ rss: number }>('mem')).rss;
     log(`${kind}: uploading…`);
     const cpu0 = await child.call<number>('cpu');
@@ -89,9 +79,7 @@ for (const kind of kinds) {
     log(`${kind}: server CPU: upload + check ${uploadCpu.toFixed(1)} s, ingest ${ingestCpu.toFixed(1)} s (${Math.round(expected / ingestCpu)} posts per CPU-second)`);
     results.push({ db: kind, uploadSeconds, ingestSeconds, posts: run.progress?.done ?? 0, rssMin, rssMax, rssBefore, uploadCpu, ingestCpu });
   } finally {
-    await child.stop();
-    await pg?.drop().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
   }
 }
 rmSync(tmp, { recursive: true, force: true });

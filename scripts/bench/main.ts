@@ -14,11 +14,9 @@
 // BENCH_SECONDS (default 10), BENCH_LOG_LEVEL (default info, as in production),
 // BENCH_CPU_PROF=1 (CPU profiles of every child in build/bench-prof).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createPgDatabase } from '../../test/support/database.js';
-import { root, startChild, type Child } from './children.js';
+import { root, startChild, startServerChild, type Child } from './children.js';
 import { measure, measurePaced, type LoadResult } from './load.js';
 import { machine, markdown, printTable, writeSection, type Row } from './report.js';
 import type { Seeded } from './server.js';
@@ -51,28 +49,15 @@ const cpuOf = (child: Child<unknown>) => () => child.call<number>('cpu');
 
 /** A fresh database of `kind` and a server child on it. */
 async function startServer(kind: Kind, label: string, env: Record<string, string> = {}): Promise<{ server: Child<Seeded>; drop(): Promise<void> }> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-bench-'));
-  const pg = kind === 'postgresql' ? await createPgDatabase() : null;
-  const server = await startChild<Seeded>('server.ts', {
-    BENCH_LABEL: `${kind}-${label}`,
-    DATA_DIR: dataDir,
-    ...(pg ? { DATABASE_URL: pg.url } : { DATABASE_URL: '' }),
+  const { child, stop } = await startServerChild(kind, `${kind}-${label}`, {
     HOST: '127.0.0.1',
-    PORT: '0',
     INSTANCE_MODE: 'desktop',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     // The quota is not what is measured: high enough never to refuse, the limiter still runs.
     RATE_LIMIT_PER_MINUTE: '1000000',
     ...env,
   });
-  return {
-    server,
-    drop: async () => {
-      await server.stop();
-      await pg?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { server: child, drop: stop };
 }
 
 const auth = (s: Seeded) => ({ Authorization: `Bearer ${s.token}` });

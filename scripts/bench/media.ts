@@ -5,17 +5,14 @@
 // time fitForPlatform takes to make each image fit Bluesky (≤ 2000×2000, ≤ 1,000,000 bytes) and
 // Mastodon (≤ 33,177,600 pixels, ≤ 16 MiB). Writes the `media` section of BENCHMARKS.md.
 // Options: `--db sqlite|postgresql`, `--runs N` (uploads per image and database, default 3).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiClient, uploadMedia } from '../../clients/typescript/src/index.js';
+import { uploadMedia } from '../../clients/typescript/src/index.js';
 import { fitForPlatform } from '../../server/services/media-limits.js';
-import { createPgDatabase } from '../../test/support/database.js';
 import { noise } from '../../test/support/images.js';
-import { root, startChild } from './children.js';
+import { startServerChild } from './children.js';
 import { writeSection } from './report.js';
-import type { Seeded } from './server.js';
 
 type Kind = 'sqlite' | 'postgresql';
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
@@ -49,15 +46,8 @@ interface UploadResult {
 const uploads: UploadResult[] = [];
 
 for (const kind of kinds) {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-bench-media-data-'));
-  let pg: { url: string; drop(): Promise<void> } | null = null;
-  if (kind === 'postgresql') {
-    process.env.TEST_PG_ADMIN_URL ??= execFileSync('bash', [path.join(root, 'scripts/pg-start.sh')], { encoding: 'utf8' }).trim();
-    pg = await createPgDatabase();
-  }
-  const child = await startChild<Seeded>('server.ts', { PORT: '0', INSTANCE_MODE: 'desktop', DATA_DIR: dataDir, LOG_LEVEL: 'warn', BENCH_LABEL: `media-${kind}`, ...(pg ? { DATABASE_URL: pg.url } : {}) });
+  const { child, client, stop } = await startServerChild(kind, `media-${kind}`, { INSTANCE_MODE: 'desktop', LOG_LEVEL: 'warn' });
   try {
-    const client = createApiClient({ baseUrl: child.ready.url, token: child.ready.token, maxRetries: 0 });
     for (const img of images) {
       const runs: UploadResult[] = [];
       for (let i = 0; i < RUNS; i++) {
@@ -84,9 +74,7 @@ for (const kind of kinds) {
       uploads.push({ ...mid, rssPeak: Math.max(...runs.map((r) => r.rssPeak)) });
     }
   } finally {
-    await child.stop();
-    await pg?.drop().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
   }
 }
 

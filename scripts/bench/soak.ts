@@ -5,15 +5,12 @@
 // request failed and memory after the warm-up (the first 2 minutes) does not keep growing.
 // Writes the soak section of BENCHMARKS.md. Options: `--db sqlite|postgresql` (default sqlite).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createPgDatabase } from '../../test/support/database.js';
-import { root, startChild } from './children.js';
+import { root, startServerChild } from './children.js';
 import { measure, measurePaced } from './load.js';
 import { writeSection } from './report.js';
-import type { Seeded } from './server.js';
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 10);
 const WARMUP_MINUTES = Math.min(2, MINUTES / 5);
@@ -49,15 +46,9 @@ function idleSubscribers(url: string, token: string, n: number): net.Socket[] {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-soak-'));
   if (kind === 'postgresql') process.env.TEST_PG_ADMIN_URL = execFileSync('bash', [path.join(root, 'scripts', 'pg-start.sh')], { encoding: 'utf8' }).trim();
-  const pg = kind === 'postgresql' ? await createPgDatabase() : null;
-  const server = await startChild<Seeded>('server.ts', {
-    BENCH_LABEL: `soak-${kind}`,
-    DATA_DIR: dataDir,
-    DATABASE_URL: pg?.url ?? '',
+  const { child: server, stop } = await startServerChild(kind, `soak-${kind}`, {
     HOST: '127.0.0.1',
-    PORT: '0',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     RATE_LIMIT_PER_MINUTE: '1000000',
   });
@@ -104,9 +95,7 @@ async function main() {
     process.exitCode = memoryOk && errorsOk ? 0 : 1;
   } finally {
     for (const sub of subs) sub.destroy();
-    await server.stop();
-    await pg?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

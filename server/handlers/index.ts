@@ -1,9 +1,6 @@
 // The registry: every operation of the description, by operationId. The compiler rejects a
 // missing or unknown operation (the object literal is checked against `Handlers`).
-import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import type { Handlers } from '../http/typed.js';
-import type { Lifecycle } from '../lib/lifecycle.js';
 import type { ServiceDeps } from '../services/context.js';
 import { accountHandlers } from './accounts.js';
 import { artifactHandlers } from './artifacts.js';
@@ -19,14 +16,7 @@ import { internalHandlers } from './internal.js';
 import { importHandlers } from './imports.js';
 import { mediaHandlers } from './media.js';
 
-export interface HandlerEnv {
-  config: Config;
-  lifecycle: Lifecycle;
-  logger: Logger;
-}
-
-export function buildHandlers(deps: ServiceDeps, env: HandlerEnv): Handlers {
-  void env;
+export function buildHandlers(deps: ServiceDeps): Handlers {
   const p = pipelineHandlers(deps);
   const po = postHandlers(deps);
   const a = artifactHandlers(deps);

@@ -5,7 +5,6 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
 
 export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'gif';
-export const IMAGE_FORMATS: ImageFormat[] = ['jpeg', 'png', 'webp', 'gif'];
 export const CONTENT_TYPES: Record<ImageFormat, string> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif' };
 
 /** Most pixels (width × height × frames) an image may have: larger ones are refused before decoding (a decompression bomb). */

@@ -312,6 +312,3 @@ function farthest(n: number, lo: number, fits: (k: number) => boolean): number {
   }
   return lo;
 }
-
-/** Normalises white space, for comparing a thread with the text it came from. */
-export const collapseWhitespace = (s: string): string => s.replace(/\s+/gu, ' ').trim();

@@ -87,7 +87,7 @@ interface RecordedUpload {
 /**
  * The images of part `position`, uploaded: the record of an earlier attempt when there is one
  * (nothing is uploaded again), else read, fitted, uploaded and recorded before returning — the
- * caller posts only after that. Null when the part carries no image.
+ * caller posts only after that. Null when the part carries no image or the adapter uploads none.
  */
 export async function uploadPartImages(
   deps: ServiceDeps,

@@ -31,7 +31,8 @@ function writeTokenFile(file: string, token: string) {
 /**
  * Desktop first launch: creates the workspace and its token and writes the token file. When the
  * workspace exists but the token file is gone (or holds a token the database does not know), a new
- * token is issued for the first workspace and written. Returns the file's path when it was written.
+ * token is issued for the first workspace and written. Returns the file's path and what was
+ * created: `'workspace'`, `'token'`, or null when the file already held a valid token.
  */
 export async function ensureDesktopToken(deps: ServiceDeps, dataDir: string): Promise<{ file: string; created: 'workspace' | 'token' | null }> {
   const file = tokenFilePath(dataDir);

@@ -21,7 +21,7 @@ import { PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStateme
 export const sqliteDate = (d: Date): string => d.toISOString().replace('Z', '+00:00');
 
 /** A DATETIME value as SQLite holds it: Prisma's ISO text, CURRENT_TIMESTAMP's `YYYY-MM-DD HH:MM:SS` (UTC), or epoch ms. */
-export function parseSqliteDate(v: unknown): unknown {
+function parseSqliteDate(v: unknown): unknown {
   if (typeof v === 'string') return new Date(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/.test(v) ? `${v.replace(' ', 'T')}Z` : v);
   if (typeof v === 'number' || typeof v === 'bigint') return new Date(Number(v));
   return v;

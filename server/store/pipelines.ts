@@ -53,16 +53,6 @@ export async function upsertPipelineWithRun<T>(
   });
 }
 
-export function lastRun(db: Db, pipelineId: string): Promise<RunRow | null> {
+function lastRun(db: Db, pipelineId: string): Promise<RunRow | null> {
   return first(db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(1));
-}
-
-export async function pipelineCounts(db: Db, pipelineId: string): Promise<{ posts: number; artifacts: number }> {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb.selectFrom('SourcePost').select((c) => c.fn.countAll().as('n')).where('pipelineId', '=', pipelineId).as('posts'),
-      eb.selectFrom('Artifact').select((c) => c.fn.countAll().as('n')).where('pipelineId', '=', pipelineId).as('artifacts'),
-    ])
-    .executeTakeFirstOrThrow();
-  return { posts: Number(row.posts ?? 0), artifacts: Number(row.artifacts ?? 0) };
 }

@@ -153,7 +153,8 @@ export async function requeueRun(db: Db, q: { id: string; workerId: string; runA
 
 /**
  * Runs whose worker died (still `running`, lease expired): back to `queued` when they have
- * attempts left, otherwise returned so that the caller can fail them. Returns the ids re-queued.
+ * attempts left, otherwise returned so that the caller can fail them. Returns how many were
+ * re-queued and the exhausted rows.
  */
 export async function recoverExpired(db: Db, q: { now: Date; maxAttempts: number }): Promise<{ requeued: number; exhausted: RunRow[] }> {
   const r = await db

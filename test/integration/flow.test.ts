@@ -1,4 +1,4 @@
-// The "Done when", end to end through the typed client, with the built-in writer and no
+// The service's whole walk, end to end through the typed client, with the built-in writer and no
 // network beyond a local fake feed: connect an RSS feed (or import an archive), run a pipeline,
 // list posts with metrics, draft from a post, read the artifact with its genealogy, publish it.
 // Every step is a call a README reader makes; runs are followed with GET /runs/{id}.

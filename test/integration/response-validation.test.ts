@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.js';
 import { buildHandlers } from '../../server/handlers/index.js';
 import type { Handlers } from '../../server/http/typed.js';
-import { Lifecycle } from '../../server/lib/lifecycle.js';
 import { createFromIntent } from '../../server/services/pipelines.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
@@ -25,7 +24,7 @@ const seenIds: string[] = [];
 beforeAll(async () => {
   const { deps, config } = t.s.running;
   const logger = pino({ level: 'silent' });
-  const real = buildHandlers(deps, { config, lifecycle: new Lifecycle(), logger });
+  const real = buildHandlers(deps);
   const handlers: Handlers = {
     ...real,
     getArtifact: async (req) => {

@@ -52,7 +52,8 @@ export function registerPipelineCommands(program: Command) {
 
   pipelines.command('diagnose').description("check a pipeline's health (diagnosePipeline)").argument('<pipeline>', 'pipeline id').action(diagnose);
   pipelines.command('inbox').description("list what needs the agent's attention (getPipelineInbox)").argument('<pipeline>', 'pipeline id').action(inbox);
-  // The issue's short forms.
+  // Top-level short forms: `cpa diagnose ID` and `cpa inbox ID` run the same actions as the
+  // `pipelines` subcommands.
   program.command('diagnose').description("check a pipeline's health (same as `pipelines diagnose`)").argument('<pipeline>', 'pipeline id').action(diagnose);
   program.command('inbox').description("list what needs the agent's attention (same as `pipelines inbox`)").argument('<pipeline>', 'pipeline id').action(inbox);
 }
