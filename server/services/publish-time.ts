@@ -1,7 +1,14 @@
 // When a publish should happen: `at` (RFC 3339 with an offset), or `local_time` in an IANA
 // `time_zone` (with `utc_offset` for a local time that occurs twice). Time-zone rules come from
-// the built-in Temporal (Node's ICU time-zone database), which knows each zone's gaps and overlaps.
+// Temporal (over Node's ICU time-zone database), which knows each zone's gaps and overlaps: the
+// built-in one where the runtime ships it (Node 26), else temporal-polyfill (Node 24 has Temporal
+// only behind a flag), a spec-complete implementation on the same Intl data.
+import { Temporal as TemporalPolyfill } from 'temporal-polyfill';
 import { invalid } from '../errors.js';
+
+const Temporal: typeof TemporalPolyfill = (globalThis as { Temporal?: typeof TemporalPolyfill }).Temporal ?? TemporalPolyfill;
+type ZonedDateTime = InstanceType<typeof Temporal.ZonedDateTime>;
+type PlainDateTime = InstanceType<typeof Temporal.PlainDateTime>;
 
 export interface PublishTimeInput {
   at?: string;
@@ -32,7 +39,7 @@ function instantOf(at: string): Date {
 
 function zonedOf(local: string, zone: string, offset: string | undefined): { at: Date; zone: string } {
   if (!LOCAL.test(local)) throw invalid(`body.local_time ${JSON.stringify(local)} is not a local time of the form YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS, without an offset.`);
-  let wall: Temporal.PlainDateTime;
+  let wall: PlainDateTime;
   try {
     wall = Temporal.PlainDateTime.from(local, { overflow: 'reject' });
   } catch {
@@ -40,8 +47,8 @@ function zonedOf(local: string, zone: string, offset: string | undefined): { at:
   }
   // An IANA name, not an offset: a fixed offset belongs in `at`.
   if (!/^[A-Za-z]/.test(zone)) throw invalid(`body.time_zone ${JSON.stringify(zone)} is not an IANA time zone name (e.g. Europe/Paris); for a fixed offset, send at with the offset instead.`);
-  let earlier: Temporal.ZonedDateTime;
-  let later: Temporal.ZonedDateTime;
+  let earlier: ZonedDateTime;
+  let later: ZonedDateTime;
   try {
     earlier = wall.toZonedDateTime(zone, { disambiguation: 'earlier' });
     later = wall.toZonedDateTime(zone, { disambiguation: 'later' });
