@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.js';
 import { ArchiveError, bufferSource, scanExport, type ArchiveFormat, type ByteSource, type Scan } from '../adapters/archive/index.js';
 import { archiveAdapter } from '../adapters/archive/adapter.js';
-import { AppError, badRequest, notFound, validationFailed } from '../errors.js';
+import { AppError, notFound, validationFailed } from '../errors.js';
+import { brokenUpload, readUpload } from './upload-body.js';
 import { blobStore } from '../store/blobs.js';
 import * as store from '../store/imports.js';
 import type { ImportRow } from '../store/imports.js';
@@ -60,22 +61,16 @@ async function receive(deps: ServiceDeps, body: AsyncIterable<Buffer>): Promise<
   const blobId = deps.ids.id('blob');
   const writer = blobs(deps).create(blobId);
   const hash = createHash('sha256');
-  let size = 0;
+  let size: number;
   try {
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > deps.config.importMaxBytes) {
-        // The rest of the body is not read: the connection cannot carry another request.
-        throw badRequest(`The upload is larger than ${deps.config.importMaxBytes} bytes (IMPORT_MAX_BYTES).`, { status: 413, headers: { Connection: 'close' } });
-      }
+    size = await readUpload(body, deps.config.importMaxBytes, `The upload is larger than ${deps.config.importMaxBytes} bytes (IMPORT_MAX_BYTES).`, async (chunk) => {
       hash.update(chunk);
       await writer.write(chunk);
-    }
+    });
     await writer.close();
   } catch (err) {
     await writer.abort();
-    if (err instanceof AppError) throw err;
-    throw badRequest(`The upload did not arrive whole (${(err as Error).message}); send it again with the same idempotency_key.`);
+    throw brokenUpload(err);
   }
   return { blobId, size, sha256: hash.digest('hex') };
 }

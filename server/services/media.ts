@@ -6,7 +6,8 @@
 // team host reads them). An upload no artifact uses is deleted 24 h after it was made.
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.js';
-import { AppError, backendUnavailable, badRequest, notFound, validationFailed } from '../errors.js';
+import { backendUnavailable, notFound, validationFailed } from '../errors.js';
+import { readUpload } from './upload-body.js';
 import { blobStore } from '../store/blobs.js';
 import * as store from '../store/media.js';
 import type { MediaUploadRow } from '../store/media.js';
@@ -53,19 +54,7 @@ export function mediaUploadView(row: MediaUploadRow, inUse: boolean): S['MediaUp
 /** The whole body, refused with 413 past the limit (an image is decoded whole anyway). */
 async function readBody(deps: ServiceDeps, body: AsyncIterable<Buffer>): Promise<Buffer> {
   const parts: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > deps.config.mediaMaxBytes) {
-        throw badRequest(`The image is larger than ${deps.config.mediaMaxBytes} bytes (MEDIA_MAX_BYTES).`, { status: 413, headers: { Connection: 'close' } });
-      }
-      parts.push(chunk);
-    }
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw badRequest(`The upload did not arrive whole (${(err as Error).message}); send it again with the same idempotency_key.`);
-  }
+  const size = await readUpload(body, deps.config.mediaMaxBytes, `The image is larger than ${deps.config.mediaMaxBytes} bytes (MEDIA_MAX_BYTES).`, (chunk) => parts.push(chunk));
   return Buffer.concat(parts, size);
 }
 
