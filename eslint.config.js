@@ -5,26 +5,17 @@
 // `npm run lint:eslint`; docs/contributing.md ("Lint and format") says how to run it on one file.
 // @ts-check
 import js from '@eslint/js';
-import { defineConfig } from 'eslint/config';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, globalIgnores, includeIgnoreFile } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  {
-    // Generated code (openapi-typescript, prisma-kysely, the CLI bundle), build output, fixtures
-    // that reproduce third-party files byte for byte.
-    ignores: [
-      'generated/**',
-      'server/store/tables.ts',
-      'build/**',
-      '**/dist/**',
-      'clients/cli/bin/compiled.js',
-      'node_modules/**',
-      'test/fixtures/**',
-      'coverage/**',
-      'data/**',
-    ],
-  },
+  // What git ignores (node_modules, build/, the CLI's dist/, data/, .venv-contract/, .tools/, …).
+  includeIgnoreFile(fileURLToPath(new URL('.gitignore', import.meta.url)), '.gitignore'),
+  // Generated code (openapi-typescript, prisma-kysely, the CLI's launcher bundle) and fixtures
+  // that reproduce third-party files byte for byte.
+  globalIgnores(['generated/**', 'server/store/tables.ts', 'clients/cli/bin/compiled.js', 'test/fixtures/**'], 'generated code and fixtures'),
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {
