@@ -61,7 +61,7 @@ const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'serv
   env: { ...process.env, ...secrets, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: process.env.CONTRACT_LOG_LEVEL ?? 'error', RATE_LIMIT_PER_MINUTE: '1000000', STREAM_MAX_SECONDS: '2' },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
-let code = 1;
+let code;
 try {
   await waitForHealth(url, server);
   const token = readFileSync(path.join(dataDir, 'agent-token'), 'utf8').trim();

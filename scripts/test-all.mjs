@@ -1,5 +1,6 @@
 // `npm test`: everything CI checks, in order, with a closing line "N passed, N failed".
-//   1. lint: redocly (strict), tsc --noEmit, generated files up to date; the Redoc page builds
+//   1. lint: redocly (strict), tsc --noEmit, ESLint, generated files up to date, the formatting
+//      (Biome); the Redoc page builds
 //   2. vitest on SQLite (after installing Debian's Chromium when missing, for the /docs browser test)
 //   3. vitest on PostgreSQL (Debian's PostgreSQL 15, started by scripts/pg-start.sh)
 //   4. contract fuzzing with schemathesis against the running server
@@ -8,13 +9,14 @@
 // `npm run test:smoke` (`--smoke`): what CI runs on the other supported Node, after the whole
 // suite on the newest LTS. What can differ between two Node versions is how the code meets the
 // runtime: the native SQLite driver, the TLS/socket/fetch stack of the outbound client, child
-// processes, the tsx loader, the generators. So: stage 1 without tsc (the same verdict on any
+// processes, the tsx loader, the generators. So: stage 1 without tsc, ESLint and Biome (the same verdict on any
 // Node), the unit tests (outbound TLS, proxies, SQLite-backed rate limits) and the CLI's whole
 // agent workflow (archive → ingest → draft → publish, a page fetch over TLS) on SQLite, and
 // `npm start` itself serving a fresh data directory. Not PostgreSQL (the pg driver, Prisma's WASM engine and Kysely are plain JavaScript
 // and WebAssembly, identical on both) nor the contract fuzzing (it checks the API, not the runtime).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
 
 const results = [];
 /** Runs one stage, its output passed through as it comes and kept, for the summary. */
@@ -44,7 +46,7 @@ async function stage(name, cmd, args, env = {}) {
 const failures = [];
 /** Vitest fails a run on an error that escaped every test; it is reported only in the output. */
 function unhandled(stageName, output) {
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+  const plain = stripVTControlCharacters(output);
   const at = plain.indexOf('Unhandled Errors ⎯');
   if (at < 0) return;
   let block = null;
@@ -91,8 +93,17 @@ const count = (c, ok) => {
 };
 
 const smoke = process.argv.includes('--smoke');
-for (const [name, script] of [['lint: openapi', 'lint:openapi'], ['lint: typescript', 'lint:ts'], ['lint: generated files', 'check:generated'], ['docs: build the Redoc page', 'docs']]) {
-  if (smoke && script === 'lint:ts') continue; // tsc's verdict does not depend on the Node that runs it
+const lints = [
+  ['lint: openapi', 'lint:openapi'],
+  ['lint: typescript', 'lint:ts'],
+  ['lint: eslint', 'lint:eslint'],
+  ['lint: generated files', 'check:generated'],
+  ['lint: formatting', 'format:check'],
+  ['docs: build the Redoc page', 'docs'],
+];
+for (const [name, script] of lints) {
+  // tsc's, ESLint's and Biome's verdicts do not depend on the Node that runs them
+  if (smoke && ['lint:ts', 'lint:eslint', 'format:check'].includes(script)) continue;
   const ok = await stage(name, 'npm', ['run', '--silent', script]);
   if (ok) passed += 1;
   else failed += 1;

@@ -84,7 +84,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     }
   };
   await sweep();
-  const sweeper = setInterval(sweep, 60 * 60 * 1000);
+  const sweeper = setInterval(() => void sweep(), 60 * 60 * 1000); // sweep() logs its own failures
   sweeper.unref();
   lifecycle.onClose('idempotency sweeper', () => clearInterval(sweeper));
 
@@ -165,7 +165,7 @@ async function main() {
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  main().catch((err) => {
+  main().catch((err: unknown) => {
     console.error(err);
     process.exit(1);
   });

@@ -4,7 +4,8 @@
 // the event loop was held up: the server's own share of a latency tail) and `stop`.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 export type Command = { id: number; cmd: string; args?: Record<string, unknown> };
-export type CommandHandler = (args: Record<string, unknown>) => unknown | Promise<unknown>;
+/** Answers with a value or a promise of one. */
+export type CommandHandler = (args: Record<string, unknown>) => unknown;
 
 export function memory() {
   (globalThis as { gc?: () => void }).gc?.();

@@ -79,7 +79,7 @@ for (const kind of kinds) {
     log(`${kind}: server CPU: upload + check ${uploadCpu.toFixed(1)} s, ingest ${ingestCpu.toFixed(1)} s (${Math.round(expected / ingestCpu)} posts per CPU-second)`);
     results.push({ db: kind, uploadSeconds, ingestSeconds, posts: run.progress?.done ?? 0, rssMin, rssMax, rssBefore, uploadCpu, ingestCpu });
   } finally {
-    await stop().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
+    await stop().catch((err: unknown) => log(`could not drop the bench database: ${(err as Error).message}`));
   }
 }
 rmSync(tmp, { recursive: true, force: true });

@@ -97,7 +97,9 @@ export async function measurePaced(spec: Pick<LoadSpec, 'url' | 'headers' | 'sec
           if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
           else non2xx++;
         },
-        () => void errors++,
+        () => {
+          errors++;
+        },
       ),
     );
   }

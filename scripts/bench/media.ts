@@ -74,7 +74,7 @@ for (const kind of kinds) {
       uploads.push({ ...mid, rssPeak: Math.max(...runs.map((r) => r.rssPeak)) });
     }
   } finally {
-    await stop().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
+    await stop().catch((err: unknown) => log(`could not drop the bench database: ${(err as Error).message}`));
   }
 }
 

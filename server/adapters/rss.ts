@@ -29,7 +29,7 @@ function str(v: unknown): string {
 
 function atomLink(links: unknown): string | null {
   if (!Array.isArray(links)) return httpUrl(str(links));
-  const alternate = links.find((l: Node) => !l['@_rel'] || l['@_rel'] === 'alternate') ?? links[0];
+  const alternate: unknown = links.find((l: Node) => !l['@_rel'] || l['@_rel'] === 'alternate') ?? links[0];
   return httpUrl(typeof alternate === 'object' ? (alternate as Node)['@_href'] : alternate);
 }
 

@@ -132,7 +132,7 @@ export class EventHub implements EventWaker {
       t.unref();
       res.on('close', () => clearTimeout(t));
     }
-    this.catchUp(sub, req, start, upTo).catch((err) => {
+    this.catchUp(sub, req, start, upTo).catch((err: unknown) => {
       this.opts.logger.error({ err }, 'reading the stream backlog failed');
       sub.drop('error');
     });

@@ -44,10 +44,10 @@ export async function startEventServices(hub: EventHub, deps: ServiceDeps, env: 
   const sweep = () =>
     sweepEvents(deps).then(
       (n) => (n.events || n.deliveries ? logger.info({ removed: n }, 'removed events and deliveries past retention') : undefined),
-      (err) => logger.error({ err }, 'event retention sweep failed'),
+      (err: unknown) => logger.error({ err }, 'event retention sweep failed'),
     );
   await sweep();
-  const sweeper = setInterval(sweep, SWEEP_EVERY_MS);
+  const sweeper = setInterval(() => void sweep(), SWEEP_EVERY_MS); // sweep() logs its own failures
   sweeper.unref();
   lifecycle.onClose('event retention sweeper', () => clearInterval(sweeper));
 

@@ -121,7 +121,7 @@ function parametersOf(spec: Json, item: Json, op: Json): Json[] {
  */
 function annotationsOf(method: string, op: Json, body: Json | undefined, title: string): ToolDef['annotations'] {
   const readOnlyHint = method === 'get';
-  const enums = Object.values((body?.properties ?? {}) as Record<string, Json>).flatMap((s) => (Array.isArray(s.enum) ? s.enum : []));
+  const enums = Object.values((body?.properties ?? {}) as Record<string, Json>).flatMap((s): unknown[] => (Array.isArray(s.enum) ? s.enum : []));
   return {
     title,
     readOnlyHint,
@@ -172,7 +172,7 @@ function buildTool(spec: Json, path: string, method: string, item: Json, op: Jso
 
   const summary = String(op.summary ?? op.operationId);
   const annotations = annotationsOf(method, op, body, summary);
-  const description = [`${summary}.`, String(op.description ?? '').trim(), `REST: ${method.toUpperCase()} ${path} (operation ${op.operationId as string}).`]
+  const description = [`${summary}.`, (typeof op.description === 'string' ? op.description : '').trim(), `REST: ${method.toUpperCase()} ${path} (operation ${op.operationId as string}).`]
     .filter(Boolean)
     .join('\n\n');
   const outputSchema = output?.type === 'object' ? (openEnded(output) as ToolDef['outputSchema']) : undefined;

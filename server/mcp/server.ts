@@ -127,10 +127,17 @@ const RESOURCES: ResourceDef[] = [
 
 const templateRegex = (t: string) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([A-Za-z0-9_-]+)')}$`);
 
-/** Builds a server for one caller (its client carries the caller's token). */
+/**
+ * Builds a server for one caller (its client carries the caller's token). The SDK's low-level
+ * `Server`, which it marks deprecated in favour of `McpServer` "except for advanced use cases":
+ * this is one, the tools being derived at run time from the OpenAPI description with its JSON
+ * Schemas as they are, where `McpServer` wants a Zod schema per tool.
+ */
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- see above
 export function createMcpServer(opts: McpServerOptions): Server {
   const tools = new Map(opts.catalog.map((t) => [t.name, t]));
   const resources = RESOURCES.filter((r) => tools.has(r.tool));
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- see createMcpServer's comment
   const server = new Server(
     { name: 'content-pipeline', title: 'Content Pipeline', version: opts.version ?? '1.0.0' },
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },

@@ -27,7 +27,7 @@ export interface OutboundClientOptions {
   connectTimeoutMs?: number;
 }
 
-const systemResolve: Resolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+const systemResolve: Resolver = (hostname) => dns.lookup(hostname, { all: true, order: 'verbatim' });
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Headers that must not follow a redirect to another origin. */
@@ -159,7 +159,7 @@ export function createOutboundClient(config: Config, options: OutboundClientOpti
               callback(err as Error, null);
             }
           },
-          (err: Error) => callback(err, null),
+          (err: unknown) => callback(err as Error, null),
         );
       },
     });
@@ -197,6 +197,7 @@ export function createOutboundClient(config: Config, options: OutboundClientOpti
         discard(res.body);
         if (hop >= maxRedirects) throw new OutboundError('too_many_redirects', `more than ${maxRedirects} redirects`);
         const next = parseUrl(new URL(location, url).href, 'the redirect location');
+        // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- undici takes a plain object; the names are our constant list
         if (next.origin !== url.origin) for (const h of CREDENTIAL_HEADERS) delete headers[h];
         // As browsers do: 303, and 301/302 after a POST, continue as a GET without a body.
         if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {

@@ -54,7 +54,7 @@ function resolverLookup(resolve: Resolver, check: boolean) {
         if (options.all) callback(null, wanted);
         else callback(null, wanted[0].address, wanted[0].family);
       },
-      (err: Error) => callback(err as NodeJS.ErrnoException, ''),
+      (err: unknown) => callback(err as NodeJS.ErrnoException, ''),
     );
   };
 }

@@ -5,7 +5,7 @@
 // diagnose and in the inbox.
 import type { components } from '../../generated/api.js';
 import { API_PREFIX, notFound, stateConflict, validationFailed } from '../errors.js';
-import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
+import { findArtifact } from '../store/artifacts.js';
 import { transaction } from '../store/database.js';
 import { findUploads, setArtifactMedia as storeMedia } from '../store/media.js';
 import type { Caller, ServiceDeps } from './context.js';

@@ -45,13 +45,13 @@ export function canonicalType(type: string): CanonicalType | null {
 type RecordDeps = Pick<ServiceDeps, 'clock' | 'ids' | 'provider' | 'config'>;
 
 /** Records an event in the outbox (and a pending delivery per WEBHOOK_TARGETS receiver). */
-export async function recordEvent(tx: store.Tx | Db, deps: RecordDeps, workspaceId: string, type: CanonicalType, data: Record<string, unknown>) {
+export async function recordEvent(tx: Db, deps: RecordDeps, workspaceId: string, type: CanonicalType, data: Record<string, unknown>) {
   const [envelope] = await recordEvents(tx, deps, workspaceId, [{ type, data }]);
   return envelope!;
 }
 
 /** Records several events at once, in this order (one insert: for producers of many events). */
-export async function recordEvents(tx: store.Tx | Db, deps: RecordDeps, workspaceId: string, items: Array<{ type: CanonicalType; data: Record<string, unknown> }>) {
+export async function recordEvents(tx: Db, deps: RecordDeps, workspaceId: string, items: Array<{ type: CanonicalType; data: Record<string, unknown> }>) {
   const createdAt = deps.clock.now();
   const events = items.map(({ type, data }) => ({ id: `evt_${deps.ids.uuid()}`, workspaceId, type, data, createdAt, targets: deps.config.webhookTargets }));
   await store.appendEvents(tx, deps.provider, events);
@@ -60,7 +60,7 @@ export async function recordEvents(tx: store.Tx | Db, deps: RecordDeps, workspac
 
 /** The envelope of a stored event, as the stream and the emitter send it. */
 export function envelopeOf(row: store.EventRow): EventEnvelope {
-  return { id: row.id, type: row.type, created_at: row.createdAt.toISOString(), data: JSON.parse(row.data) } as EventEnvelope;
+  return { id: row.id, type: row.type, created_at: row.createdAt.toISOString(), data: JSON.parse(row.data) as EventEnvelope['data'] } as EventEnvelope;
 }
 
 /**

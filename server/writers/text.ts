@@ -5,6 +5,8 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"')\]]+/gi;
 const HASHTAG_RE = /(^|[^\p{L}\p{N}_&/])#([\p{L}\p{N}_]{1,60})/gu;
+// Pictographs, regional indicators, and the variation selector and ZWJ that join them, each on its own.
+// eslint-disable-next-line no-misleading-character-class -- the joiners are listed on purpose
 const EMOJI_RE = /[\p{Extended_Pictographic}\u{1F1E6}-\u{1F1FF}\u{FE0F}\u{200D}]/gu;
 
 /** Code points, the unit we budget in (never fewer than Bluesky's graphemes). */
@@ -55,6 +57,7 @@ export function prose(text: string): string {
 export function sentences(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split(/\n+/)) {
+    // eslint-disable-next-line no-misleading-character-class -- `▶︎` is ▶ with its text-style selector; either strips
     const clean = line.replace(/^\s*(?:[-*•→▶︎✅]|\d+[.)])\s+/u, '').trim();
     if (!clean) continue;
     for (const seg of segmenter.segment(clean)) {

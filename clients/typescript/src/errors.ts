@@ -6,6 +6,11 @@ import type { components } from '../../../generated/api.js';
 
 export type ErrorCode = components['schemas']['ErrorCode'];
 type Envelope = components['schemas']['Error']['error'];
+/**
+ * A code this client does not know yet. The intersection keeps the union from collapsing to
+ * `string`, so that editors still offer the known `ErrorCode`s.
+ */
+export type UnknownErrorCode = string & Record<never, never>;
 
 /** The kinds of failure a caller handles differently. */
 export type ErrorKind = 'authentication' | 'validation' | 'credential' | 'rate_limit' | 'state' | 'not_found' | 'backend_unavailable' | 'internal' | 'bad_request';
@@ -14,7 +19,7 @@ export type ErrorKind = 'authentication' | 'validation' | 'credential' | 'rate_l
 export interface RawError {
   status: number;
   /** Usually an `ErrorCode`; may be a code this client does not know yet. */
-  code: ErrorCode | string;
+  code: ErrorCode | UnknownErrorCode;
   message: string;
   /** The `X-Request-Id` of the answer: quote it when reporting a problem. */
   requestId: string | null;
@@ -47,7 +52,7 @@ export const kindOf = (raw: Pick<RawError, 'status' | 'code'>): ErrorKind => KIN
 export class ContentPipelineError extends Error implements RawError {
   readonly kind: ErrorKind;
   readonly status: number;
-  readonly code: ErrorCode | string;
+  readonly code: ErrorCode | UnknownErrorCode;
   readonly requestId: string | null;
   readonly suggestedAction: string | null;
   readonly suggestedEndpoint: string | null;

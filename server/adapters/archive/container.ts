@@ -281,7 +281,7 @@ async function openTar(src: ByteSource, gz: boolean, limits: ArchiveLimits): Pro
           stream.on('close', () => (ended ? resolve() : reject(new ArchiveError('corrupt', 'The tar file ends inside one of its files: it is truncated.'))));
         });
         return 'stop';
-      }).catch((err: Error) => out.destroy(err));
+      }).catch((err: unknown) => out.destroy(err as Error));
       return out;
     },
     close() {},

@@ -11,7 +11,7 @@ import { ArchiveError } from './errors.js';
  * Yields each element of the array at `path` (`null`: the top-level value is the array). `what`
  * names the file in the 422 a malformed file gets.
  */
-export async function* jsonArrayElements(input: Readable, opts: { path: string | null; assignment: boolean; what: string }): AsyncGenerator<unknown> {
+export async function* jsonArrayElements(input: Readable, opts: { path: string | null; assignment: boolean; what: string }): AsyncGenerator {
   const parser = new JSONParser({ paths: [opts.path ? `$.${opts.path}.*` : '$.*'], keepStack: false });
   const queue: unknown[] = [];
   parser.onValue = ({ value }) => {

@@ -27,7 +27,7 @@ export function mastodonVisibility(o: Node, a: Node): Visibility | 'direct' {
 const totalOf = (c: unknown) => count(obj(c).totalItems);
 
 function mediaType(att: Node): MediaType {
-  const mt = String(att.mediaType ?? '');
+  const mt = typeof att.mediaType === 'string' ? att.mediaType : '';
   if (mt === 'image/gif' || att.type === 'Gifv') return 'gif';
   if (mt.startsWith('image/') || att.type === 'Image') return 'image';
   if (mt.startsWith('video/') || att.type === 'Video') return 'video';
@@ -67,7 +67,7 @@ export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<
   const publishedAt = dateOf(o.published ?? a.published);
   if (!id || !publishedAt) return { skip: 'unreadable' };
   const media = mediaOf(o, entries, root);
-  const text = htmlToText(String(o.content ?? ''));
+  const text = htmlToText(typeof o.content === 'string' ? o.content : '');
   if (!text && !media.length) return { skip: 'empty' };
   return {
     post: {
