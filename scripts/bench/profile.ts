@@ -20,8 +20,9 @@ function areaOf(url: string): string {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1]!;
   if (url.startsWith('node:')) return url.split('/')[0]!;
-  const own = /\/work\/[^/]+\/(.+)$/.exec(url);
-  return own ? own[1]!.split('/').slice(0, 2).join('/') : url;
+  // Our own files: by their folder in the repository (server/http, server/store, …).
+  const own = /\/(server|scripts|test|clients|generated)\/(.+)$/.exec(url.replace(/^file:\/\//, ''));
+  return own ? `${own[1]}/${own[2]!.split('/')[0]!.replace(/\.[cm]?[jt]s$/, '')}` : url;
 }
 
 const file = process.argv[2];
