@@ -3,12 +3,15 @@
 // artifact to an unschedule or a reschedule cannot move it).
 import type { Updateable } from 'kysely';
 import { first, type DB, type Db, type Row } from './database.js';
+import { precompiled } from './precompiled.js';
 import type { ArtifactRow } from './artifacts.js';
 
 export type PublishedPartRow = Row<'PublishedPart'>;
 
+const partsOf = precompiled((db, artifactId: string) => db.selectFrom('PublishedPart').selectAll().where('artifactId', '=', artifactId).orderBy('position'));
+
 export function listParts(db: Db, artifactId: string): Promise<PublishedPartRow[]> {
-  return db.selectFrom('PublishedPart').selectAll().where('artifactId', '=', artifactId).orderBy('position').execute();
+  return partsOf(db, artifactId);
 }
 
 export function listPartsOf(db: Db, artifactIds: string[]): Promise<PublishedPartRow[]> {
