@@ -27,7 +27,11 @@ export async function recordPart(db: Db, p: PublishedPartRow): Promise<void> {
 const clearedError = { publishErrorCode: null, publishErrorMessage: null } as const;
 const clearedSchedule = { scheduledAt: null, scheduledLocal: null, scheduledZone: null } as const;
 
-/** An artifact move: `set` applied where every `where` holds (a compare-and-set); the new row, or null. */
+/**
+ * An artifact move: `set` applied where every `where` holds (a compare-and-set); the new row, or null.
+ * No move clears `publishRunId`: an artifact without one was never handed to a publish run and has
+ * no published parts, which GET /artifacts/{id} relies on to skip reading them (services/artifacts.ts viewOf).
+ */
 function move(db: Db, where: Partial<Record<'id' | 'workspaceId' | 'publishRunId', string>> & { states: string[] }, set: Updateable<DB['Artifact']>): Promise<ArtifactRow | null> {
   let q = db.updateTable('Artifact').set(set).where('state', 'in', where.states);
   for (const k of ['id', 'workspaceId', 'publishRunId'] as const) if (where[k] !== undefined) q = q.where(k, '=', where[k]);
