@@ -12,6 +12,21 @@ const W = 60_000;
 const T = 9_000 * W;
 const onPg = testDbKind() === 'postgresql';
 
+/** `db` with a plugin that counts the statements it runs (`statements`, settable). */
+function countingStatements(db: DatabaseHandle['db']) {
+  const counter = {
+    statements: 0,
+    db: db.withPlugin({
+      transformQuery: (args) => {
+        counter.statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    }),
+  };
+  return counter;
+}
+
 describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
   let tdb: TestDatabase;
   let a: DatabaseHandle;
@@ -69,19 +84,12 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
   });
 
   it('counts hits that arrive together in fewer statements, each with its own exact decision', async () => {
-    let statements = 0;
-    const counted = a.db.withPlugin({
-      transformQuery: (args) => {
-        statements++;
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    });
-    const l = new SharedWindowLimiter(counted, 100, undefined, W);
+    const counted = countingStatements(a.db);
+    const l = new SharedWindowLimiter(counted.db, 100, undefined, W);
     const now = T + 150 * W + 1_000;
     // The first hit of a window also sweeps old windows (a statement of its own): done before counting.
     await l.hit('tok_warm', now);
-    statements = 0;
+    counted.statements = 0;
     const costs = Array.from({ length: 30 }, (_, i) => (i % 5 === 0 ? 3 : 1));
     const decisions = await Promise.all(costs.map((cost) => l.hit('tok_group', now, cost)));
     const total = costs.reduce((x, y) => x + y, 0);
@@ -91,7 +99,7 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     expect(decisions.map((d) => d.remaining)).toEqual(costs.map((c) => (left -= c)));
     expect(left).toBe(100 - total);
     // The first hit alone, the 29 that waited for it together.
-    expect(statements).toBe(2);
+    expect(counted.statements).toBe(2);
     expect(await l.peek('tok_group', now)).toMatchObject({ remaining: 100 - total });
   });
 
@@ -127,23 +135,16 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
   });
 
   it('leases: hits paid from a lease need no statement, and the shared count never goes over the limit across instances', async () => {
-    let statements = 0;
-    const counted = a.db.withPlugin({
-      transformQuery: (args) => {
-        statements++;
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    });
-    const l = new SharedWindowLimiter(counted, 1_000, undefined, W);
+    const counted = countingStatements(a.db);
+    const l = new SharedWindowLimiter(counted.db, 1_000, undefined, W);
     expect(l.lease).toBe(50);
     const now = T + 400 * W + 1_000;
     await l.hit('tok_warm2', now);
-    statements = 0;
+    counted.statements = 0;
     const decisions = [];
     for (let i = 0; i < 102; i++) decisions.push(await l.hit('tok_leased', now + i));
     // One statement per 51 hits (the one it needs and 50 leased), each hit its own exact remaining.
-    expect(statements).toBe(2);
+    expect(counted.statements).toBe(2);
     expect(decisions.map((d) => d.remaining)).toEqual(Array.from({ length: 102 }, (_, i) => 1_000 - 1 - i));
 
     // Two instances racing near the limit: exactly the limit allowed, every allowed hit a distinct count.
