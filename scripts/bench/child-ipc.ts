@@ -1,7 +1,10 @@
 // The IPC side of a benchmark child (the server under test, or the bare Express baseline): it
 // announces itself with `ready`, then answers the parent's commands by id. Every child answers
 // `mem` (after a full GC: the child runs with --expose-gc), `cpu`, `loop` / `loopReset` (how long
-// the event loop was held up: the server's own share of a latency tail) and `stop`.
+// the event loop was held up: the server's own share of a latency tail), `profileStart` /
+// `profileStop` (a V8 CPU profile of one measurement, through the inspector) and `stop`.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 export type Command = { id: number; cmd: string; args?: Record<string, unknown> };
 /** Answers with a value or a promise of one. */
@@ -15,6 +18,7 @@ export function memory() {
 
 export function serveCommands(ready: Record<string, unknown>, handlers: Record<string, CommandHandler>, stop: () => Promise<void>): void {
   const loop = monitorEventLoopDelay({ resolution: 1 });
+  let profiler: Session | undefined;
   loop.enable();
   const all: Record<string, CommandHandler> = {
     mem: () => memory(),
@@ -25,6 +29,21 @@ export function serveCommands(ready: Record<string, unknown>, handlers: Record<s
     cpu: () => {
       const u = process.cpuUsage();
       return u.user + u.system;
+    },
+    /** Starts a CPU profile of this process (main thread): one measurement's, stopped by `profileStop`. */
+    profileStart: async () => {
+      profiler ??= new Session();
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    },
+    /** Stops the profile and writes it to `args.file` (a .cpuprofile that scripts/bench/profile.ts reads). */
+    profileStop: async (args) => {
+      if (!profiler) throw new Error('no profile started');
+      const { profile } = await profiler.post('Profiler.stop');
+      profiler.disconnect();
+      writeFileSync(String(args.file), JSON.stringify(profile));
+      return { file: args.file };
     },
     ...handlers,
     // A normal exit, so that --cpu-prof writes its profile.

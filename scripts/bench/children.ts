@@ -19,10 +19,14 @@ export interface Child<R> {
   stop(): Promise<void>;
 }
 
-/** Forks `file` (a .ts file next to this one) the same way for every child: tsx, --expose-gc, optional --cpu-prof. */
-export async function startChild<R>(file: string, env: Record<string, string>, opts: { timeoutMs?: number } = {}): Promise<Child<R>> {
+/**
+ * Forks `file` (a .ts file next to this one) the same way for every child: tsx, --expose-gc,
+ * optional --cpu-prof (a profile of the child's whole life; `wholeProfile: false` when the caller
+ * profiles each measurement instead, as main.ts does).
+ */
+export async function startChild<R>(file: string, env: Record<string, string>, opts: { timeoutMs?: number; wholeProfile?: boolean } = {}): Promise<Child<R>> {
   const execArgv = ['--import', 'tsx', '--expose-gc'];
-  if (process.env.BENCH_CPU_PROF === '1') {
+  if (process.env.BENCH_CPU_PROF === '1' && opts.wholeProfile !== false) {
     // One folder per child: node writes one profile per thread (tsx's loader runs in a worker),
     // named by pid and thread; the main thread's is the large one.
     const dir = path.join(profileDir, `${path.basename(file, '.ts')}-${env.BENCH_LABEL ?? 'x'}-${Date.now()}`);
@@ -86,11 +90,11 @@ export interface ServerChild {
  * not set). `env` adds to or overrides the defaults (PORT 0, the label, the data directory and
  * DATABASE_URL, empty for SQLite so that a DATABASE_URL of the parent's environment is not inherited).
  */
-export async function startServerChild(kind: 'sqlite' | 'postgresql', label: string, env: Record<string, string> = {}): Promise<ServerChild> {
+export async function startServerChild(kind: 'sqlite' | 'postgresql', label: string, env: Record<string, string> = {}, opts: { wholeProfile?: boolean } = {}): Promise<ServerChild> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `cp-bench-${label}-`));
   if (kind === 'postgresql') process.env.TEST_PG_ADMIN_URL ??= execFileSync('bash', [path.join(root, 'scripts/pg-start.sh')], { encoding: 'utf8' }).trim();
   const pg = kind === 'postgresql' ? await createPgDatabase() : null;
-  const child = await startChild<Seeded>('server.ts', { BENCH_LABEL: label, DATA_DIR: dataDir, DATABASE_URL: pg?.url ?? '', PORT: '0', ...env });
+  const child = await startChild<Seeded>('server.ts', { BENCH_LABEL: label, DATA_DIR: dataDir, DATABASE_URL: pg?.url ?? '', PORT: '0', ...env }, opts);
   return {
     child,
     client: createApiClient({ baseUrl: child.ready.url, token: child.ready.token, maxRetries: 0 }),

@@ -56,13 +56,25 @@ function once(spec: LoadSpec, seconds: number): Promise<LoadResult> {
   });
 }
 
-/** Warm-up, then the measured run; `cpu` (the server's CPU time so far, µs) gives CPU per request. */
-export async function measure(spec: LoadSpec, cpu?: () => Promise<number>): Promise<LoadResult> {
+/** Around a measured run (after the warm-up): e.g. a CPU profile of the server for that run alone. */
+export interface Around {
+  start(): Promise<unknown>;
+  stop(): Promise<unknown>;
+}
+
+/**
+ * Warm-up, then the measured run; `cpu` (the server's CPU time so far, µs) gives CPU per request;
+ * `around` starts before the measured run and stops after it (the CPU figure is taken inside it,
+ * so a profiler's own cost is in it: compare profiled runs with profiled runs).
+ */
+export async function measure(spec: LoadSpec, cpu?: () => Promise<number>, around?: Around): Promise<LoadResult> {
   const warm = spec.warmupSeconds ?? 2;
   if (warm > 0) await once(spec, warm);
+  await around?.start();
   const before = await cpu?.();
   const r = await once(spec, spec.seconds ?? 10);
   const after = await cpu?.();
+  await around?.stop();
   if (before !== undefined && after !== undefined && r.requests > 0) r.cpuUs = (after - before) / r.requests;
   return r;
 }

@@ -12,12 +12,14 @@
 //   7. GET /pipelines/{id} (issue 12: the pipeline, its counts and its last run)
 // on SQLite and on PostgreSQL (scripts/pg-start.sh). Options: `--db sqlite|postgresql`,
 // BENCH_SECONDS (default 10), BENCH_LOG_LEVEL (default info, as in production),
-// BENCH_CPU_PROF=1 (CPU profiles of every child in build/bench-prof).
+// BENCH_CPU_PROF=1 (a CPU profile of the server for each measured run, in build/bench-prof/<time>/,
+// named by database and scenario; the baseline's too).
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { root, startChild, startServerChild, type Child } from './children.js';
-import { measure, measurePaced, type LoadResult } from './load.js';
+import { mkdirSync } from 'node:fs';
+import { profileDir, root, startChild, startServerChild, type Child } from './children.js';
+import { measure, measurePaced, type Around, type LoadResult } from './load.js';
 import { machine, markdown, printTable, writeSection, type Row } from './report.js';
 import type { Seeded } from './server.js';
 import { fanOut, type FanOutResult } from './sse.js';
@@ -47,6 +49,19 @@ function row(scenario: string, db: string, r: LoadResult, note = ''): Row {
 /** The child's CPU time so far (µs): measure() turns it into CPU per request. */
 const cpuOf = (child: Child<unknown>) => () => child.call<number>('cpu');
 
+const profiling = process.env.BENCH_CPU_PROF === '1';
+const profileRun = path.join(profileDir, new Date().toISOString().replace(/[:.]/g, '-'));
+/** With BENCH_CPU_PROF=1, a CPU profile of `child` during one measured run: `<db>-<scenario>.cpuprofile`. */
+function profiled(child: Child<unknown>, db: string, scenario: string): Around | undefined {
+  if (!profiling) return undefined;
+  mkdirSync(profileRun, { recursive: true });
+  const file = path.join(profileRun, `${db}-${scenario.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase()}.cpuprofile`);
+  return { start: () => child.call('profileStart'), stop: () => child.call('profileStop', { file }).then(() => log(`profile: ${path.relative(root, file)}`)) };
+}
+
+/** `measure` with the server's CPU per request, profiled with BENCH_CPU_PROF=1. */
+const measureOn = (child: Child<unknown>, db: string, scenario: string, spec: Parameters<typeof measure>[0]) => measure(spec, cpuOf(child), profiled(child, db, scenario));
+
 /** A fresh database of `kind` and a server child on it. */
 async function startServer(kind: Kind, label: string, env: Record<string, string> = {}): Promise<{ server: Child<Seeded>; drop(): Promise<void> }> {
   const { child, stop } = await startServerChild(kind, `${kind}-${label}`, {
@@ -56,7 +71,7 @@ async function startServer(kind: Kind, label: string, env: Record<string, string
     // The quota is not what is measured: high enough never to refuse, the limiter still runs.
     RATE_LIMIT_PER_MINUTE: '1000000',
     ...env,
-  });
+  }, { wholeProfile: false });
   return { server: child, drop: stop };
 }
 
@@ -66,8 +81,8 @@ async function measureReads(kind: Kind, server: Child<Seeded>) {
   const s = server.ready;
   const artifact = { url: `${s.url}${V1}/artifacts/${s.artifactId}`, headers: auth(s), seconds: SECONDS };
   if (wanted(2)) {
-    row('2 floor: bare Express + the same store read', kind, await measure({ url: s.floorUrl, seconds: SECONDS }, cpuOf(server)), 'findArtifact only: the database layer alone');
-    const full = row('2 GET artifact (validation on)', kind, await measure(artifact, cpuOf(server)));
+    row('2 floor: bare Express + the same store read', kind, await measureOn(server, kind, '2 floor', { url: s.floorUrl, seconds: SECONDS }), 'findArtifact only: the database layer alone');
+    const full = row('2 GET artifact (validation on)', kind, await measureOn(server, kind, '2 GET artifact', artifact));
     const half = Math.max(1, Math.floor(full.rps! / 2));
     await server.call('loopReset');
     const paced = await measurePaced({ ...artifact, rate: half }, cpuOf(server));
@@ -77,11 +92,11 @@ async function measureReads(kind: Kind, server: Child<Seeded>) {
   }
   if (wanted(7)) {
     const pipeline = { url: `${s.url}${V1}/pipelines/${s.pipelineId}`, headers: auth(s), seconds: SECONDS };
-    row('7 GET pipeline', kind, await measure(pipeline, cpuOf(server)));
+    row('7 GET pipeline', kind, await measureOn(server, kind, '7 GET pipeline', pipeline));
   }
   if (!wanted(5)) return;
   const posts = { url: `${s.url}${V1}/pipelines/${s.pipelineId}/posts?limit=100`, headers: auth(s), seconds: SECONDS };
-  row('5 GET posts, pages of 100', kind, await measure(posts, cpuOf(server)));
+  row('5 GET posts, pages of 100', kind, await measureOn(server, kind, '5 GET posts', posts));
 }
 
 async function measureCreates(kind: Kind, server: Child<Seeded>) {
@@ -94,7 +109,7 @@ async function measureCreates(kind: Kind, server: Child<Seeded>) {
   type Commits = { batches: number; changes: number; fallbacks: number };
   const queuedBefore = await server.call<number>('queued');
   const commitsBefore = await server.call<Commits>('commits');
-  const creates = await measure({ url, method: 'POST', headers, body: fresh, seconds: SECONDS }, cpuOf(server));
+  const creates = await measureOn(server, kind, '4 POST draft', { url, method: 'POST', headers, body: fresh, seconds: SECONDS });
   const commitsAfter = await server.call<Commits>('commits');
   // Whether the drafting runs kept up: the runs still queued or running when the load stops, and
   // how long the worker then takes to finish them (the requests' CPU above does not include it).
@@ -109,7 +124,7 @@ async function measureCreates(kind: Kind, server: Child<Seeded>) {
   const replay = JSON.stringify({ idempotency_key: `bench-${kind}-${stamp}-replayed-key` });
   const first = await fetch(url, { method: 'POST', headers, body: replay });
   if (first.status !== 202) throw new Error(`the first draft answered ${first.status}`);
-  row('4 … replay of one key', kind, await measure({ url, method: 'POST', headers, body: replay, seconds: SECONDS }, cpuOf(server)), 'Idempotent-Replayed');
+  row('4 … replay of one key', kind, await measureOn(server, kind, '4 replay', { url, method: 'POST', headers, body: replay, seconds: SECONDS }), 'Idempotent-Replayed');
 }
 
 const fanRows: Array<FanOutResult & { db: string }> = [];
@@ -152,7 +167,7 @@ async function variant(kind: Kind, scenario: string, env: Record<string, string>
   const v = await startServer(kind, Object.values(env).join('-'), env);
   try {
     const s = v.server.ready;
-    row(scenario, kind, await measure({ url: `${s.url}${V1}/artifacts/${s.artifactId}`, headers: auth(s), seconds: SECONDS }, cpuOf(v.server)));
+    row(scenario, kind, await measureOn(v.server, kind, scenario, { url: `${s.url}${V1}/artifacts/${s.artifactId}`, headers: auth(s), seconds: SECONDS }));
   } finally {
     await v.drop();
   }
@@ -200,10 +215,10 @@ async function main() {
     process.env.TEST_PG_ADMIN_URL = execFileSync('bash', [path.join(root, 'scripts', 'pg-start.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   }
   log('baseline: bare Express 5 hello');
-  const hello = await startChild<{ url: string }>('hello.ts', { BENCH_LABEL: 'baseline' });
+  const hello = await startChild<{ url: string }>('hello.ts', { BENCH_LABEL: 'baseline' }, { wholeProfile: false });
   let base: Row;
   try {
-    base = row('1 baseline: Express 5 hello', '–', await measure({ url: `${hello.ready.url}/hello`, seconds: SECONDS }, cpuOf(hello)));
+    base = row('1 baseline: Express 5 hello', '–', await measureOn(hello, 'none', '1 baseline', { url: `${hello.ready.url}/hello`, seconds: SECONDS }));
   } finally {
     await hello.stop();
   }

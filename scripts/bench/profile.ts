@@ -20,8 +20,9 @@ function areaOf(url: string): string {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1]!;
   if (url.startsWith('node:')) return url.split('/')[0]!;
-  const own = /\/work\/[^/]+\/(.+)$/.exec(url);
-  return own ? own[1]!.split('/').slice(0, 2).join('/') : url;
+  // Our own files: by their folder in the repository (server/http, server/store, …).
+  const own = /\/(server|scripts|test|clients|generated)\/(.+)$/.exec(url.replace(/^file:\/\//, ''));
+  return own ? `${own[1]}/${own[2]!.split('/')[0]!.replace(/\.[cm]?[jt]s$/, '')}` : url;
 }
 
 const file = process.argv[2];
@@ -57,12 +58,38 @@ for (const [id, t] of self) {
   for (const m of seen) add(inclusive, m, t);
 }
 
+// Self time by part of a request: the socket writes (system calls, including the receiving side's
+// TCP work on loopback and time the process was preempted inside them), the database driver, the
+// query builder, Express, the validator, logging, our own code by folder, V8's GC, the rest of Node.
+function partOf(fn: string, area: string): string {
+  if (/^(writeUtf8String|writev|writeString|writeBuffer|writeLatin1String)$/.test(fn)) return 'socket writes (system calls)';
+  if (fn === '(garbage collector)') return 'garbage collection';
+  if (area === 'node:inspector') return 'the profiler itself';
+  if (area === 'better-sqlite3' || (fn === '' && area === '(native / V8)')) return 'SQLite (better-sqlite3, native)';
+  if (area === 'pg' || area === 'pg-protocol' || area === 'pg-pool' || area === 'pg-types') return 'pg (driver, protocol)';
+  if (area === 'kysely') return 'Kysely';
+  if (area === 'express' || area === 'router' || area === 'body-parser' || area === 'content-type' || area === 'mime-types' || area === 'media-typer' || area === 'type-is' || area === 'etag' || area === 'send' || area === 'finalhandler') return 'Express and its helpers';
+  if (area === 'express-openapi-validator' || area === 'ajv' || area === 'ajv-formats' || area === 'ajv-draft-04' || area === 'fast-uri') return 'OpenAPI validation (validator, ajv)';
+  if (area === 'pino' || area === 'pino-http' || area === '@pinojs/redact' || area === 'pino-std-serializers' || area === 'sonic-boom' || area === 'fast-redact' || area === 'quick-format-unescaped' || area === 'thread-stream') return 'logging (pino, pino-http, redaction)';
+  if (area.startsWith('server/')) return area;
+  if (area.startsWith('node:') || area === '(native / V8)') return 'Node (HTTP, streams, timers) and V8';
+  return `other: ${area}`;
+}
+const parts = new Map<string, number>();
+for (const [id, t] of self) {
+  const n = byId.get(id)!;
+  if (n.callFrame.functionName === '(idle)') continue;
+  add(parts, partOf(n.callFrame.functionName, areaOf(n.callFrame.url)), t);
+}
+
 const busy = total - idle;
 const pct = (t: number) => `${((100 * t) / busy).toFixed(1)}%`;
 const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);
 console.log(`busy ${(busy / 1e6).toFixed(2)} s of ${(total / 1e6).toFixed(2)} s sampled`);
 console.log('\nself time by area:');
 for (const [k, t] of top(areas, 15)) console.log(`  ${pct(t).padStart(6)}  ${k}`);
+console.log('\nself time by part of the request:');
+for (const [k, t] of top(parts, 20)) console.log(`  ${pct(t).padStart(6)}  ${k}`);
 console.log('\nself time by function:');
 for (const [k, t] of top(fns, 25)) console.log(`  ${pct(t).padStart(6)}  ${k}`);
 if (markers.length) {

@@ -29,9 +29,14 @@ export async function getArtifact(deps: ServiceDeps, caller: Caller, id: string)
   return viewOf(deps, a);
 }
 
-/** The artifact as the contract shows it, with its variants and the parts already live. */
+/**
+ * The artifact as the contract shows it, with its variants and the parts already live. Parts are
+ * recorded only by the publish run the artifact was handed to, and `publishRunId` is never cleared
+ * once set (store/published-parts.ts), so an artifact without one has none: one statement fewer
+ * for every artifact never published (issue 12, part 3).
+ */
 export async function viewOf(deps: Pick<ServiceDeps, 'db'>, a: ArtifactRow) {
-  const [variants, live] = await Promise.all([listVariants(deps, a), parts.listParts(deps.db, a.id)]);
+  const [variants, live] = await Promise.all([listVariants(deps, a), a.publishRunId === null ? [] : parts.listParts(deps.db, a.id)]);
   return artifactView(a, variants, live);
 }
 

@@ -1,11 +1,14 @@
 // Artifacts (drafts) and their state.
 import { first, transaction, type Db, type Row } from './database.js';
 import { linkUploads } from './media.js';
+import { firstOf, precompiled } from './precompiled.js';
 
 export type ArtifactRow = Row<'Artifact'>;
 
-export function findArtifact(db: Db, workspaceId: string, id: string): Promise<ArtifactRow | null> {
-  return first(db.selectFrom('Artifact').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
+const artifactById = precompiled((db, workspaceId: string, id: string) => db.selectFrom('Artifact').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
+
+export async function findArtifact(db: Db, workspaceId: string, id: string): Promise<ArtifactRow | null> {
+  return firstOf(await artifactById(db, workspaceId, id));
 }
 
 export type NewArtifact = Pick<ArtifactRow, 'id' | 'workspaceId' | 'pipelineId' | 'sourcePostId' | 'parentArtifactId' | 'rootArtifactId' | 'generation' | 'text' | 'state' | 'sourceVisibility'> & {

@@ -1,29 +1,36 @@
 // Pipelines and the runs that belong to them.
 import { first, transaction, type Db, type Row } from './database.js';
+import { firstOf, precompiled } from './precompiled.js';
 
 export type PipelineRow = Row<'Pipeline'>;
 export type RunRow = Row<'Run'>;
 
-export function findPipeline(db: Db, workspaceId: string, id: string): Promise<PipelineRow | null> {
-  return first(db.selectFrom('Pipeline').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
+const pipelineById = precompiled((db, workspaceId: string, id: string) => db.selectFrom('Pipeline').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
+
+export async function findPipeline(db: Db, workspaceId: string, id: string): Promise<PipelineRow | null> {
+  return firstOf(await pipelineById(db, workspaceId, id));
 }
+
+const pipelineWithCounts = precompiled((db, workspaceId: string, id: string) =>
+  db
+    .selectFrom('Pipeline')
+    .selectAll('Pipeline')
+    .select((eb) => [
+      eb.selectFrom('SourcePost').select((c) => c.fn.countAll().as('n')).whereRef('SourcePost.pipelineId', '=', 'Pipeline.id').as('postCount'),
+      eb.selectFrom('Artifact').select((c) => c.fn.countAll().as('n')).whereRef('Artifact.pipelineId', '=', 'Pipeline.id').as('artifactCount'),
+    ])
+    .where('Pipeline.id', '=', id)
+    .where('Pipeline.workspaceId', '=', workspaceId),
+);
+
+const lastRunOf = precompiled((db, pipelineId: string) => db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(1));
 
 /**
  * The pipeline with its post and artifact counts (one statement), and its last run (a second):
  * what GET /pipelines/{id} shows. Null when the workspace has no such pipeline.
  */
 export async function findPipelineWithStats(db: Db, workspaceId: string, id: string): Promise<{ pipeline: PipelineRow; counts: { posts: number; artifacts: number }; last: RunRow | null } | null> {
-  const row = await first(
-    db
-      .selectFrom('Pipeline')
-      .selectAll('Pipeline')
-      .select((eb) => [
-        eb.selectFrom('SourcePost').select((c) => c.fn.countAll().as('n')).whereRef('SourcePost.pipelineId', '=', 'Pipeline.id').as('postCount'),
-        eb.selectFrom('Artifact').select((c) => c.fn.countAll().as('n')).whereRef('Artifact.pipelineId', '=', 'Pipeline.id').as('artifactCount'),
-      ])
-      .where('Pipeline.id', '=', id)
-      .where('Pipeline.workspaceId', '=', workspaceId),
-  );
+  const row = firstOf(await pipelineWithCounts(db, workspaceId, id));
   if (!row) return null;
   const { postCount, artifactCount, ...pipeline } = row;
   return { pipeline, counts: { posts: Number(postCount ?? 0), artifacts: Number(artifactCount ?? 0) }, last: await lastRun(db, id) };
@@ -53,6 +60,6 @@ export async function upsertPipelineWithRun<T>(
   });
 }
 
-function lastRun(db: Db, pipelineId: string): Promise<RunRow | null> {
-  return first(db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(1));
+async function lastRun(db: Db, pipelineId: string): Promise<RunRow | null> {
+  return firstOf(await lastRunOf(db, pipelineId));
 }

@@ -1,5 +1,6 @@
 // Source posts, listed newest first with keyset pagination.
 import { first, type Db, type Row } from './database.js';
+import { precompiled } from './precompiled.js';
 
 export type PostRow = Row<'SourcePost'>;
 
@@ -8,7 +9,24 @@ export interface PostPosition {
   id: string;
 }
 
+/** The first page without a filter (the common case), precompiled; the other shapes below. */
+const firstPage = precompiled((db, pipelineId: string, limit: number) =>
+  db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', pipelineId).orderBy('publishedAt', 'desc').orderBy('id', 'desc').limit(limit),
+);
+/** A following page without a filter, precompiled. */
+const nextPage = precompiled((db, pipelineId: string, publishedAt: Date, id: string, limit: number) =>
+  db
+    .selectFrom('SourcePost')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where((eb) => eb.or([eb('publishedAt', '<', publishedAt), eb.and([eb('publishedAt', '=', publishedAt), eb('id', '<', id)])]))
+    .orderBy('publishedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit),
+);
+
 export function listPosts(db: Db, q: { pipelineId: string; after: PostPosition | null; limit: number; hasArtifact?: boolean }): Promise<PostRow[]> {
+  if (q.hasArtifact === undefined) return q.after ? nextPage(db, q.pipelineId, q.after.publishedAt, q.after.id, q.limit) : firstPage(db, q.pipelineId, q.limit);
   let query = db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', q.pipelineId);
   if (q.hasArtifact === true) query = query.where('artifactCount', '>', 0);
   if (q.hasArtifact === false) query = query.where('artifactCount', '=', 0);

@@ -3,12 +3,15 @@
 // artifact to an unschedule or a reschedule cannot move it).
 import type { Updateable } from 'kysely';
 import { first, type DB, type Db, type Row } from './database.js';
+import { precompiled } from './precompiled.js';
 import type { ArtifactRow } from './artifacts.js';
 
 export type PublishedPartRow = Row<'PublishedPart'>;
 
+const partsOf = precompiled((db, artifactId: string) => db.selectFrom('PublishedPart').selectAll().where('artifactId', '=', artifactId).orderBy('position'));
+
 export function listParts(db: Db, artifactId: string): Promise<PublishedPartRow[]> {
-  return db.selectFrom('PublishedPart').selectAll().where('artifactId', '=', artifactId).orderBy('position').execute();
+  return partsOf(db, artifactId);
 }
 
 export function listPartsOf(db: Db, artifactIds: string[]): Promise<PublishedPartRow[]> {
@@ -24,7 +27,11 @@ export async function recordPart(db: Db, p: PublishedPartRow): Promise<void> {
 const clearedError = { publishErrorCode: null, publishErrorMessage: null } as const;
 const clearedSchedule = { scheduledAt: null, scheduledLocal: null, scheduledZone: null } as const;
 
-/** An artifact move: `set` applied where every `where` holds (a compare-and-set); the new row, or null. */
+/**
+ * An artifact move: `set` applied where every `where` holds (a compare-and-set); the new row, or null.
+ * No move clears `publishRunId`: an artifact without one was never handed to a publish run and has
+ * no published parts, which GET /artifacts/{id} relies on to skip reading them (services/artifacts.ts viewOf).
+ */
 function move(db: Db, where: Partial<Record<'id' | 'workspaceId' | 'publishRunId', string>> & { states: string[] }, set: Updateable<DB['Artifact']>): Promise<ArtifactRow | null> {
   let q = db.updateTable('Artifact').set(set).where('state', 'in', where.states);
   for (const k of ['id', 'workspaceId', 'publishRunId'] as const) if (where[k] !== undefined) q = q.where(k, '=', where[k]);

@@ -14,6 +14,11 @@ export interface WindowHit {
   limit: number;
   /** How many hits to count at once (all or none); 1 unless given. */
   cost?: number;
+  /**
+   * Hits counted in the previous window that this instance leased and did not spend: taken off
+   * that window's count in the same statement, before the rule reads it (0 unless given).
+   */
+  giveBack?: number;
 }
 
 export interface WindowCounts {
@@ -30,14 +35,19 @@ type Row = { previous: number | string | null; after: number | string | null; be
  * instances without a transaction: the conditional upsert (`INSERT … ON CONFLICT DO UPDATE …
  * WHERE`) locks the row, re-checks the rule against the latest committed count and increments it
  * only when the hit fits; a refused hit writes nothing (a client hammering while limited does not
- * push its own window further). The previous window is only read: nobody writes it any more.
+ * push its own window further). The previous window is only read, except to give back what an
+ * instance leased in it and did not spend (`giveBack`, lib/rate-limit-shared.ts).
  */
 export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
   const capacity = (BigInt(h.limit) * BigInt(h.windowMs)).toString();
   const cost = h.cost ?? 1;
+  const giveBack = h.giveBack ?? 0;
   const { rows } = await sql<Row>`
     WITH prev AS (
-      SELECT "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${h.previousStart}::bigint
+      SELECT "count" - ${giveBack}::int AS "count" FROM "RateLimitWindow" WHERE "key" = ${h.key} AND "windowStart" = ${h.previousStart}::bigint
+    ), returned AS (
+      UPDATE "RateLimitWindow" SET "count" = "count" - ${giveBack}::int
+      WHERE ${giveBack}::int > 0 AND "key" = ${h.key} AND "windowStart" = ${h.previousStart}::bigint
     ), hit AS (
       INSERT INTO "RateLimitWindow" AS w ("key", "windowStart", "count")
       SELECT ${h.key}, ${h.windowStart}::bigint, ${cost}::int

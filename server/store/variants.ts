@@ -1,5 +1,6 @@
 // Platform variants of artifacts: one row per (artifact, platform), with the text and its parts.
 import { first, transaction, type Db, type Row } from './database.js';
+import { precompiled } from './precompiled.js';
 import type { ArtifactRow } from './artifacts.js';
 
 export type VariantRow = Row<'ArtifactVariant'>;
@@ -14,8 +15,12 @@ export interface VariantValues {
   problem: string | null;
 }
 
+const variantsOf = precompiled((db, workspaceId: string, artifactId: string) =>
+  db.selectFrom('ArtifactVariant').selectAll().where('workspaceId', '=', workspaceId).where('artifactId', '=', artifactId).orderBy('platform'),
+);
+
 export function listVariants(db: Db, workspaceId: string, artifactId: string): Promise<VariantRow[]> {
-  return db.selectFrom('ArtifactVariant').selectAll().where('workspaceId', '=', workspaceId).where('artifactId', '=', artifactId).orderBy('platform').execute();
+  return variantsOf(db, workspaceId, artifactId);
 }
 
 export function findVariant(db: Db, workspaceId: string, artifactId: string, platform: string): Promise<VariantRow | null> {

@@ -58,16 +58,25 @@ describe.skipIf(!onPg)('two instances on one PostgreSQL database', () => {
     while (Date.now() % 60_000 > 55_000) await new Promise((r) => setTimeout(r, 250));
     const w = await workspace('Rate');
     const seen: Array<{ via: string; status: number; remaining: string | null }> = [];
-    for (let i = 0; i < LIMIT + 2; i++) {
+    // Alternating between the instances until both refuse in a row (bounded).
+    for (let i = 0; i < LIMIT + 10; i++) {
       const s = i % 2 ? b : a;
       const res = await fetch(`${s.url}${V1}/pipelines/pl_none`, { headers: w.headers });
       seen.push({ via: s === a ? 'A' : 'B', status: res.status, remaining: res.headers.get('ratelimit-remaining') });
+      if (seen.length >= 2 && seen.slice(-2).every((x) => x.status === 429)) break;
     }
-    // LIMIT requests in all, whichever instance took them: the quota counts down across both
-    // (an instance counting alone would have said LIMIT-1 twice, and allowed 2 × LIMIT).
-    expect(seen.map((x) => x.remaining)).toEqual([...Array.from({ length: LIMIT }, (_, i) => String(LIMIT - 1 - i)), '0', '0']);
-    expect(seen.map((x) => x.status)).toEqual([...Array<number>(LIMIT).fill(404), 429, 429]);
-    expect(seen.slice(LIMIT).map((x) => x.via)).toEqual(['A', 'B']);
+    // LIMIT requests allowed in all, whichever instance took them: the quota counts down across
+    // both (an instance counting alone would have said LIMIT-1 twice, and allowed 2 × LIMIT). Each
+    // instance leases a small block of the window at a time (docs/decisions.md), so their counts
+    // interleave and one may refuse while the other still holds the last of its block: every
+    // allowed request took a count of its own, and nothing past the limit was allowed.
+    const allowed = seen.filter((x) => x.status === 404);
+    expect(allowed).toHaveLength(LIMIT);
+    expect(allowed.map((x) => Number(x.remaining)).sort((x, y) => y - x)).toEqual(Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i));
+    const refused = seen.filter((x) => x.status !== 404);
+    expect(refused.every((x) => x.status === 429 && x.remaining === '0')).toBe(true);
+    expect(refused.length).toBeLessThanOrEqual(3);
+    expect(seen.slice(-2).map((x) => x.via).sort()).toEqual(['A', 'B']);
   });
 
   it('does the work of an idempotency key once when both instances receive it at the same moment', async () => {

@@ -1,5 +1,5 @@
-// The shared (PostgreSQL) limiter: the same decisions as the in-memory one, and exact under
-// concurrent hits from two database clients (two instances). Skipped on SQLite, where the
+// The shared (PostgreSQL) limiter: the same decisions as the in-memory one (leases included), and
+// exact under concurrent hits from two database clients (two instances). Skipped on SQLite, where the
 // in-memory limiter is used.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SharedWindowLimiter } from '../../server/lib/rate-limit-shared.js';
@@ -11,6 +11,21 @@ import { countRows } from '../support/rows.js';
 const W = 60_000;
 const T = 9_000 * W;
 const onPg = testDbKind() === 'postgresql';
+
+/** `db` with a plugin that counts the statements it runs (`statements`, settable). */
+function countingStatements(db: DatabaseHandle['db']) {
+  const counter = {
+    statements: 0,
+    db: db.withPlugin({
+      transformQuery: (args) => {
+        counter.statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    }),
+  };
+  return counter;
+}
 
 describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
   let tdb: TestDatabase;
@@ -69,19 +84,12 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
   });
 
   it('counts hits that arrive together in fewer statements, each with its own exact decision', async () => {
-    let statements = 0;
-    const counted = a.db.withPlugin({
-      transformQuery: (args) => {
-        statements++;
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    });
-    const l = new SharedWindowLimiter(counted, 100, undefined, W);
+    const counted = countingStatements(a.db);
+    const l = new SharedWindowLimiter(counted.db, 100, undefined, W);
     const now = T + 150 * W + 1_000;
     // The first hit of a window also sweeps old windows (a statement of its own): done before counting.
     await l.hit('tok_warm', now);
-    statements = 0;
+    counted.statements = 0;
     const costs = Array.from({ length: 30 }, (_, i) => (i % 5 === 0 ? 3 : 1));
     const decisions = await Promise.all(costs.map((cost) => l.hit('tok_group', now, cost)));
     const total = costs.reduce((x, y) => x + y, 0);
@@ -91,7 +99,7 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     expect(decisions.map((d) => d.remaining)).toEqual(costs.map((c) => (left -= c)));
     expect(left).toBe(100 - total);
     // The first hit alone, the 29 that waited for it together.
-    expect(statements).toBe(2);
+    expect(counted.statements).toBe(2);
     expect(await l.peek('tok_group', now)).toMatchObject({ remaining: 100 - total });
   });
 
@@ -102,6 +110,53 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     // In arrival order: 1, 1, 1 fit (7 left), the 4 fits (3 left), then 3 more fit and the rest are refused.
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, true, true, false, false, false, false, false, false, false]);
     expect(decisions.filter((d) => d.allowed).map((d) => d.remaining)).toEqual([9, 8, 7, 3, 2, 1, 0]);
+  });
+
+  it('leases: one instance still decides exactly like the in-memory limiter, across window boundaries and near the limit', async () => {
+    // A limit of 200 leases 10 beyond each statement's need; costs up to 12 reach the limit in every window.
+    const shared = new SharedWindowLimiter(a.db, 200, undefined, W);
+    expect(shared.lease).toBe(10);
+    const memory = new SlidingWindowLimiter(200, W);
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    let now = T + 300 * W;
+    let refused = 0;
+    for (let i = 0; i < 150; i++) {
+      now += next() % 3_000;
+      const cost = 1 + (next() % 12);
+      const expected = memory.hit('tok_lease', now, cost);
+      if (!expected.allowed) refused++;
+      expect(await shared.hit('tok_lease', now, cost), `hit ${i} (cost ${cost}) at +${now - T - 300 * W} ms`).toEqual(expected);
+      if (i % 7 === 0) expect(await shared.peek('tok_lease', now + 1, 5), `peek after hit ${i}`).toEqual(memory.peek('tok_lease', now + 1, 5));
+    }
+    // The walk did reach the limit, and crossed windows (leftover leases given back).
+    expect(refused).toBeGreaterThan(5);
+    expect(now - T - 300 * W).toBeGreaterThan(2 * W);
+  });
+
+  it('leases: hits paid from a lease need no statement, and the shared count never goes over the limit across instances', async () => {
+    const counted = countingStatements(a.db);
+    const l = new SharedWindowLimiter(counted.db, 1_000, undefined, W);
+    expect(l.lease).toBe(50);
+    const now = T + 400 * W + 1_000;
+    await l.hit('tok_warm2', now);
+    counted.statements = 0;
+    const decisions = [];
+    for (let i = 0; i < 102; i++) decisions.push(await l.hit('tok_leased', now + i));
+    // One statement per 51 hits (the one it needs and 50 leased), each hit its own exact remaining.
+    expect(counted.statements).toBe(2);
+    expect(decisions.map((d) => d.remaining)).toEqual(Array.from({ length: 102 }, (_, i) => 1_000 - 1 - i));
+
+    // Two instances racing near the limit: exactly the limit allowed, every allowed hit a distinct count.
+    const limit = 200;
+    const la = new SharedWindowLimiter(a.db, limit, undefined, W);
+    const lb = new SharedWindowLimiter(b.db, limit, undefined, W);
+    const at = T + 410 * W + 1_000;
+    const all = await Promise.all(Array.from({ length: 500 }, (_, i) => (i % 2 ? la : lb).hit('tok_race2', at)));
+    const allowed = all.filter((d) => d.allowed);
+    expect(allowed).toHaveLength(limit);
+    expect(allowed.map((d) => d.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: limit }, (_, i) => i));
+    expect(await la.peek('tok_race2', at, 1)).toMatchObject({ allowed: false });
   });
 
   it('removes windows that no longer weigh on a decision, once a window', async () => {
