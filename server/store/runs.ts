@@ -2,7 +2,7 @@
 // compare-and-set on (status, lockedBy), so that two workers (or a worker and the recovery sweep)
 // can never both own a run, and a worker that lost its lease cannot overwrite the result.
 import { first, transaction, type Db, type Provider } from './database.js';
-import { groupCommit } from './group-commit.js';
+import { batched, groupCommit, type Batcher } from './group-commit.js';
 import type { RunRow } from './pipelines.js';
 
 export type { RunRow };
@@ -23,21 +23,32 @@ export interface NewRun {
 }
 
 export function insertRun(tx: RunTx, r: NewRun): Promise<RunRow> {
-  return tx
-    .insertInto('Run')
-    .values({
-      id: r.id,
-      workspaceId: r.workspaceId,
-      pipelineId: r.pipelineId,
-      kind: r.kind,
-      status: 'queued',
-      input: JSON.stringify(r.input),
-      createdAt: r.now,
-      runAfter: r.runAfter ?? r.now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return batched(tx, insertRuns, r);
 }
+
+/** The runs of a group-commit batch (or one alone): one INSERT … RETURNING for all of them. */
+const insertRuns: Batcher<NewRun, RunRow> = {
+  async run(tx, runs) {
+    const rows = await tx
+      .insertInto('Run')
+      .values(
+        runs.map((r) => ({
+          id: r.id,
+          workspaceId: r.workspaceId,
+          pipelineId: r.pipelineId,
+          kind: r.kind,
+          status: 'queued',
+          input: JSON.stringify(r.input),
+          createdAt: r.now,
+          runAfter: r.runAfter ?? r.now,
+        })),
+      )
+      .returningAll()
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return runs.map((r) => byId.get(r.id)!);
+  },
+};
 
 export function findRunById(db: Db, id: string): Promise<RunRow | null> {
   return first(db.selectFrom('Run').selectAll().where('id', '=', id));
