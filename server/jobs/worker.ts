@@ -212,6 +212,7 @@ export class JobWorker {
     }
     const finished = await store.finishRun(
       this.deps.db,
+      this.deps.provider,
       { id: run.id, workerId: this.id, now: this.deps.clock.now(), status: 'succeeded', output },
       job.onSucceeded ? (tx) => job.onSucceeded!(tx, ctx, output) : undefined,
     );
@@ -264,6 +265,7 @@ export class JobWorker {
     const job = registeredJob(ctx.run.kind);
     const finished = await store.finishRun(
       this.deps.db,
+      this.deps.provider,
       { id: ctx.run.id, workerId: this.id, now: this.deps.clock.now(), status: 'failed', errorCode: failure.code.slice(0, 64), errorMessage: failure.message.slice(0, 2000), errorUpstreamStatus: failure.upstreamStatus ?? null },
       job?.onFailed ? (tx) => job.onFailed!(tx, ctx, failure) : undefined,
     );
