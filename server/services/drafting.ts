@@ -140,7 +140,7 @@ export async function draftFromPost(deps: ServiceDeps, caller: Caller, postId: s
     await onCommit?.(tx, answer);
     return answer;
   });
-  deps.jobs.kick();
+  deps.jobs.kick('drafting');
   return accepted;
 }
 
