@@ -16,7 +16,8 @@ import { isUniqueViolation, sqliteUrl, type Db } from '../../server/store/databa
 import * as drafts from '../../server/store/drafts.js';
 import { groupCommit, groupCommitStats } from '../../server/store/group-commit.js';
 import { completeKey } from '../../server/store/idempotency.js';
-import { insertRun } from '../../server/store/runs.js';
+import { finishRun, insertRun } from '../../server/store/runs.js';
+import { recordEvent } from '../../server/services/events.js';
 import { countRows, findRows } from '../support/rows.js';
 import { seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
@@ -276,5 +277,61 @@ describe('writes batched per kind', () => {
     expect(await countRows(deps.db, 'Run', { id: made.map((a) => a.run_id) })).toBe(7);
     const { artifactCount } = await deps.db.selectFrom('SourcePost').select('artifactCount').where('id', '=', postId).executeTakeFirstOrThrow();
     expect(artifactCount).toBe(8);
+  });
+});
+
+describe("the runs' writes batched per kind", () => {
+  it('texts and finishes of a batch: one statement each on PostgreSQL, and each run and artifact its own outcome', async () => {
+    const { deps, postId } = await aPost();
+    const { pipelineId } = await deps.db.selectFrom('SourcePost').select('pipelineId').where('id', '=', postId).executeTakeFirstOrThrow();
+    const pg = deps.provider === 'postgresql';
+    // Reserved drafts whose runs no worker takes (due next year), then held by a worker of this test.
+    const made = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const a = await drafts.reserveArtifact(deps.db, newArtifactFor(deps, { workspaceId: t.ws, pipelineId, sources: [postId], parent: null, visibility: 'public' }), async (_tx, row) => row);
+        const run = await insertRun(deps.db, { id: deps.ids.id('run'), workspaceId: t.ws, pipelineId, kind: 'draft', input: { artifact_id: a.id }, now: deps.clock.now(), runAfter: new Date(Date.now() + 365 * 86_400_000) });
+        return { artifactId: a.id, runId: run.id };
+      }),
+    );
+    await deps.db.updateTable('Run').set({ status: 'running', lockedBy: 'wrk_batched' }).where('id', 'in', made.map((m) => m.runId)).execute();
+    // The third artifact is discarded before its text arrives.
+    await drafts.discardUnwritten(deps.db, { id: made[2]!.artifactId, now: deps.clock.now() });
+
+    const texts = countingDb(deps.db);
+    const written = await Promise.all(
+      made.map((m, i) =>
+        drafts.writeDraft(texts.db, deps.provider, { id: m.artifactId, text: `Texte ${i} — 草稿 ${i} 👩🏽‍💻 مسودة`, now: deps.clock.now() }, (tx, row) =>
+          recordEvent(tx, deps, t.ws, 'riff.ready', { riff_id: row.id, source_post_id: postId, pipeline_id: pipelineId }).then(() => undefined),
+        ),
+      ),
+    );
+    expect(written.map((r) => r?.state ?? null)).toEqual(['review', 'review', null, 'review', 'review', 'review']);
+    expect(written.map((r) => r?.text ?? null)).toEqual(made.map((_, i) => (i === 2 ? null : `Texte ${i} — 草稿 ${i} 👩🏽‍💻 مسودة`)));
+    expect(await countRows(deps.db, 'Event', { type: 'riff.ready', workspaceId: t.ws })).toBeGreaterThanOrEqual(5);
+    // PostgreSQL: the texts' UPDATE, the outbox lock, the events' INSERT. SQLite: an UPDATE each (in process), the events' INSERT.
+    expect(texts.writes()).toBe(pg ? 3 : 7);
+
+    const finishes = countingDb(deps.db);
+    const finished = await Promise.all(
+      made.map((m, i) =>
+        finishRun(finishes.db, deps.provider, {
+          id: m.runId,
+          // The fifth is no longer this worker's: its finish must write nothing.
+          workerId: i === 4 ? 'wrk_someone_else' : 'wrk_batched',
+          now: deps.clock.now(),
+          ...(i % 2 ? { status: 'failed' as const, errorCode: 'writer_refused', errorMessage: `Refusé ${i} — 拒绝`, errorUpstreamStatus: 400 + i } : { status: 'succeeded' as const, output: { artifact_id: m.artifactId, written: true } }),
+        }),
+      ),
+    );
+    expect(finished).toEqual([true, true, true, true, false, true]);
+    expect(finishes.writes()).toBe(pg ? 1 : 6);
+    const runs = await findRows(deps.db, 'Run', { id: made.map((m) => m.runId) });
+    const byId = new Map(runs.map((r) => [r.id, r]));
+    expect(made.map((m) => { const r = byId.get(m.runId)!; return [r.status, r.lockedBy, r.errorCode, r.errorUpstreamStatus, r.output && JSON.parse(r.output)]; })).toEqual(
+      made.map((m, i) =>
+        i === 4 ? ['running', 'wrk_batched', null, null, null] : i % 2 ? ['failed', null, 'writer_refused', 400 + i, null] : ['succeeded', null, null, null, { artifact_id: m.artifactId, written: true }],
+      ),
+    );
+    for (const [i, m] of made.entries()) if (i !== 4) expect(byId.get(m.runId)!.finishedAt).toBeInstanceOf(Date);
   });
 });
