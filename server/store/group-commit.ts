@@ -121,9 +121,6 @@ interface Pending {
   settle: Array<{ resolve: (v: unknown) => void; reject: (err: unknown) => void }>;
 }
 
-/** Statements of batched writes run by this process (the tests bound them per batch). */
-export const batchedStats = { flushes: 0, items: 0 };
-
 /**
  * The batched writes of one batch's transaction: what its works ask for until none of them can go
  * further (the microtasks have run out) is written together, kind by kind, then the works go on.
@@ -160,8 +157,6 @@ class Coalescer {
     this.pending = new Map();
     try {
       for (const [b, p] of round) {
-        batchedStats.flushes++;
-        batchedStats.items += p.items.length;
         try {
           const out = await b.run(this.tx, p.items);
           p.settle.forEach((s, i) => s.resolve(out[i]));
