@@ -55,7 +55,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     outbound: createOutboundClient(config),
     events: hub,
     // The worker is built below, from these deps; kicks before it exists have nothing to wake.
-    jobs: { kick: () => worker?.kick() },
+    jobs: { kick: (lane) => worker?.kick(lane) },
   };
 
   let tokenFile: string | null = null;

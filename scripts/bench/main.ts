@@ -109,6 +109,8 @@ async function measureCreates(kind: Kind, server: Child<Seeded>) {
   type Commits = { batches: number; changes: number; fallbacks: number };
   const queuedBefore = await server.call<number>('queued');
   const commitsBefore = await server.call<Commits>('commits');
+  const cpuBefore = await cpuOf(server)();
+  const statementsBefore = await server.call<number>('statements');
   const creates = await measureOn(server, kind, '4 POST draft', { url, method: 'POST', headers, body: fresh, seconds: SECONDS });
   const commitsAfter = await server.call<Commits>('commits');
   // Whether the drafting runs kept up: the runs still queued or running when the load stops, and
@@ -117,10 +119,13 @@ async function measureCreates(kind: Kind, server: Child<Seeded>) {
   const drainStart = Date.now();
   while ((await server.call<number>('queued')) > queuedBefore && Date.now() - drainStart < 120_000) await new Promise((r) => setTimeout(r, 200));
   const drained = ((Date.now() - drainStart) / 1000).toFixed(1);
+  // The server's CPU per create with its drafting run, the runs left at the end included.
+  const withRun = Math.round((await cpuOf(server)()) - cpuBefore) / n;
+  const statements = ((await server.call<number>('statements')) - statementsBefore) / n;
   const batches = commitsAfter.batches - commitsBefore.batches;
   const perBatch = batches ? ((commitsAfter.changes - commitsBefore.changes) / batches).toFixed(1) : '–';
-  log(`creates (${kind}): run queue depth at the end ${depth} of ${n} created; drained in ${drained} s; group commit ${perBatch} changes per batch, ${commitsAfter.fallbacks - commitsBefore.fallbacks} fallbacks`);
-  row('4 POST draft (fresh keys)', kind, creates, `draftFromPost: artifact + run per request; the worker drafts meanwhile; run queue depth at the end ${depth.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} created, drained ${drained} s later; ${perBatch} changes per commit`);
+  log(`creates (${kind}): run queue depth at the end ${depth} of ${n} created; drained in ${drained} s; group commit ${perBatch} changes per batch, ${commitsAfter.fallbacks - commitsBefore.fallbacks} fallbacks; ${Math.round(withRun)} µs server CPU and ${statements.toFixed(1)} statements per create with its run`);
+  row('4 POST draft (fresh keys)', kind, creates, `draftFromPost: artifact + run per request; the worker drafts meanwhile; run queue depth at the end ${depth.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} created, drained ${drained} s later; ${perBatch} changes per commit; ${Math.round(withRun).toLocaleString('en-US')} µs of server CPU and ${statements.toFixed(1)} statements per create with its run`);
   const replay = JSON.stringify({ idempotency_key: `bench-${kind}-${stamp}-replayed-key` });
   const first = await fetch(url, { method: 'POST', headers, body: replay });
   if (first.status !== 202) throw new Error(`the first draft answered ${first.status}`);

@@ -2,7 +2,7 @@
 // configuration from the environment (like `npm start`), seeded through the store with what the
 // scenarios read: a pipeline, 300 source posts, one artifact in review. It then answers the
 // parent's commands: `emit` (record one event as the domain does, then wake the streams),
-// `subscribers` (open streams), `queued` (runs waiting), `commits` (group commit's counters), `mem`, `stop`. Beside it, on a port of
+// `subscribers` (open streams), `queued` (runs waiting), `commits` (group commit's counters), `statements` (sent to the database), `mem`, `stop`. Beside it, on a port of
 // its own, the "floor": a bare Express route that does nothing but the same store read as GET
 // /artifacts/{id} (no auth, limiter, validation or logging), to tell the database layer's cost
 // from the request pipeline's.
@@ -15,6 +15,7 @@ import { hubOf } from '../../server/events/hub.js';
 import { start } from '../../server/main.js';
 import { findArtifact } from '../../server/store/artifacts.js';
 import { groupCommitStats } from '../../server/store/group-commit.js';
+import { pgStats, sqliteStats } from '../../server/store/kysely.js';
 import { recordEvents } from '../../test/support/stream-reader.js';
 import { serveCommands } from './child-ipc.js';
 import { seedBench } from './seed.js';
@@ -59,6 +60,8 @@ serveCommands(
     rss: () => ({ rss: process.memoryUsage().rss }),
     /** Group commit's counters (batches, changes, fallbacks) so far. */
     commits: () => ({ ...groupCommitStats }),
+    /** Statements sent to the database so far (BEGIN and COMMIT included). */
+    statements: () => pgStats.statements + sqliteStats.statements,
     queued: () => running.deps.db.selectFrom('Run').select((eb) => eb.fn.countAll().as('n')).where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow().then((r) => Number(r.n)),
   },
   async () => {

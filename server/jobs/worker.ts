@@ -58,6 +58,10 @@ export class JobWorker {
     (err) => this.log.error({ err }, 'job worker poll failed'),
   );
   private nextSweepAt = 0;
+  /** The lanes kicked since the last look; every lane is looked at on a kick without lane and once per poll interval. */
+  private readonly lanesDue = new Set<Lane>();
+  private allDue = true;
+  private nextFullLookAt = 0;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -75,8 +79,13 @@ export class JobWorker {
     this.schedule(0);
   }
 
-  /** Look at the queue now (a run was just queued, or a slot freed up). */
-  kick(): void {
+  /**
+   * Look at the queue now (a run was just queued, or a slot freed up); with `lane`, at that lane's
+   * runs only (a burst of drafts would otherwise cost a claim statement of the other lane each).
+   */
+  kick(lane?: Lane): void {
+    if (lane) this.lanesDue.add(lane);
+    else this.allDue = true;
     if (this.running) this.schedule(0);
   }
 
@@ -126,8 +135,15 @@ export class JobWorker {
             { lane: 'drafting', free: this.opts.draftConcurrency - this.activeIn('drafting'), kinds: { in: drafting } },
             { lane: 'default', free: this.opts.concurrency - this.activeIn('default'), kinds: { notIn: drafting } },
           ];
+    const full = this.allDue || this.opts.draftConcurrency === undefined || Date.now() >= this.nextFullLookAt;
+    if (full) {
+      this.allDue = false;
+      this.nextFullLookAt = Date.now() + this.opts.pollMs;
+    }
+    const due = new Set(this.lanesDue);
+    this.lanesDue.clear();
     for (const { lane, free, kinds } of lanes) {
-      if (free <= 0 || !this.running) continue;
+      if (free <= 0 || !this.running || !(full || due.has(lane))) continue;
       const now = this.deps.clock.now();
       const runs = await store.claimRuns(this.deps.db, this.deps.provider, {
         workerId: this.id,
@@ -157,7 +173,7 @@ export class JobWorker {
       .catch((err) => this.log.error({ err, runId: run.id }, 'job bookkeeping failed'))
       .finally(() => {
         this.active.delete(run.id);
-        this.kick();
+        this.kick(lane);
       });
     this.active.set(run.id, { run, lane, done, controller });
   }
@@ -212,6 +228,7 @@ export class JobWorker {
     }
     const finished = await store.finishRun(
       this.deps.db,
+      this.deps.provider,
       { id: run.id, workerId: this.id, now: this.deps.clock.now(), status: 'succeeded', output },
       job.onSucceeded ? (tx) => job.onSucceeded!(tx, ctx, output) : undefined,
     );
@@ -264,6 +281,7 @@ export class JobWorker {
     const job = registeredJob(ctx.run.kind);
     const finished = await store.finishRun(
       this.deps.db,
+      this.deps.provider,
       { id: ctx.run.id, workerId: this.id, now: this.deps.clock.now(), status: 'failed', errorCode: failure.code.slice(0, 64), errorMessage: failure.message.slice(0, 2000), errorUpstreamStatus: failure.upstreamStatus ?? null },
       job?.onFailed ? (tx) => job.onFailed!(tx, ctx, failure) : undefined,
     );

@@ -25,7 +25,8 @@ export interface ServiceDeps {
 
 /** Wakes the job worker after a transaction that queued a run has committed (server/jobs). */
 export interface JobKicker {
-  kick(): void;
+  /** With `lane`, only that lane's runs were queued: the worker looks at that lane alone (registry.ts `Lane`). */
+  kick(lane?: 'default' | 'drafting'): void;
 }
 
 /**

@@ -140,7 +140,7 @@ export async function draftFromPost(deps: ServiceDeps, caller: Caller, postId: s
     await onCommit?.(tx, answer);
     return answer;
   });
-  deps.jobs.kick();
+  deps.jobs.kick('drafting');
   return accepted;
 }
 
@@ -236,7 +236,7 @@ export const draftJob: JobHandler = async (ctx) => {
   const targets = await targetsFor(deps, a, pipeline, ctx.input.targets);
   const now = deps.clock.now();
   // The text, its variants and its events commit together.
-  const written = await drafts.writeDraft(deps.db, { id: a.id, text, now }, async (tx, row) => {
+  const written = await drafts.writeDraft(deps.db, deps.provider, { id: a.id, text, now }, async (tx, row) => {
     await recordWritten(tx, deps, row);
     await addDraftedVariants(tx, row, targets, now);
   });

@@ -1,5 +1,6 @@
 // Artifacts (drafts) and their state.
 import { first, transaction, type Db, type Row } from './database.js';
+import { batched, type Batcher } from './group-commit.js';
 import { linkUploads } from './media.js';
 import { firstOf, precompiled } from './precompiled.js';
 
@@ -29,37 +30,71 @@ export async function createArtifact(db: Db, a: NewArtifact): Promise<ArtifactRo
 }
 
 /** `createArtifact` inside the caller's transaction (with the run or the events of the same change). */
-export async function insertArtifact(tx: ArtifactTx, a: NewArtifact): Promise<ArtifactRow> {
-  const sources = [a.sourcePostId, ...(a.moreSourcePostIds ?? [])];
-  const row = await tx
-    .insertInto('Artifact')
-    .values({
-      id: a.id,
-      workspaceId: a.workspaceId,
-      pipelineId: a.pipelineId,
-      sourcePostId: a.sourcePostId,
-      parentArtifactId: a.parentArtifactId,
-      rootArtifactId: a.rootArtifactId,
-      generation: a.generation,
-      ancestors: JSON.stringify(a.ancestors),
-      sourcePostIds: JSON.stringify(sources),
-      text: a.text,
-      state: a.state,
-      sourceVisibility: a.sourceVisibility,
-      media: a.media?.json ?? '[]',
-      createdAt: a.now,
-      updatedAt: a.now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await tx
-    .updateTable('SourcePost')
-    .set((eb) => ({ artifactCount: eb('artifactCount', '+', 1), updatedAt: a.now }))
-    .where('id', 'in', sources)
-    .execute();
-  if (a.media) await linkUploads(tx, row, a.media.uploadIds);
-  return row;
+export function insertArtifact(tx: ArtifactTx, a: NewArtifact): Promise<ArtifactRow> {
+  return batched(tx, insertArtifacts, a);
 }
+
+/**
+ * The artifacts of a group-commit batch (or one alone): one INSERT … RETURNING for all of them,
+ * one UPDATE of their source posts' counts per distinct increment (a burst of drafts of one post
+ * is one UPDATE adding their number), and the uploads they use.
+ */
+const insertArtifacts: Batcher<NewArtifact, ArtifactRow> = {
+  async run(tx, items) {
+    const rows = await tx
+      .insertInto('Artifact')
+      .values(
+        items.map((a) => ({
+          id: a.id,
+          workspaceId: a.workspaceId,
+          pipelineId: a.pipelineId,
+          sourcePostId: a.sourcePostId,
+          parentArtifactId: a.parentArtifactId,
+          rootArtifactId: a.rootArtifactId,
+          generation: a.generation,
+          ancestors: JSON.stringify(a.ancestors),
+          sourcePostIds: JSON.stringify(sourcesOf(a)),
+          text: a.text,
+          state: a.state,
+          sourceVisibility: a.sourceVisibility,
+          media: a.media?.json ?? '[]',
+          createdAt: a.now,
+          updatedAt: a.now,
+        })),
+      )
+      .returningAll()
+      .execute();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    // Each post counted once per artifact drafted from it; the posts grouped by how many.
+    const counts = new Map<string, { n: number; now: Date }>();
+    for (const a of items) {
+      for (const id of sourcesOf(a)) {
+        const c = counts.get(id);
+        if (c) c.n++;
+        else counts.set(id, { n: 1, now: a.now });
+      }
+    }
+    const byIncrement = new Map<number, { ids: string[]; now: Date }>();
+    for (const [id, { n, now }] of counts) {
+      const g = byIncrement.get(n);
+      if (g) g.ids.push(id);
+      else byIncrement.set(n, { ids: [id], now });
+    }
+    for (const [n, { ids, now }] of byIncrement) {
+      await tx
+        .updateTable('SourcePost')
+        .set((eb) => ({ artifactCount: eb('artifactCount', '+', n), updatedAt: now }))
+        .where('id', 'in', ids)
+        .execute();
+    }
+    const out = items.map((a) => byId.get(a.id)!);
+    for (const [i, a] of items.entries()) if (a.media) await linkUploads(tx, out[i]!, a.media.uploadIds);
+    return out;
+  },
+};
+
+/** The posts an artifact is drafted from, the first one first. */
+const sourcesOf = (a: NewArtifact) => [a.sourcePostId, ...(a.moreSourcePostIds ?? [])];
 
 /**
  * Moves an artifact from one of `from` to `to`, only if it is still in one of `from` (a compare

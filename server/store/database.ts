@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, type Selectable, type Transaction } from 'kysely';
+import { Kysely, sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { migrateSerialized, runCli } from './migrations.js';
 import { projectRootOf } from '../lib/project-root.js';
 import { pgDialect, pgPool, sqliteDialect } from './kysely.js';
@@ -42,6 +42,14 @@ export function transaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * A Date inside the VALUES of a raw multi-row statement: PostgreSQL types a bare parameter there
+ * as text, which a `timestamp` column does not take; SQLite stores the text as it is.
+ */
+export function dateValue(provider: Provider, d: Date | null): RawBuilder<Date | null> {
+  return provider === 'postgresql' ? sql<Date | null>`CAST(${d} AS timestamp(3))` : sql<Date | null>`${d}`;
 }
 
 /** The first row, or null (Kysely gives undefined; the store's callers expect null as Prisma gave). */

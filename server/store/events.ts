@@ -2,6 +2,7 @@
 // the retention sweep and the webhook receivers read and write it here.
 import { sql } from 'kysely';
 import { first, transaction, type Db, type Provider, type Row } from './database.js';
+import { batched, type Batcher } from './group-commit.js';
 
 /** The database or a transaction on it (see `appendEvents`). */
 export type Tx = Db;
@@ -29,31 +30,40 @@ export interface NewEvent {
  * the order they were taken (a reader that has seen seq N has seen everything below it, which is
  * what makes Last-Event-ID resumption gap-free), and a NOTIFY, which PostgreSQL delivers to every
  * listening instance only when (and if) the transaction commits. Called outside a transaction, it
- * opens one so that both still hold.
+ * opens one so that both still hold. Inside a group-commit batch, the events of the batch's works
+ * are appended together: one lock, one INSERT (group-commit.ts `batched`).
  */
 export async function appendEvents(tx: Tx, provider: Provider, events: NewEvent[]): Promise<void> {
   if (!tx.isTransaction) return transaction(tx, (inner) => appendEvents(inner, provider, events));
   if (!events.length) return;
-  if (provider === 'postgresql') {
-    await sql`SELECT pg_advisory_xact_lock(${sql.lit(OUTBOX_LOCK_KEY)}), pg_notify(${sql.lit(EVENTS_CHANNEL)}, '')`.execute(tx);
-  }
-  await tx
-    .insertInto('Event')
-    .values(events.map((e) => ({ id: e.id, workspaceId: e.workspaceId, type: e.type, data: JSON.stringify(e.data), createdAt: e.createdAt })))
-    .execute();
-  const deliveries = events.flatMap((e) =>
-    e.targets.map((target, i) => ({
-      id: `${e.id.replace(/^evt_/, 'dlv_')}_${i}`,
-      eventId: e.id,
-      target,
-      status: 'pending',
-      nextAttemptAt: e.createdAt,
-      createdAt: e.createdAt,
-      updatedAt: e.createdAt,
-    })),
-  );
-  if (deliveries.length) await tx.insertInto('Delivery').values(deliveries).execute();
+  await batched(tx, appendAll, { provider, events });
 }
+
+const appendAll: Batcher<{ provider: Provider; events: NewEvent[] }, void> = {
+  async run(tx, items) {
+    const events = items.flatMap((i) => i.events);
+    if (items[0]!.provider === 'postgresql') {
+      await sql`SELECT pg_advisory_xact_lock(${sql.lit(OUTBOX_LOCK_KEY)}), pg_notify(${sql.lit(EVENTS_CHANNEL)}, '')`.execute(tx);
+    }
+    await tx
+      .insertInto('Event')
+      .values(events.map((e) => ({ id: e.id, workspaceId: e.workspaceId, type: e.type, data: JSON.stringify(e.data), createdAt: e.createdAt })))
+      .execute();
+    const deliveries = events.flatMap((e) =>
+      e.targets.map((target, i) => ({
+        id: `${e.id.replace(/^evt_/, 'dlv_')}_${i}`,
+        eventId: e.id,
+        target,
+        status: 'pending',
+        nextAttemptAt: e.createdAt,
+        createdAt: e.createdAt,
+        updatedAt: e.createdAt,
+      })),
+    );
+    if (deliveries.length) await tx.insertInto('Delivery').values(deliveries).execute();
+    return items.map(() => undefined);
+  },
+};
 
 export function findEventById(db: Db, id: string): Promise<EventRow | null> {
   return first(db.selectFrom('Event').selectAll().where('id', '=', id));

@@ -9,14 +9,24 @@
 // arrived in the same tick and the same round of I/O); while one is, what arrives waits and goes
 // in the next batch, so that batches grow with the load and an idle server adds no wait beyond
 // that one turn. A batch
-// runs each `work` in order in one transaction and resolves each caller with its own result.
+// runs its `work`s side by side in one transaction and resolves each caller with its own result.
 // If any `work` fails (or the commit does), the whole transaction is rolled back and every `work`
 // of the batch runs again on its own, in a transaction of its own, in the order they came: each caller then gets its own
 // result or its own error, and one failing write never costs the others theirs.
 //
+// Statements per batch, not per change (`batched` below): the hot writes (an idempotency claim,
+// a draft's artifact and run, a stored answer) go through a `Batcher`, which writes the items
+// that the batch's works ask for at the same moment with one statement for all of them (a
+// multi-row INSERT … RETURNING, an UPDATE … FROM (VALUES …)). The works run side by side, so
+// they reach each of their writes together, and a batch costs a fixed handful of statements
+// (round trips on PostgreSQL, where a batch of creates waited on one round trip per statement per
+// create) whatever its size. Outside a batch (a change alone, or one being retried alone) a
+// `batched` write is the same statement for one item.
+//
 // So a `work` must be a pure database change: it may run twice (the first time rolled back), and
 // must not do anything outside the transaction that a rollback would not undo (no network, no
 // events for the outside, no counters); what follows the commit goes after `groupCommit` returns.
+// It must not depend on the order in which the batch's other works run beside it.
 import { transaction, type Db } from './database.js';
 
 type Work<T> = (tx: Db) => Promise<T>;
@@ -76,9 +86,14 @@ class Committer {
     let results: unknown[];
     try {
       results = await this.db.transaction().execute(async (tx) => {
-        const out: unknown[] = [];
-        for (const q of batch) out.push(await q.work(tx));
-        return out;
+        coalescers.set(tx, new Coalescer(tx));
+        // Side by side, so that their batched writes meet (each waits for the flush of its kind).
+        // Every work has ended before the transaction does, failed or not: nothing of the batch
+        // still runs on a rolled-back transaction.
+        const settled = await Promise.allSettled(batch.map((q) => Promise.resolve().then(() => q.work(tx))));
+        const failed = settled.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
+        return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value);
       });
     } catch {
       // Rolled back as a whole: each one again on its own, in the order they came (as if they
@@ -89,6 +104,83 @@ class Committer {
     }
     batch.forEach((q, i) => q.resolve(results[i]));
   }
+}
+
+/**
+ * A kind of write that the works of one batch make with one statement for all of them (or a fixed
+ * few): `run` writes every item and returns each item's result, in the items' order. It runs
+ * inside the batch's transaction; if it throws, every item of the flush gets the error (their
+ * works fail, and the batch is retried one by one, where each item is written on its own).
+ */
+export interface Batcher<I, O> {
+  run(tx: Db, items: I[]): Promise<O[]>;
+}
+
+interface Pending {
+  items: unknown[];
+  settle: Array<{ resolve: (v: unknown) => void; reject: (err: unknown) => void }>;
+}
+
+/**
+ * The batched writes of one batch's transaction: what its works ask for until none of them can go
+ * further (the microtasks have run out) is written together, kind by kind, then the works go on.
+ */
+class Coalescer {
+  private pending = new Map<Batcher<unknown, unknown>, Pending>();
+  private scheduled = false;
+  private flushing = false;
+
+  constructor(private readonly tx: Db) {}
+
+  add<I, O>(b: Batcher<I, O>, item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      let p = this.pending.get(b as Batcher<unknown, unknown>);
+      if (!p) this.pending.set(b as Batcher<unknown, unknown>, (p = { items: [], settle: [] }));
+      p.items.push(item);
+      p.settle.push({ resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule() {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    // After the microtasks queued now have run: the other works reach their writes of this kind
+    // in microtasks (on SQLite every statement completes in them), so a flush sees them all.
+    queueMicrotask(() => process.nextTick(() => void this.flush()));
+  }
+
+  private async flush() {
+    this.scheduled = false;
+    this.flushing = true;
+    const round = this.pending;
+    this.pending = new Map();
+    try {
+      for (const [b, p] of round) {
+        try {
+          const out = await b.run(this.tx, p.items);
+          p.settle.forEach((s, i) => s.resolve(out[i]));
+        } catch (err) {
+          for (const s of p.settle) s.reject(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
+      if (this.pending.size) this.schedule();
+    }
+  }
+}
+
+const coalescers = new WeakMap<Db, Coalescer>();
+
+/**
+ * Writes `item` with the batcher: inside a group-commit batch, together with the same kind of
+ * write of the batch's other works (one statement for all); anywhere else, on its own, at once.
+ */
+export function batched<I, O>(tx: Db, b: Batcher<I, O>, item: I): Promise<O> {
+  const c = coalescers.get(tx);
+  if (c) return c.add(b, item);
+  return b.run(tx, [item]).then((out) => out[0]!);
 }
 
 function alone(db: Db, q: Queued): Promise<void> {

@@ -1,5 +1,7 @@
 // Idempotency records: one row per (workspace, operation, key).
+import { sql } from 'kysely';
 import { first, type Db, type Provider, type Row } from './database.js';
+import { batched, type Batcher } from './group-commit.js';
 
 export type IdempotencyRow = Row<'IdempotencyRecord'>;
 
@@ -19,20 +21,28 @@ function claimFields(k: NewClaim) {
 /** The row's primary key, for `.where((eb) => eb.and(keyOf(k)))`. */
 const keyOf = (k: RecordKey) => ({ workspaceId: k.workspaceId, operation: k.operation, key: k.key });
 
+/** One string per record key (to match rows a statement returned with the items that asked). */
+const keyText = (k: RecordKey) => JSON.stringify([k.workspaceId, k.operation, k.key]);
+
 /**
- * Inserts the claim unless the key exists; true when this call inserted it. One statement on both
- * providers, the unique key deciding between concurrent claims: INSERT … ON CONFLICT DO NOTHING
- * (a failed INSERT would cost a rolled-back statement and an error in the server's log on every
- * replay).
+ * Inserts the claims whose key does not exist yet; for each, true when this statement inserted
+ * it. One statement for all (a group-commit batch's claims: group-commit.ts `batched`), the
+ * unique key deciding between concurrent claims: INSERT … ON CONFLICT DO NOTHING RETURNING (a
+ * failed INSERT would cost a rolled-back statement and an error in the server's log on every
+ * replay). A key twice among them is inserted for the first only.
  */
-async function insertClaim(db: Db, k: NewClaim): Promise<boolean> {
-  const r = await db
-    .insertInto('IdempotencyRecord')
-    .values({ workspaceId: k.workspaceId, operation: k.operation, key: k.key, ...claimFields(k) })
-    .onConflict((oc) => oc.columns(['workspaceId', 'operation', 'key']).doNothing())
-    .executeTakeFirst();
-  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
-}
+const insertClaims: Batcher<NewClaim, boolean> = {
+  async run(db, claims) {
+    const rows = await db
+      .insertInto('IdempotencyRecord')
+      .values(claims.map((k) => ({ workspaceId: k.workspaceId, operation: k.operation, key: k.key, ...claimFields(k) })))
+      .onConflict((oc) => oc.columns(['workspaceId', 'operation', 'key']).doNothing())
+      .returning(['workspaceId', 'operation', 'key'])
+      .execute();
+    const inserted = new Set(rows.map(keyText));
+    return claims.map((k) => inserted.delete(keyText(k)));
+  },
+};
 
 function findKey(db: Db, k: RecordKey): Promise<IdempotencyRow | null> {
   return first(db.selectFrom('IdempotencyRecord').selectAll().where((eb) => eb.and(keyOf(k))));
@@ -43,7 +53,7 @@ function findKey(db: Db, k: RecordKey): Promise<IdempotencyRow | null> {
  * A fresh key (the common case) is one statement.
  */
 export async function claimKey(db: Db, provider: Provider, k: NewClaim): Promise<IdempotencyRow | null> {
-  if (await insertClaim(db, k)) return null;
+  if (await batched(db, insertClaims, k)) return null;
   const existing = await findKey(db, k);
   // Deleted between the two statements (released, or swept as expired): claim it again.
   if (!existing) return claimKey(db, provider, k);
@@ -64,8 +74,29 @@ export async function claimKey(db: Db, provider: Provider, k: NewClaim): Promise
 /** The database or the transaction that did the work: a reply may be stored in that transaction. */
 export type IdempotencyTx = Db;
 
-export async function completeKey(db: IdempotencyTx, k: RecordKey & { status: number; body: string }): Promise<void> {
-  await db.updateTable('IdempotencyRecord').set({ state: 'completed', responseStatus: k.status, responseBody: k.body }).where((eb) => eb.and(keyOf(k))).execute();
+type Completion = RecordKey & { status: number; body: string };
+
+/**
+ * Stores the answers of completed keys: one UPDATE … FROM (VALUES …) for all of them (a
+ * group-commit batch's answers, each in the transaction of the work it answers).
+ */
+const completeKeys: Batcher<Completion, void> = {
+  async run(db, done) {
+    if (done.length === 1) {
+      const k = done[0]!;
+      await db.updateTable('IdempotencyRecord').set({ state: 'completed', responseStatus: k.status, responseBody: k.body }).where((eb) => eb.and(keyOf(k))).execute();
+      return [undefined];
+    }
+    const rows = sql.join(done.map((k) => sql`(${k.workspaceId}, ${k.operation}, ${k.key}, CAST(${k.status} AS INTEGER), ${k.body})`));
+    await sql`WITH v(ws, op, k, st, body) AS (VALUES ${rows})
+      UPDATE "IdempotencyRecord" SET "state" = 'completed', "responseStatus" = v.st, "responseBody" = v.body FROM v
+      WHERE "IdempotencyRecord"."workspaceId" = v.ws AND "IdempotencyRecord"."operation" = v.op AND "IdempotencyRecord"."key" = v.k`.execute(db);
+    return done.map(() => undefined);
+  },
+};
+
+export function completeKey(db: IdempotencyTx, k: Completion): Promise<void> {
+  return batched(db, completeKeys, k);
 }
 
 export async function releaseKey(db: Db, k: RecordKey): Promise<void> {

@@ -129,10 +129,14 @@ function pgParams(params: unknown[] | undefined): unknown[] | undefined {
   return out ?? params;
 }
 
+/** Statements sent to PostgreSQL by this process's store (BEGIN and COMMIT included): the tests and `scripts/bench/statements.ts` read it. */
+export const pgStats = { statements: 0 };
+
 /** A pg client whose Date parameters are sent as UTC text (a `timestamp` column drops any offset). */
 class UtcClient extends pg.Client {
   // pg's query() has many overloads; only the (text, values) form carries values to rewrite.
   override query(...args: unknown[]): never {
+    pgStats.statements++;
     if (typeof args[0] === 'string' && Array.isArray(args[1])) args[1] = pgParams(args[1]);
     return (super.query as (...a: unknown[]) => never)(...args);
   }

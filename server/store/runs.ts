@@ -1,8 +1,9 @@
 // Runs: the job rows the worker claims, leases, finishes and retries. Every state change is a
 // compare-and-set on (status, lockedBy), so that two workers (or a worker and the recovery sweep)
 // can never both own a run, and a worker that lost its lease cannot overwrite the result.
-import { first, transaction, type Db, type Provider } from './database.js';
-import { groupCommit } from './group-commit.js';
+import { sql, type ExpressionBuilder } from 'kysely';
+import { dateValue, first, type DB, type Db, type Provider } from './database.js';
+import { batched, groupCommit, type Batcher } from './group-commit.js';
 import type { RunRow } from './pipelines.js';
 
 export type { RunRow };
@@ -23,21 +24,32 @@ export interface NewRun {
 }
 
 export function insertRun(tx: RunTx, r: NewRun): Promise<RunRow> {
-  return tx
-    .insertInto('Run')
-    .values({
-      id: r.id,
-      workspaceId: r.workspaceId,
-      pipelineId: r.pipelineId,
-      kind: r.kind,
-      status: 'queued',
-      input: JSON.stringify(r.input),
-      createdAt: r.now,
-      runAfter: r.runAfter ?? r.now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return batched(tx, insertRuns, r);
 }
+
+/** The runs of a group-commit batch (or one alone): one INSERT … RETURNING for all of them. */
+const insertRuns: Batcher<NewRun, RunRow> = {
+  async run(tx, runs) {
+    const rows = await tx
+      .insertInto('Run')
+      .values(
+        runs.map((r) => ({
+          id: r.id,
+          workspaceId: r.workspaceId,
+          pipelineId: r.pipelineId,
+          kind: r.kind,
+          status: 'queued',
+          input: JSON.stringify(r.input),
+          createdAt: r.now,
+          runAfter: r.runAfter ?? r.now,
+        })),
+      )
+      .returningAll()
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return runs.map((r) => byId.get(r.id)!);
+  },
+};
 
 export function findRunById(db: Db, id: string): Promise<RunRow | null> {
   return first(db.selectFrom('Run').selectAll().where('id', '=', id));
@@ -73,27 +85,26 @@ export async function claimRuns(
     select = select.orderBy('runAfter').orderBy('id').limit(q.limit);
     return provider === 'postgresql' ? select.forUpdate().skipLocked() : select;
   };
-  const claim = (tx: Db, ids: string[]) =>
-    tx
+  const claimed = (eb: ExpressionBuilder<DB, 'Run'>) => ({ status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: eb('attempts', '+', 1), startedAt: q.now });
+  if (provider === 'postgresql') {
+    // The candidates in a MATERIALIZED CTE, evaluated once (as a plain subquery of the UPDATE,
+    // PostgreSQL may run `LIMIT … FOR UPDATE SKIP LOCKED` more than once and claim more runs
+    // than the limit: seen, a worker of concurrency 1 running three), then the claim: one
+    // statement, one round trip (was BEGIN, SELECT, UPDATE, COMMIT); the row locks hold until it ends.
+    const rows = await db
+      .with((wb) => wb('due').materialized(), () => due(db))
       .updateTable('Run')
-      .set((eb) => ({ status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: eb('attempts', '+', 1), startedAt: q.now }))
-      .where('id', 'in', ids)
+      .set(claimed)
+      .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
       .where('status', '=', 'queued')
       .returningAll()
       .execute();
-  if (provider === 'postgresql') {
-    // The candidates first, then the claim, in one transaction (the row locks hold until it ends).
-    // As a subquery of the UPDATE, PostgreSQL may run `LIMIT … FOR UPDATE SKIP LOCKED` more than
-    // once and claim more runs than the limit (seen: a worker of concurrency 1 running three).
-    const rows = await transaction(db, async (tx) => {
-      const ids = (await due(tx).execute()).map((r) => r.id);
-      return ids.length ? claim(tx, ids) : [];
-    });
     return rows.sort(byQueueOrder);
   }
   // SQLite: one writer at a time; a run taken meanwhile is no longer `queued` and is not returned.
   const ids = (await due(db).execute()).map((r) => r.id);
-  return ids.length ? (await claim(db, ids)).sort(byQueueOrder) : [];
+  if (!ids.length) return [];
+  return (await db.updateTable('Run').set(claimed).where('id', 'in', ids).where('status', '=', 'queued').returningAll().execute()).sort(byQueueOrder);
 }
 
 /** Extends the leases of the runs this worker holds. */
@@ -102,34 +113,25 @@ export async function renewLeases(db: Db, q: { workerId: string; ids: string[]; 
   await db.updateTable('Run').set({ lockedUntil: q.lockedUntil }).where('id', 'in', q.ids).where('status', '=', 'running').where('lockedBy', '=', q.workerId).execute();
 }
 
+type Finish = {
+  id: string;
+  workerId: string;
+  now: Date;
+  status: 'succeeded' | 'failed';
+  output?: Record<string, unknown> | null;
+  errorCode?: string;
+  errorMessage?: string;
+  errorUpstreamStatus?: number | null;
+};
+
 /**
  * Finishes a run this worker holds (succeeded or failed), then runs `also` in the same
  * transaction (the run's events). Returns false, writing nothing, when the worker no longer
  * holds the run (its lease expired and the run was taken back).
  */
-export async function finishRun(
-  db: Db,
-  q: { id: string; workerId: string; now: Date; status: 'succeeded' | 'failed'; output?: Record<string, unknown> | null; errorCode?: string; errorMessage?: string; errorUpstreamStatus?: number | null },
-  also?: (tx: FinishTx) => Promise<void>,
-): Promise<boolean> {
+export async function finishRun(db: Db, provider: Provider, q: Finish, also?: (tx: FinishTx) => Promise<void>): Promise<boolean> {
   const finish = async (tx: Db) => {
-    const r = await tx
-      .updateTable('Run')
-      .set({
-        status: q.status,
-        finishedAt: q.now,
-        lockedBy: null,
-        lockedUntil: null,
-        output: q.output ? JSON.stringify(q.output) : null,
-        errorCode: q.errorCode ?? null,
-        errorMessage: q.errorMessage ?? null,
-        errorUpstreamStatus: q.errorUpstreamStatus ?? null,
-      })
-      .where('id', '=', q.id)
-      .where('status', '=', 'running')
-      .where('lockedBy', '=', q.workerId)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) return false;
+    if (!(await batched(tx, finishAll, { provider, ...q }))) return false;
     if (also) await also(tx);
     return true;
   };
@@ -138,6 +140,51 @@ export async function finishRun(
   // Without hooks the compare-and-set is the whole change: no transaction when it is alone.
   return groupCommit(db, 'runs', finish, { bare: !also });
 }
+
+/**
+ * The compare-and-sets running → finished of a batch's runs, each true when it held: one
+ * UPDATE … FROM (VALUES …) … RETURNING on PostgreSQL (one round trip for all), one UPDATE each
+ * on SQLite (in process: nothing to save but the statement).
+ */
+const finishAll: Batcher<Finish & { provider: Provider }, boolean> = {
+  async run(tx, items) {
+    if (items.length === 1 || items[0]!.provider === 'sqlite') {
+      const out: boolean[] = [];
+      for (const q of items) {
+        const r = await tx
+          .updateTable('Run')
+          .set({
+            status: q.status,
+            finishedAt: q.now,
+            lockedBy: null,
+            lockedUntil: null,
+            output: q.output ? JSON.stringify(q.output) : null,
+            errorCode: q.errorCode ?? null,
+            errorMessage: q.errorMessage ?? null,
+            errorUpstreamStatus: q.errorUpstreamStatus ?? null,
+          })
+          .where('id', '=', q.id)
+          .where('status', '=', 'running')
+          .where('lockedBy', '=', q.workerId)
+          .executeTakeFirst();
+        out.push(Number(r.numUpdatedRows) === 1);
+      }
+      return out;
+    }
+    const rows = sql.join(
+      items.map(
+        (q) =>
+          sql`(${q.id}, ${q.workerId}, ${q.status}, ${dateValue('postgresql', q.now)}, ${q.output ? JSON.stringify(q.output) : null}, ${q.errorCode ?? null}, ${q.errorMessage ?? null}, CAST(${q.errorUpstreamStatus ?? null} AS INTEGER))`,
+      ),
+    );
+    const { rows: done } = await sql<{ id: string }>`WITH v(id, worker, status, at, output, code, message, upstream) AS (VALUES ${rows})
+      UPDATE "Run" SET "status" = v.status, "finishedAt" = v.at, "lockedBy" = NULL, "lockedUntil" = NULL, "output" = v.output,
+        "errorCode" = v.code, "errorMessage" = v.message, "errorUpstreamStatus" = v.upstream
+      FROM v WHERE "Run"."id" = v.id AND "Run"."status" = 'running' AND "Run"."lockedBy" = v.worker RETURNING "Run"."id"`.execute(tx);
+    const held = new Set(done.map((r) => r.id));
+    return items.map((q) => held.delete(q.id));
+  },
+};
 
 /** Puts a run this worker holds back in the queue, to start again at `runAfter`. */
 export async function requeueRun(db: Db, q: { id: string; workerId: string; runAfter: Date; errorCode?: string | null; errorMessage?: string | null; errorUpstreamStatus?: number | null }): Promise<boolean> {

@@ -9,11 +9,16 @@ import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { claim, type ClaimStore } from '../../server/http/idempotency.js';
-import { draftFromPost } from '../../server/services/drafting.js';
+import type { ServiceDeps } from '../../server/services/context.js';
+import { draftFromPost, newArtifactFor } from '../../server/services/drafting.js';
 import { createFromIntent } from '../../server/services/pipelines.js';
-import { sqliteUrl } from '../../server/store/database.js';
+import { isUniqueViolation, sqliteUrl, type Db } from '../../server/store/database.js';
+import * as drafts from '../../server/store/drafts.js';
 import { groupCommit, groupCommitStats } from '../../server/store/group-commit.js';
-import { countRows } from '../support/rows.js';
+import { completeKey } from '../../server/store/idempotency.js';
+import { finishRun, insertRun } from '../../server/store/runs.js';
+import { recordEvent } from '../../server/services/events.js';
+import { countRows, findRows } from '../support/rows.js';
 import { seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 
@@ -168,5 +173,165 @@ describe('drafts created together', () => {
       }
     }
     expect(found).toBe(12);
+  });
+});
+
+/**
+ * The store's Kysely instance with a counter of the writes it sends (every statement but a
+ * SELECT; BEGIN and COMMIT are the driver's, not counted): its own group-commit lanes, the same
+ * connections.
+ */
+function countingDb(db: Db) {
+  let writes = 0;
+  const counted = db.withPlugin({
+    transformQuery(args) {
+      if (args.node.kind !== 'SelectQueryNode') writes++;
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  });
+  return { db: counted, writes: () => writes };
+}
+
+describe('writes batched per kind', () => {
+  /** A reserved draft as draftFromPost makes it: the artifact, its run, the stored answer. */
+  function reserve(deps: ServiceDeps, db: Db, postId: string, pipelineId: string, key: string, opts: { artifactId?: string } = {}) {
+    const artifact = { ...newArtifactFor(deps, { workspaceId: t.ws, pipelineId, sources: [postId], parent: null, visibility: 'public' }), ...(opts.artifactId ? { id: opts.artifactId } : {}) };
+    return drafts.reserveArtifact(db, artifact, async (tx, a) => {
+      const run = await insertRun(tx, { id: deps.ids.id('run'), workspaceId: t.ws, pipelineId, kind: 'draft', input: { artifact_id: a.id }, now: deps.clock.now() });
+      const answer = { run_id: run.id, artifact_id: a.id };
+      await completeKey(tx, { workspaceId: t.ws, operation: 'draftFromPost', key, status: 202, body: JSON.stringify(answer) });
+      return answer;
+    });
+  }
+
+  it('a batch of creates costs the same few statements whatever its size', async () => {
+    const { deps, postId } = await aPost();
+    const post = await deps.db.selectFrom('SourcePost').select('pipelineId').where('id', '=', postId).executeTakeFirstOrThrow();
+    const store = (db: Db): ClaimStore => ({ db, provider: deps.provider, clock: deps.clock });
+    const writesFor = async (size: number) => {
+      const c = countingDb(deps.db);
+      const keys = Array.from({ length: size }, (_, i) => ({ workspaceId: t.ws, operation: 'draftFromPost', key: `batched-${++n}-${i}`, hash: 'h' }));
+      const claims = await Promise.all(keys.map((k) => claim(store(c.db), k)));
+      expect(claims.every((x) => x.kind === 'claimed')).toBe(true);
+      const claimWrites = c.writes();
+      const answers = await Promise.all(keys.map((k) => reserve(deps, c.db, postId, post.pipelineId, k.key)));
+      return { claimWrites, reserveWrites: c.writes() - claimWrites, answers, keys: keys.map((k) => k.key) };
+    };
+    const small = await writesFor(3);
+    const large = await writesFor(60);
+    // The claims: one INSERT … ON CONFLICT DO NOTHING RETURNING. The reservations: the artifacts'
+    // INSERT, their post's count, the runs' INSERT, the answers' UPDATE.
+    expect(small).toMatchObject({ claimWrites: 1, reserveWrites: 4 });
+    expect(large).toMatchObject({ claimWrites: 1, reserveWrites: 4 });
+    // Each write is its own: 63 artifacts and runs, the post counted 63 times, each answer stored.
+    const answers = [...small.answers, ...large.answers];
+    expect(await countRows(deps.db, 'Artifact', { id: answers.map((a) => a.artifact_id) })).toBe(63);
+    expect(await countRows(deps.db, 'Run', { id: answers.map((a) => a.run_id) })).toBe(63);
+    const { artifactCount } = await deps.db.selectFrom('SourcePost').select('artifactCount').where('id', '=', postId).executeTakeFirstOrThrow();
+    expect(artifactCount).toBe(63);
+    const stored = await findRows(deps.db, 'IdempotencyRecord', { workspaceId: t.ws, operation: 'draftFromPost', key: [...small.keys, ...large.keys] });
+    const byKey = new Map(stored.map((r) => [r.key, [r.state, r.responseStatus, JSON.parse(r.responseBody!)]]));
+    expect([...small.keys, ...large.keys].map((k) => byKey.get(k))).toEqual(answers.map((a) => ['completed', 202, a]));
+  });
+
+  it('claims in one statement: fresh keys, a replay, a key twice, a key reused with another request each get their own outcome', async () => {
+    const { deps } = await aPost();
+    const s: ClaimStore = { db: deps.db, provider: deps.provider, clock: deps.clock };
+    const key = (k: string, hash = 'h') => ({ workspaceId: t.ws, operation: 'draftFromPost', key: `${k}-${++n}`, hash });
+    const done = key('claim-done');
+    const first = await claim(s, done);
+    if (first.kind !== 'claimed') throw new Error('not claimed');
+    await first.complete({ status: 202, body: '{"artifact_id":"art_✓ 草稿 🧵"}' });
+    const twice = key('claim-twice');
+    const fresh = [key('claim-a'), key('claim-b'), key('claim-c')];
+    const settled = await Promise.allSettled([
+      claim(s, fresh[0]!),
+      claim(s, done),
+      claim(s, twice),
+      claim(s, { ...done, hash: 'another request' }),
+      claim(s, fresh[1]!),
+      claim(s, twice),
+      claim(s, fresh[2]!),
+    ]);
+    const outcome = (r: PromiseSettledResult<Awaited<ReturnType<typeof claim>>>) =>
+      r.status === 'fulfilled' ? r.value.kind : `${(r.reason as { status: number }).status} ${(r.reason as { code: string }).code}`;
+    expect(settled.map(outcome)).toEqual(['claimed', 'replay', 'claimed', '422 validation_failed', 'claimed', '409 state_conflict', 'claimed']);
+    expect((settled[1] as PromiseFulfilledResult<{ reply: unknown }>).value.reply).toEqual({ status: 202, body: '{"artifact_id":"art_✓ 草稿 🧵"}' });
+    expect(await countRows(deps.db, 'IdempotencyRecord', { key: [twice.key, ...fresh.map((k) => k.key)], state: 'in_progress' })).toBe(4);
+  });
+
+  it('a create the database refuses inside a batch fails alone: the multi-row statement is retried change by change', async () => {
+    const { deps, postId } = await aPost();
+    const post = await deps.db.selectFrom('SourcePost').select('pipelineId').where('id', '=', postId).executeTakeFirstOrThrow();
+    const taken = await reserve(deps, deps.db, postId, post.pipelineId, `refused-first-${++n}`);
+    const before = { ...groupCommitStats };
+    const keys = Array.from({ length: 8 }, (_, i) => `refused-${n}-${i}`);
+    // The fourth reuses an artifact id that exists: its INSERT fails, and with it the batch's one INSERT.
+    const settled = await Promise.allSettled(keys.map((k, i) => reserve(deps, deps.db, postId, post.pipelineId, k, i === 3 ? { artifactId: taken.artifact_id } : {})));
+    expect(settled.map((r) => r.status)).toEqual(keys.map((_, i) => (i === 3 ? 'rejected' : 'fulfilled')));
+    expect(isUniqueViolation((settled[3] as PromiseRejectedResult).reason)).toBe(true);
+    expect(groupCommitStats.fallbacks).toBeGreaterThan(before.fallbacks);
+    const made = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(await countRows(deps.db, 'Artifact', { sourcePostId: postId })).toBe(8);
+    expect(await countRows(deps.db, 'Run', { id: made.map((a) => a.run_id) })).toBe(7);
+    const { artifactCount } = await deps.db.selectFrom('SourcePost').select('artifactCount').where('id', '=', postId).executeTakeFirstOrThrow();
+    expect(artifactCount).toBe(8);
+  });
+});
+
+describe("the runs' writes batched per kind", () => {
+  it('texts and finishes of a batch: one statement each on PostgreSQL, and each run and artifact its own outcome', async () => {
+    const { deps, postId } = await aPost();
+    const { pipelineId } = await deps.db.selectFrom('SourcePost').select('pipelineId').where('id', '=', postId).executeTakeFirstOrThrow();
+    const pg = deps.provider === 'postgresql';
+    // Reserved drafts whose runs no worker takes (due next year), then held by a worker of this test.
+    const made = await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        const a = await drafts.reserveArtifact(deps.db, newArtifactFor(deps, { workspaceId: t.ws, pipelineId, sources: [postId], parent: null, visibility: 'public' }), async (_tx, row) => row);
+        const run = await insertRun(deps.db, { id: deps.ids.id('run'), workspaceId: t.ws, pipelineId, kind: 'draft', input: { artifact_id: a.id }, now: deps.clock.now(), runAfter: new Date(Date.now() + 365 * 86_400_000) });
+        return { artifactId: a.id, runId: run.id };
+      }),
+    );
+    await deps.db.updateTable('Run').set({ status: 'running', lockedBy: 'wrk_batched' }).where('id', 'in', made.map((m) => m.runId)).execute();
+    // The third artifact is discarded before its text arrives.
+    await drafts.discardUnwritten(deps.db, { id: made[2]!.artifactId, now: deps.clock.now() });
+
+    const texts = countingDb(deps.db);
+    const written = await Promise.all(
+      made.map((m, i) =>
+        drafts.writeDraft(texts.db, deps.provider, { id: m.artifactId, text: `Texte ${i} — 草稿 ${i} 👩🏽‍💻 مسودة`, now: deps.clock.now() }, (tx, row) =>
+          recordEvent(tx, deps, t.ws, 'riff.ready', { riff_id: row.id, source_post_id: postId, pipeline_id: pipelineId }).then(() => undefined),
+        ),
+      ),
+    );
+    expect(written.map((r) => r?.state ?? null)).toEqual(['review', 'review', null, 'review', 'review', 'review']);
+    expect(written.map((r) => r?.text ?? null)).toEqual(made.map((_, i) => (i === 2 ? null : `Texte ${i} — 草稿 ${i} 👩🏽‍💻 مسودة`)));
+    expect(await countRows(deps.db, 'Event', { type: 'riff.ready', workspaceId: t.ws })).toBeGreaterThanOrEqual(5);
+    // PostgreSQL: the texts' UPDATE, the outbox lock, the events' INSERT. SQLite: an UPDATE each (in process), the events' INSERT.
+    expect(texts.writes()).toBe(pg ? 3 : 7);
+
+    const finishes = countingDb(deps.db);
+    const finished = await Promise.all(
+      made.map((m, i) =>
+        finishRun(finishes.db, deps.provider, {
+          id: m.runId,
+          // The fifth is no longer this worker's: its finish must write nothing.
+          workerId: i === 4 ? 'wrk_someone_else' : 'wrk_batched',
+          now: deps.clock.now(),
+          ...(i % 2 ? { status: 'failed' as const, errorCode: 'writer_refused', errorMessage: `Refusé ${i} — 拒绝`, errorUpstreamStatus: 400 + i } : { status: 'succeeded' as const, output: { artifact_id: m.artifactId, written: true } }),
+        }),
+      ),
+    );
+    expect(finished).toEqual([true, true, true, true, false, true]);
+    expect(finishes.writes()).toBe(pg ? 1 : 6);
+    const runs = await findRows(deps.db, 'Run', { id: made.map((m) => m.runId) });
+    const byId = new Map(runs.map((r) => [r.id, r]));
+    expect(made.map((m) => { const r = byId.get(m.runId)!; return [r.status, r.lockedBy, r.errorCode, r.errorUpstreamStatus, r.output && JSON.parse(r.output)]; })).toEqual(
+      made.map((m, i) =>
+        i === 4 ? ['running', 'wrk_batched', null, null, null] : i % 2 ? ['failed', null, 'writer_refused', 400 + i, null] : ['succeeded', null, null, null, { artifact_id: m.artifactId, written: true }],
+      ),
+    );
+    for (const [i, m] of made.entries()) if (i !== 4) expect(byId.get(m.runId)!.finishedAt).toBeInstanceOf(Date);
   });
 });
