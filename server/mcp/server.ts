@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../../clients/typescript/src/index.js';
 import { toRequest, type ToolDef } from './catalog.js';
+import { compilePathTemplate } from '../../shared/openapi.js';
 
 export interface McpServerOptions {
   catalog: ToolDef[];
@@ -125,7 +126,8 @@ const RESOURCES: ResourceDef[] = [
   { name: 'run', title: 'A run', description: 'One run of long-running work and its status.', uriTemplate: 'cpa://runs/{run_id}', tool: 'get_run', arg: 'id' },
 ];
 
-const templateRegex = (t: string) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([A-Za-z0-9_-]+)')}$`);
+/** A resource URI template's parameters are ids: letters, digits, `_` and `-`. */
+const templateRegex = (t: string) => compilePathTemplate(t, '[A-Za-z0-9_-]+').regex;
 
 /** Builds a server for one caller (its client carries the caller's token). */
 export function createMcpServer(opts: McpServerOptions): Server {

@@ -20,7 +20,7 @@ import { registerStreamCommand } from './commands/stream.js';
 import { registerTokenCommand } from './commands/token.js';
 import { EXIT_CODES_HELP } from './errors.js';
 import { DEFAULT_BASE_URL } from './settings.js';
-import { projectRootOf } from '../../../server/lib/project-root.js';
+import { projectRootOf } from '../../../shared/project-root.js';
 
 // Found by name, not by depth: the same from the sources and from the compiled clients/cli/dist.
 const version = (JSON.parse(readFileSync(path.join(projectRootOf(import.meta.url), 'package.json'), 'utf8')) as { version: string }).version;
