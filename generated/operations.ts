@@ -1,4 +1,4 @@
-// Made by scripts/generate-operations.mjs from generated/openapi.json (`npm run generate`): never edit by hand.
+// Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
 export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
