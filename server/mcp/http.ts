@@ -15,8 +15,8 @@ import { bearerToken } from '../http/auth.js';
 import { markLoopback } from '../http/loopback.js';
 import type { Charge } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
-import type { ToolDef } from './catalog.js';
-import { createMcpServer } from './server.js';
+import type { ToolDef } from '../../clients/mcp/catalog.js';
+import { createMcpServer } from '../../clients/mcp/server.js';
 
 export const MCP_PATH = '/api/mcp';
 /** The most messages of one batch (the SDK's own limit, refused here before they are counted). */

@@ -1,7 +1,8 @@
 // The MCP server: the catalog's tools, a few resources and a prompt, over any transport (the
 // Streamable HTTP route at /api/mcp, or stdio through `cpa mcp`). Every tool call and resource
 // read is a REST call through the typed client with the caller's token, so that authentication,
-// workspace scoping, rate limiting, idempotency and validation are the REST API's own.
+// workspace scoping, rate limiting, idempotency and validation are the REST API's own. Being a
+// client of the REST API, it lives under clients/: the server mounts it (server/mcp/http.ts).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -15,7 +16,7 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../../clients/typescript/src/index.js';
+import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../typescript/src/index.js';
 import { toRequest, type ToolDef } from './catalog.js';
 import { compilePathTemplate } from '../../shared/openapi.js';
 
