@@ -73,6 +73,15 @@ export function commitHook<T>(req: Pick<HandlerRequest<OpId>, 'idempotency'>, st
   return scope ? (tx, answer) => scope.completeIn(tx, { status, body: answer }) : undefined;
 }
 
+/**
+ * The answer of an upload whose key travels in the query (POST /imports, POST /media; the service
+ * dedupes it with the stored upload): 201 when stored now, 200 with `Idempotent-Replayed` when the
+ * key had stored the same upload before.
+ */
+export function uploadReply<B>(r: { status: 200 | 201; body: B }) {
+  return r.status === 201 ? { status: 201 as const, body: r.body } : { status: 200 as const, body: r.body, headers: { 'Idempotent-Replayed': 'true' as const } };
+}
+
 export type Handler<K extends OpId> = (req: HandlerRequest<K>) => Promise<Reply<K>>;
 
 export type Handlers = { [K in OpId]: Handler<K> };
