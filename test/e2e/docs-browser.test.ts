@@ -21,9 +21,16 @@ interface Operation {
   summary: string;
   tags: string[];
 }
+interface Answer {
+  $ref?: string;
+  content?: Record<string, { examples?: Record<string, { value: unknown }> }>;
+}
 const spec = JSON.parse(readFileSync(path.join(projectRoot, 'generated/openapi.public.json'), 'utf8')) as {
-  paths: Record<string, Record<string, Operation & { responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: unknown }> }> }> }>>;
+  paths: Record<string, Record<string, Operation & { responses: Record<string, Answer> }>>;
+  components: { responses: Record<string, Answer> };
 };
+/** An answer, its `$ref` to components/responses followed (every answer of a path is one). */
+const answer = (a: Answer): Answer => (a.$ref ? spec.components.responses[a.$ref.replace('#/components/responses/', '')]! : a);
 const operations = Object.values(spec.paths).flatMap((item) => Object.values(item).filter((o): o is (typeof item)[string] => typeof o === 'object' && o !== null && 'operationId' in o));
 
 // The database plays no part: run once, in the SQLite pass.
@@ -98,7 +105,7 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgresql')('GET /docs in Chromi
     // detached), so the example is reached through the same link on a fresh page instead.
     const op = operations.find((o) => o.operationId === 'createPipelineFromIntent')!;
     const href = [...listed].find(([, label]) => label.includes(op.summary))![0];
-    const example = op.responses['202']!.content!['application/json']!.examples!['created']!.value as { pipeline_id: string; run_id: string };
+    const example = answer(op.responses['202']!).content!['application/json']!.examples!['created']!.value as { pipeline_id: string; run_id: string };
     const at = await open(href);
     await at.page.waitForFunction((id) => document.body.innerText.includes(id), example.pipeline_id, { timeout: 30_000 });
     expect(await at.page.locator('body').innerText()).toContain(example.run_id);

@@ -69,13 +69,16 @@ describe('authentication', () => {
 describe('tools', () => {
   it('lists one tool per bearer-authenticated JSON operation of the public description, with derived input schemas', async () => {
     const spec = (await (await fetch(`${s.url}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; requestBody?: { content: Record<string, { schema?: { format?: string } }> }; responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+      paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; requestBody?: { content: Record<string, { schema?: { format?: string } }> }; responses?: Record<string, { $ref?: string; content?: Record<string, unknown> }> }>>;
+      components: { responses: Record<string, { content?: Record<string, unknown> }> };
     };
     const expected: string[] = [];
     for (const item of Object.values(spec.paths)) {
       for (const op of Object.values(item)) {
         if (!op.operationId || !op.responses) continue; // path-level parameters
-        const ok = Object.entries(op.responses).find(([code]) => code.startsWith('2'))?.[1];
+        const first2xx = Object.entries(op.responses).find(([code]) => code.startsWith('2'))?.[1];
+        // every answer of a path is a $ref to components/responses
+        const ok = first2xx?.$ref ? spec.components.responses[first2xx.$ref.replace('#/components/responses/', '')] : first2xx;
         const bearer = op.security === undefined || op.security.length > 0;
         // An upload (raw bytes) cannot travel in JSON arguments: `cpa mcp` offers it from a local path instead.
         const upload = Object.values(op.requestBody?.content ?? {}).some((c) => c.schema?.format === 'binary');
