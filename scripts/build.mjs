@@ -35,7 +35,8 @@ const packageOf = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).
 const externalPackages = {
   name: 'external-packages',
   setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => {
+    // `#…` specifiers are the package's own modules (package.json "imports"): bundled like ours.
+    build.onResolve({ filter: /^[^./#]/ }, (args) => {
       if (args.path.startsWith('node:')) return { external: true };
       // a bundled package's own dependencies come with it
       if (args.importer.includes(`${path.sep}node_modules${path.sep}`) || BUNDLED_PACKAGES.has(packageOf(args.path))) return undefined;

@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const files = ['generated/openapi.json', 'generated/openapi.public.json', 'generated/api.ts', 'prisma/sqlite/schema.prisma', 'prisma/postgresql/schema.prisma', 'server/store/tables.ts'];
+const files = ['generated/openapi.json', 'generated/openapi.public.json', 'generated/api.ts', 'generated/operations.ts', 'prisma/sqlite/schema.prisma', 'prisma/postgresql/schema.prisma', 'server/store/tables.ts'];
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cp-generated-'));
 const before = Object.fromEntries(files.map((f) => [f, readFileSync(f, 'utf8')]));
 for (const f of files) cpSync(f, path.join(tmp, f.replace(/\//g, '__')));

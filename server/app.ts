@@ -17,7 +17,7 @@ import { buildRouter, inSequence, onContractRoutes } from './http/router.js';
 import { contractValidator } from './http/validator.js';
 import type { Handlers } from './http/typed.js';
 import { verifySignedWebhooks } from './events/receiver.js';
-import { buildToolCatalog } from './mcp/catalog.js';
+import { buildToolCatalog } from '../clients/mcp/catalog.js';
 import { isMcpPost, mountMcp } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
 import { docsFile, loadSpec } from './spec.js';

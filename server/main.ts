@@ -4,18 +4,18 @@ import type { Server } from 'node:http';
 import { pino, type DestinationStream } from 'pino';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { buildHandlers } from './handlers/index.js';
+import { buildHandlers, type HandlerDeps } from './handlers/index.js';
 import { randomIds, systemClock } from './lib/clock.js';
 import { Lifecycle } from './lib/lifecycle.js';
 import { openDatabase } from './store/database.js';
 import { getOrCreateSetting } from './store/settings.js';
 import { randomBytes } from 'node:crypto';
-import type { ServiceDeps } from './services/context.js';
 import { ensureDesktopToken } from './services/tokens.js';
-import { cleanupExpired } from './http/idempotency.js';
+import { cleanupExpired } from './services/idempotency.js';
 import { sweepUnusedMedia } from './services/media.js';
 import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
+import type { EventHub } from './events/hub.js';
 import { JobWorker } from './jobs/worker.js';
 import { consoleModeOf, logDestination, startupMessage } from './console.js';
 import { answerClientErrors } from './http/client-error.js';
@@ -23,7 +23,9 @@ import { answerClientErrors } from './http/client-error.js';
 export interface Running {
   server: Server;
   url: string;
-  deps: ServiceDeps;
+  deps: HandlerDeps;
+  /** The event hub: it wakes the streams (`deps.events`) and serves them (`deps.streams`). */
+  hub: EventHub;
   config: Config;
   lifecycle: Lifecycle;
   /** The desktop token file (null on a team host), and whether this start wrote a new token. */
@@ -45,7 +47,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const hub = createEventHub(database, config, logger);
   let worker: JobWorker | undefined;
   const cursorKey = Buffer.from(await getOrCreateSetting(database.db, 'cursor_key', randomBytes(32).toString('hex')), 'hex');
-  const deps: ServiceDeps = {
+  const deps: HandlerDeps = {
     db: database.db,
     provider: database.provider,
     clock: systemClock,
@@ -54,6 +56,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     config,
     outbound: createOutboundClient(config),
     events: hub,
+    streams: hub,
     // The worker is built below, from these deps; kicks before it exists have nothing to wake.
     jobs: { kick: (lane) => worker?.kick(lane) },
   };
@@ -134,7 +137,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     })();
     return stopping;
   };
-  return { server, url, deps, config, lifecycle, tokenFile, tokenCreated, stop };
+  return { server, url, deps, hub, config, lifecycle, tokenFile, tokenCreated, stop };
 }
 
 async function main() {

@@ -1,14 +1,8 @@
-// The bundled descriptions (made by `npm run generate` from openapi/): the runtime one, which the
-// validator uses, and the public one served at /openapi.json.
-import { readFileSync } from 'node:fs';
+// The descriptions the server serves (shared/spec.ts loads them; `cpa mcp` uses the same loader),
+// and the partner docs page built from the public one.
 import path from 'node:path';
-import { projectRootOf } from './lib/project-root.js';
+import { projectRoot } from '../shared/spec.js';
 
-export const projectRoot = projectRootOf(import.meta.url);
-
-export function loadSpec(kind: 'runtime' | 'public'): Record<string, unknown> {
-  const file = path.join(projectRoot, 'generated', kind === 'runtime' ? 'openapi.json' : 'openapi.public.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-}
+export { loadSpec } from '../shared/spec.js';
 
 export const docsFile = path.join(projectRoot, 'build', 'docs.html');

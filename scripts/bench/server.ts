@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express from 'express';
 import { loadConfig } from '../../server/config.js';
-import { hubOf } from '../../server/events/hub.js';
 import { start } from '../../server/main.js';
 import { findArtifact } from '../../server/store/artifacts.js';
 import { groupCommitStats } from '../../server/store/group-commit.js';
@@ -55,7 +54,7 @@ serveCommands(
       const [ev] = await recordEvents(running.deps, seeded.workspaceId, 'riff.ready', [{ riff_id: String(args.marker), source_post_id: seeded.postIds[0] }]);
       return { id: ev!.id };
     },
-    subscribers: () => hubOf(running.deps.events).subscriberCount,
+    subscribers: () => running.hub.subscriberCount,
     /** RSS as it is (no forced GC): sampled while an import runs. */
     rss: () => ({ rss: process.memoryUsage().rss }),
     /** Group commit's counters (batches, changes, fallbacks) so far. */

@@ -247,8 +247,5 @@ export class EventHub implements EventWaker {
   }
 }
 
-/** The hub behind `deps.events` (the stream handler needs more than `wake`). */
-export function hubOf(waker: EventWaker): EventHub {
-  if (!(waker instanceof EventHub)) throw new Error('deps.events is not an EventHub');
-  return waker;
-}
+/** What the stream handler needs of the hub (given to it at start: `HandlerDeps.streams`). */
+export type EventStreams = Pick<EventHub, 'serve'>;

@@ -1,12 +1,10 @@
-// Connected accounts.
+// Connected accounts (the `Accounts` tag).
 import * as accounts from '../services/accounts.js';
 import type { ServiceDeps } from '../services/context.js';
-import { callerOf, type Handler } from '../http/typed.js';
+import type { HandlersOf } from '../http/typed.js';
 
 export function accountHandlers(deps: ServiceDeps) {
-  const connectAccount: Handler<'connectAccount'> = async (req) => ({
-    status: 200,
-    body: await accounts.connectAccount(deps, callerOf(req), req.body),
-  });
-  return { connectAccount };
+  return {
+    connectAccount: async (req) => ({ status: 200, body: await accounts.connectAccount(deps, req.caller, req.body) }),
+  } satisfies HandlersOf<'Accounts'>;
 }

@@ -1,7 +1,8 @@
-// Liveness.
-import type { Handler } from '../http/typed.js';
+// Liveness (the `Health` tag).
+import type { HandlersOf } from '../http/typed.js';
 
 export function healthHandlers() {
-  const getHealth: Handler<'getHealth'> = async () => ({ status: 200, body: { status: 'ok' } });
-  return { getHealth };
+  return {
+    getHealth: async () => ({ status: 200, body: { status: 'ok' } }),
+  } satisfies HandlersOf<'Health'>;
 }

@@ -1,60 +1,41 @@
-// The registry: every operation of the description, by operationId. The compiler rejects a
-// missing or unknown operation (the object literal is checked against `Handlers`).
+// The registry: every operation of the description, by operationId. Each module serves one tag of
+// the description and `satisfies` its slice (`HandlersOf<'Tag'>`, from generated/operations.ts):
+// the compiler names an operation a module lacks or one it has that its tag does not, and the
+// spread below `satisfies Handlers`, so a module left out here is a compile error too.
 import type { Handlers } from '../http/typed.js';
+import type { EventStreams } from '../events/hub.js';
 import type { ServiceDeps } from '../services/context.js';
 import { accountHandlers } from './accounts.js';
 import { artifactHandlers } from './artifacts.js';
+import { eventHandlers } from './events.js';
 import { fetchHandlers } from './fetch.js';
 import { healthHandlers } from './health.js';
+import { importHandlers } from './imports.js';
+import { internalHandlers } from './internal.js';
+import { mediaHandlers } from './media.js';
 import { pipelineHandlers } from './pipelines.js';
 import { postHandlers } from './posts.js';
 import { runHandlers } from './runs.js';
 import { sessionHandlers } from './sessions.js';
-import { diagnoseHandlers } from './diagnose.js';
-import { eventHandlers } from './events.js';
-import { internalHandlers } from './internal.js';
-import { importHandlers } from './imports.js';
-import { mediaHandlers } from './media.js';
 
-export function buildHandlers(deps: ServiceDeps): Handlers {
-  const p = pipelineHandlers(deps);
-  const po = postHandlers(deps);
-  const a = artifactHandlers(deps);
-  const h = healthHandlers();
-  const se = sessionHandlers(deps);
-  const d = diagnoseHandlers(deps);
-  const f = fetchHandlers(deps);
+/** What the handlers are built from: the services' dependencies, and the event hub that serves the streams. */
+export interface HandlerDeps extends ServiceDeps {
+  streams: EventStreams;
+}
+
+export function buildHandlers(deps: HandlerDeps): Handlers {
   return {
-    getPipeline: p.getPipeline,
-    createPipelineFromIntent: p.createPipelineFromIntent,
-    diagnosePipeline: d.diagnosePipeline,
-    getPipelineInbox: d.getPipelineInbox,
-    listPipelinePosts: po.listPipelinePosts,
-    draftFromPost: a.draftFromPost,
-    getArtifact: a.getArtifact,
-    publishArtifact: a.publishArtifact,
-    unscheduleArtifact: a.unscheduleArtifact,
-    listPipelineSchedule: a.listPipelineSchedule,
-    transitionArtifact: a.transitionArtifact,
-    putArtifactVariant: a.putArtifactVariant,
-    setArtifactMedia: a.setArtifactMedia,
-    connectAccount: accountHandlers(deps).connectAccount,
-    createImport: importHandlers(deps).createImport,
-    getImport: importHandlers(deps).getImport,
-    uploadMedia: mediaHandlers(deps).uploadMedia,
-    getMedia: mediaHandlers(deps).getMedia,
-    fetchUrl: f.fetchUrl,
-    listFetchSchemas: f.listFetchSchemas,
-    putFetchSchema: f.putFetchSchema,
-    deleteFetchSchema: f.deleteFetchSchema,
-    getRun: runHandlers(deps).getRun,
-    listSessionActivity: se.listSessionActivity,
-    addSessionItem: se.addSessionItem,
-    regenerateVariant: se.regenerateVariant,
-    refreshSource: se.refreshSource,
-    streamEvents: eventHandlers(deps).streamEvents,
-    receiveBackendEvent: internalHandlers(deps).receiveBackendEvent,
-    receiveScraperMonitorEvent: internalHandlers(deps).receiveScraperMonitorEvent,
-    getHealth: h.getHealth,
-  };
+    ...accountHandlers(deps),
+    ...artifactHandlers(deps),
+    ...eventHandlers(deps, deps.streams),
+    ...fetchHandlers(deps),
+    ...healthHandlers(),
+    ...importHandlers(deps),
+    ...internalHandlers(deps),
+    ...mediaHandlers(deps),
+    ...pipelineHandlers(deps),
+    ...postHandlers(deps),
+    ...runHandlers(deps),
+    ...sessionHandlers(deps),
+  } satisfies Handlers;
 }

@@ -1,8 +1,8 @@
-// The signed webhook receivers. The signature was verified on the raw body before parsing
+// The signed webhook receivers (the `Internal` tag). The signature was verified on the raw body before parsing
 // (server/events/receiver.ts) and the event validated against the description; what is left
 // here is the agreement of the headers with the body, and the service call.
 import { validationFailed } from '../errors.js';
-import type { Handler, HandlerRequest } from '../http/typed.js';
+import type { HandlerRequest, HandlersOf } from '../http/typed.js';
 import type { ServiceDeps } from '../services/context.js';
 import * as events from '../services/events.js';
 
@@ -23,7 +23,5 @@ export function internalHandlers(deps: ServiceDeps) {
     req.log.info({ eventId: envelope.id, type: envelope.type, deliveryId: req.headers['x-service-delivery-id'], duplicate }, 'received a signed event');
     return { status: 200 as const, body: duplicate ? { ok: true as const, duplicate: true } : { ok: true as const } };
   };
-  const receiveBackendEvent: Handler<'receiveBackendEvent'> = receive;
-  const receiveScraperMonitorEvent: Handler<'receiveScraperMonitorEvent'> = receive;
-  return { receiveBackendEvent, receiveScraperMonitorEvent };
+  return { receiveBackendEvent: receive, receiveScraperMonitorEvent: receive } satisfies HandlersOf<'Internal'>;
 }

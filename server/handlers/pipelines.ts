@@ -1,18 +1,25 @@
-// Pipelines: HTTP in and out; the work is in services/pipelines.
+// Pipelines (the `Pipelines` tag): HTTP in and out; the work is in services/pipelines, the health
+// report in services/diagnose, the inbox in services/inbox, the schedule in services/artifacts.
 import * as pipelines from '../services/pipelines.js';
+import { listSchedule } from '../services/artifacts.js';
+import { diagnosePipeline as diagnose } from '../services/diagnose.js';
+import { pipelineInbox } from '../services/inbox.js';
 import type { ServiceDeps } from '../services/context.js';
-import { callerOf, commitHook, type Handler } from '../http/typed.js';
+import { commitHook, type HandlersOf } from '../http/typed.js';
 
 export function pipelineHandlers(deps: ServiceDeps) {
-  const getPipeline: Handler<'getPipeline'> = async (req) => ({
-    status: 200,
-    body: await pipelines.getPipeline(deps, callerOf(req), req.path.id),
-  });
+  return {
+    getPipeline: async (req) => ({ status: 200, body: await pipelines.getPipeline(deps, req.caller, req.path.id) }),
 
-  const createPipelineFromIntent: Handler<'createPipelineFromIntent'> = async (req) => ({
-    status: 202,
-    body: await pipelines.createFromIntent(deps, callerOf(req), req.body, commitHook(req, 202)),
-  });
+    createPipelineFromIntent: async (req) => ({
+      status: 202,
+      body: await pipelines.createFromIntent(deps, req.caller, req.body, commitHook(req, 202)),
+    }),
 
-  return { getPipeline, createPipelineFromIntent };
+    diagnosePipeline: async (req) => ({ status: 200, body: await diagnose(deps, req.caller, req.path.id) }),
+
+    getPipelineInbox: async (req) => ({ status: 200, body: await pipelineInbox(deps, req.caller, req.path.id) }),
+
+    listPipelineSchedule: async (req) => ({ status: 200, body: await listSchedule(deps, req.caller, req.path.id) }),
+  } satisfies HandlersOf<'Pipelines'>;
 }

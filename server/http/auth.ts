@@ -55,6 +55,15 @@ function underApi(path: string): boolean {
   return p === '/api' || p.startsWith('/api/');
 }
 
+/**
+ * The token of an `Authorization: Bearer <token>` header: null without the header, '' when it is
+ * not a bearer credential (refused as malformed). The one parser of the header.
+ */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  return /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] ?? '';
+}
+
 export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandler {
   const check = cachedAuthenticate(deps);
   return async (req, _res, next) => {
@@ -62,13 +71,7 @@ export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandle
     const needsToken = route ? route.bearer : allowed.length > 0 ? routes.routes.some((r) => r.regex.test(req.path) && r.bearer) : underApi(req.path);
     if (!needsToken) return next();
     try {
-      const header = req.headers.authorization;
-      let token: string | null = null;
-      if (header) {
-        const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-        token = m ? m[1]! : '';
-      }
-      const result = await check(token);
+      const result = await check(bearerToken(req.headers.authorization));
       if (!result.ok) {
         return next(unauthorized(MESSAGES[result.reason], { headers: { 'WWW-Authenticate': 'Bearer realm="content-pipeline"' } }));
       }

@@ -1,5 +1,7 @@
 // The routes of the runtime description, for the parts of the pipeline that run before the
 // OpenAPI validator (authentication) and after it (404, 405 with Allow).
+import { compilePathTemplate, deref } from '../../shared/openapi.js';
+
 export interface RouteMatch {
   route: Route | undefined;
   /** the methods the path takes */
@@ -37,15 +39,8 @@ type Spec = {
   components?: { schemas?: Record<string, unknown>; parameters?: Record<string, unknown> };
 };
 
-/** A schema or parameter with its `$ref`s (to components) followed. */
-function resolve(spec: Spec, node: unknown): Record<string, unknown> | undefined {
-  let s = node as Record<string, unknown> | undefined;
-  while (s && typeof s.$ref === 'string') {
-    const [, kind, name] = /^#\/components\/(schemas|parameters)\/(.+)$/.exec(s.$ref) ?? [];
-    s = (kind ? spec.components?.[kind as 'schemas' | 'parameters']?.[name!] : undefined) as Record<string, unknown> | undefined;
-  }
-  return s;
-}
+/** A schema or parameter with its `$ref`s followed. */
+const resolve = (spec: Spec, node: unknown) => deref<Record<string, unknown> | undefined>(spec as never, node);
 
 function typedQueryOf(spec: Spec, parameters: unknown[]): Route['typedQuery'] {
   const typed: Route['typedQuery'] = {};
@@ -62,7 +57,7 @@ export class RouteTable {
 
   constructor(spec: Spec) {
     for (const [template, item] of Object.entries(spec.paths)) {
-      const regex = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)')}$`);
+      const { regex, params } = compilePathTemplate(template);
       for (const method of METHODS) {
         const op = item[method] as Operation | undefined;
         if (!op) continue;
@@ -75,7 +70,7 @@ export class RouteTable {
           method: method.toUpperCase(),
           template,
           regex,
-          params: [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+          params,
           operationId: op.operationId,
           bearer: security.some((s) => 'bearerAuth' in s),
           idempotent: 'idempotency_key' in props,

@@ -2,7 +2,7 @@
 // `{ status, body, headers }` to the response. The registry is checked against the description
 // at start: an operation without a handler, or a handler without an operation, stops the server.
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { claim, requestHash, type ClaimStore, type StoredReply } from './idempotency.js';
+import { runIdempotent, type ClaimStore } from '../services/idempotency.js';
 import type { Route, RouteTable } from './route-table.js';
 import type { Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
 
@@ -97,43 +97,18 @@ async function dispatch(route: Route, handler: Handler<OpId>, deps: ClaimStore, 
     log: req.log,
   } as unknown as HandlerRequest<OpId>;
 
+  if (route.bearer && !req.caller) throw new Error(`${route.operationId} requires the bearer token, but reached its handler without a caller`);
   if (!route.idempotent || !req.caller) {
     send(res, await handler(hreq));
     return;
   }
+  // The idempotency rules are the service's; what is HTTP here is the header of a replayed answer.
   const body = req.body as Record<string, unknown>;
-  const c = await claim(deps, {
-    workspaceId: req.caller.workspaceId,
-    operation: route.operationId,
-    key: String(body.idempotency_key),
-    hash: requestHash(params, body),
-  });
-  if (c.kind === 'replay') {
-    res.setHeader('Idempotent-Replayed', 'true');
-    send(res, { status: c.reply.status, body: JSON.parse(c.reply.body) });
-    return;
-  }
-  // What the handler's service stored in its own transaction (commitHook), if it did.
-  let stored: StoredReply | null = null;
-  hreq.idempotency = {
-    completeIn: async (tx, r) => {
-      const reply = { status: r.status, body: JSON.stringify(r.body) };
-      await c.complete(reply, tx);
-      stored = reply;
-    },
-  };
-  let reply;
-  try {
-    reply = await handler(hreq);
-  } catch (err) {
-    // A reply stored by a committed transaction stays (release only removes a claim in progress).
-    await c.release();
-    throw err;
-  }
-  if (reply.status >= 200 && reply.status < 300) {
-    const final = { status: reply.status, body: JSON.stringify(reply.body) };
-    const s = stored as StoredReply | null;
-    if (s?.status !== final.status || s.body !== final.body) await c.complete(final);
-  } else await c.release();
-  send(res, reply);
+  const outcome = await runIdempotent(
+    deps,
+    { workspaceId: req.caller.workspaceId, operation: route.operationId, key: String(body.idempotency_key), pathParams: params, body },
+    (scope) => handler({ ...hreq, idempotency: scope }),
+  );
+  if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  send(res, outcome.reply);
 }

@@ -1,11 +1,15 @@
 // The strict-server contract: every operation of the description is one function that takes a
-// typed request and returns a typed `{ status, body, headers? }`, both derived from the
-// generated `operations`. `Handlers` must list every operation, and nothing else.
+// typed request and returns a typed `{ status, body, headers }`, all derived from the generated
+// `operations` (generated/api.ts) and the facts generated/operations.ts adds: the `caller` is there
+// on the bearer operations and absent on the others; the headers are the ones the contract
+// declares for that status (required ones required). `Handlers` must list every operation, and
+// nothing else; each handler module serves one tag (`HandlersOf<'Artifacts'>`).
 import type { IncomingHttpHeaders, ServerResponse, IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { operations } from '../../generated/api.js';
+import type { BearerOperation, HandlerResponseHeaders, OperationsByTag } from '../../generated/operations.js';
 import type { Caller, CommitHook } from '../services/context.js';
-import type { IdempotencyTx } from '../store/idempotency.js';
+import type { IdempotencyScope } from '../services/idempotency.js';
 
 /** Operations served over HTTP (`backendEventPayload` only describes a payload in `webhooks`). */
 export type OpId = Exclude<keyof operations, 'backendEventPayload'>;
@@ -32,8 +36,13 @@ type ContentOf<R> = R extends { content: { 'application/json': infer B } }
 
 type Responses<K extends OpId> = operations[K]['responses'];
 
+/** The headers of one answer: those the contract declares for it, less the pipeline's (`{}` for an error). */
+type HeadersOf<K extends OpId, S> = K extends keyof HandlerResponseHeaders ? (S extends keyof HandlerResponseHeaders[K] ? HandlerResponseHeaders[K][S] : {}) : {};
+/** `headers` is required when the contract requires one of them, optional otherwise, absent when none is declared. */
+type HeadersField<H> = keyof H extends never ? { headers?: never } : {} extends H ? { headers?: H } : { headers: H };
+
 export type Reply<K extends OpId> = {
-  [S in keyof Responses<K> & number]: { status: S; body: ContentOf<Responses<K>[S]>; headers?: Record<string, string> };
+  [S in keyof Responses<K> & number]: { status: S; body: ContentOf<Responses<K>[S]> } & HeadersField<HeadersOf<K, S>>;
 }[keyof Responses<K> & number];
 
 export interface HandlerRequest<K extends OpId> {
@@ -46,11 +55,11 @@ export interface HandlerRequest<K extends OpId> {
   rawBody: Buffer | undefined;
   /** The body as a stream, for operations that take raw bytes (`format: binary`): never buffered. */
   bodyStream: AsyncIterable<Buffer>;
-  /** The caller for bearer-authenticated operations; undefined on public ones. */
-  caller: Caller | undefined;
+  /** The caller (the workspace its token is bound to): on the bearer operations only. */
+  caller: K extends BearerOperation ? Caller : undefined;
   log: Logger;
   /** On an idempotent operation whose key this request claimed: see `commitHook`. */
-  idempotency?: { completeIn(tx: IdempotencyTx, reply: { status: number; body: unknown }): Promise<void> };
+  idempotency?: IdempotencyScope;
 }
 
 /**
@@ -64,12 +73,18 @@ export function commitHook<T>(req: Pick<HandlerRequest<OpId>, 'idempotency'>, st
   return scope ? (tx, answer) => scope.completeIn(tx, { status, body: answer }) : undefined;
 }
 
+/**
+ * The answer of an upload whose key travels in the query (POST /imports, POST /media; the service
+ * dedupes it with the stored upload): 201 when stored now, 200 with `Idempotent-Replayed` when the
+ * key had stored the same upload before.
+ */
+export function uploadReply<B>(r: { status: 200 | 201; body: B }) {
+  return r.status === 201 ? { status: 201 as const, body: r.body } : { status: 200 as const, body: r.body, headers: { 'Idempotent-Replayed': 'true' as const } };
+}
+
 export type Handler<K extends OpId> = (req: HandlerRequest<K>) => Promise<Reply<K>>;
 
 export type Handlers = { [K in OpId]: Handler<K> };
 
-/** The caller of an operation that requires a bearer token (auth ran before the handler). */
-export function callerOf(req: { caller: Caller | undefined }): Caller {
-  if (!req.caller) throw new Error('handler for an authenticated operation ran without a caller');
-  return req.caller;
-}
+/** The handlers of one tag's operations: what a module of server/handlers/ returns (`satisfies`). */
+export type HandlersOf<T extends keyof OperationsByTag> = { [K in OperationsByTag[T] & OpId]: Handler<K> };

@@ -11,11 +11,12 @@ import express from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createApiClient } from '../../clients/typescript/src/index.js';
 import { badRequest } from '../errors.js';
+import { bearerToken } from '../http/auth.js';
 import { markLoopback } from '../http/loopback.js';
 import type { Charge } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
-import type { ToolDef } from './catalog.js';
-import { createMcpServer } from './server.js';
+import type { ToolDef } from '../../clients/mcp/catalog.js';
+import { createMcpServer } from '../../clients/mcp/server.js';
 
 export const MCP_PATH = '/api/mcp';
 /** The most messages of one batch (the SDK's own limit, refused here before they are counted). */
@@ -38,9 +39,7 @@ const loopbackFetch: typeof fetch = (input, init) => {
 };
 
 /** The bearer token auth already accepted. */
-function tokenOf(req: IncomingMessage): string {
-  return /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-}
+const tokenOf = (req: IncomingMessage): string => bearerToken(req.headers.authorization) ?? '';
 
 /** A POST of JSON-RPC messages: its cost against the rate limit is known once its body is read. */
 export const isMcpPost = (req: IncomingMessage & { path: string }) => req.method === 'POST' && req.path === MCP_PATH;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import * as store from '../store/workspaces.js';
 import type { Caller, ServiceDeps } from './context.js';
 
-import { TOKEN_FILE } from '../lib/token-file.js';
+import { TOKEN_FILE } from '../../shared/token-file.js';
 
 export { TOKEN_FILE };
 const TOKEN_RE = /^[0-9a-f]{64}$/;

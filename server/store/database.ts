@@ -7,7 +7,7 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { migrateSerialized, runCli } from './migrations.js';
-import { projectRootOf } from '../lib/project-root.js';
+import { projectRootOf } from '../../shared/project-root.js';
 import { pgDialect, pgPool, sqliteDialect } from './kysely.js';
 import type { DB } from './tables.js';
 

@@ -8,7 +8,7 @@
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { claim, type ClaimStore } from '../../server/http/idempotency.js';
+import { claim, type ClaimStore } from '../../server/services/idempotency.js';
 import type { ServiceDeps } from '../../server/services/context.js';
 import { draftFromPost, newArtifactFor } from '../../server/services/drafting.js';
 import { createFromIntent } from '../../server/services/pipelines.js';

@@ -5,7 +5,7 @@
 // And a reply stored in the transaction that does the work commits (or rolls back) with it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../server/errors.js';
-import { claim, LEASE_MS, RETENTION_MS, type ClaimStore } from '../../server/http/idempotency.js';
+import { claim, LEASE_MS, RETENTION_MS, type ClaimStore } from '../../server/services/idempotency.js';
 import { draftFromPost } from '../../server/services/drafting.js';
 import { createFromIntent } from '../../server/services/pipelines.js';
 import { startTestServer, type TestServer } from '../support/server.js';

@@ -5,7 +5,6 @@ import http from 'node:http';
 import net from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hubOf } from '../../server/events/hub.js';
 import { chunkOf } from '../../server/events/subscriber.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { workspaceOf } from '../support/seed.js';
@@ -57,7 +56,7 @@ it('chunkOf frames data as one chunk of the chunked coding (size in hex)', () =>
 });
 
 it('fans events out to more subscribers than one slice: each gets every event once, in order, while others connect', async () => {
-  const hub = hubOf(s.running.deps.events);
+  const hub = s.running.hub;
   const first = await Promise.all(Array.from({ length: 450 }, () => listen()));
   await until('450 subscribers', () => hub.subscriberCount >= 450);
   const a = await recordEvents(s.running.deps, ws, 'decode.ready', Array.from({ length: 5 }, (_, i) => ({ post_id: `post_${i}`, decode_id: `dec_${i}` })), { oneTransaction: true });

@@ -5,7 +5,6 @@
 import http from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hubOf } from '../../server/events/hub.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { workspaceOf } from '../support/seed.js';
 import { openStream, recordEvents, riffs } from '../support/stream-reader.js';
@@ -58,7 +57,7 @@ describe('connecting', () => {
 });
 
 it('HEAD answers the stream headers and ends (nothing stays open)', async () => {
-  const hub = hubOf(s.running.deps.events);
+  const hub = s.running.hub;
   const before = hub.stats.served;
   const r = await fetch(`${s.url}/api/stream`, { method: 'HEAD', headers: { Authorization: `Bearer ${s.token}` } });
   expect(r.status).toBe(200);
@@ -179,7 +178,7 @@ function slowStream(url: string, token: string) {
 
 describe('a slow consumer', () => {
   it('is dropped when it falls too far behind, without holding up the others, and catches up with Last-Event-ID', async () => {
-    const hub = hubOf(s.running.deps.events);
+    const hub = s.running.hub;
     const droppedBefore = hub.stats.dropped;
     const slow = slowStream(s.url, s.token);
     const healthy = await openStream(s.client(), { events: 'operator.error' });

@@ -27,8 +27,8 @@ import {
   unauthorized,
   validationFailed,
 } from '../../server/errors.js';
-import { buildToolCatalog, type ToolDef } from '../../server/mcp/catalog.js';
-import { createMcpServer, errorBody } from '../../server/mcp/server.js';
+import { buildToolCatalog, type ToolDef } from '../../clients/mcp/catalog.js';
+import { createMcpServer, errorBody } from '../../clients/mcp/server.js';
 import { loadSpec } from '../../server/spec.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

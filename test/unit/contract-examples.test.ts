@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
+import { deref } from '../../shared/openapi.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = ((formatsPlugin as unknown as { default?: typeof formatsPlugin }).default ?? formatsPlugin) as unknown as (ajv: Ajv2020) => void;
@@ -12,16 +13,7 @@ const addFormats = ((formatsPlugin as unknown as { default?: typeof formatsPlugi
 type Json = Record<string, unknown>;
 const spec = JSON.parse(readFileSync('generated/openapi.json', 'utf8')) as Json;
 
-function resolve(node: unknown): Json {
-  let n = node as Json;
-  while (n && typeof n.$ref === 'string') {
-    n = (n.$ref as string)
-      .slice(2)
-      .split('/')
-      .reduce<unknown>((acc, part) => (acc as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')], spec) as Json;
-  }
-  return n;
-}
+const resolve = (node: unknown): Json => deref(spec, node);
 
 interface Sample {
   where: string;

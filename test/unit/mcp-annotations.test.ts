@@ -2,7 +2,7 @@
 // host may infer about a tool (read-only, destructive, idempotent, reaching the outside world)
 // must be what the REST operation behind it does.
 import { describe, expect, it } from 'vitest';
-import { buildToolCatalog } from '../../server/mcp/catalog.js';
+import { buildToolCatalog } from '../../clients/mcp/catalog.js';
 import { loadSpec } from '../../server/spec.js';
 
 const spec = loadSpec('public');

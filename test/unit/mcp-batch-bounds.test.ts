@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ApiClient } from '../../clients/typescript/src/index.js';
-import { buildToolCatalog } from '../../server/mcp/catalog.js';
-import { createMcpServer, MCP_MAX_CONCURRENT_CALLS } from '../../server/mcp/server.js';
+import { buildToolCatalog } from '../../clients/mcp/catalog.js';
+import { createMcpServer, MCP_MAX_CONCURRENT_CALLS } from '../../clients/mcp/server.js';
 import { loadSpec } from '../../server/spec.js';
 
 const catalog = buildToolCatalog(loadSpec('public'));

@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { registerAccountCommands } from './commands/accounts.js';
-import { registerAdminCommands } from './commands/admin.js';
 import { registerArtifactCommands } from './commands/artifacts.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { registerFetchCommand } from './commands/fetch.js';
@@ -20,7 +19,7 @@ import { registerStreamCommand } from './commands/stream.js';
 import { registerTokenCommand } from './commands/token.js';
 import { EXIT_CODES_HELP } from './errors.js';
 import { DEFAULT_BASE_URL } from './settings.js';
-import { projectRootOf } from '../../../server/lib/project-root.js';
+import { projectRootOf } from '../../../shared/project-root.js';
 
 // Found by name, not by depth: the same from the sources and from the compiled clients/cli/dist.
 const version = (JSON.parse(readFileSync(path.join(projectRootOf(import.meta.url), 'package.json'), 'utf8')) as { version: string }).version;
@@ -69,22 +68,34 @@ export function buildProgram(): Command {
   registerStreamCommand(program);
   registerHealthCommands(program);
   registerTokenCommand(program);
-  registerAdminCommands(program);
+  program
+    .command('admin')
+    .description('operator commands, run on the server host: they use the database directly, configured like the server (DATABASE_URL, DATA_DIR)');
   registerMcpCommand(program);
   registerCompletionCommand(program);
   return program;
 }
 
 /**
- * The operator commands that open the database directly (`admin deliveries`). Their modules load
- * the store (Kysely and the database drivers), so they are added only when the command line asks for `admin` (or `completion`, which
- * lists every command): every other command starts without that weight.
+ * The commands under `cpa admin`, which the server provides (its operator console, run on the
+ * server host against its database): `cpa` does not import the server. The package maps
+ * `#cpa/operator-commands` to the module (package.json "imports"); a build of the clients without
+ * the server maps it elsewhere or leaves `admin` empty.
+ */
+export interface OperatorCommands {
+  registerOperatorCommands(admin: CommandUnknownOpts): void;
+}
+
+/**
+ * Adds the operator commands (`admin workspace`, `admin deliveries`). Their modules load the store
+ * (Kysely and the database drivers), so they are added only when the command line asks for `admin`
+ * (or `completion`, which lists every command): every other command starts without that weight.
  */
 export async function addOperatorCommands(program: CommandUnknownOpts): Promise<void> {
   const admin = program.commands.find((c) => c.name() === 'admin');
   if (!admin) throw new Error('the admin command is missing');
-  const { registerDeliveryCommands } = await import('./commands/admin-deliveries.js');
-  registerDeliveryCommands(admin);
+  const operator: OperatorCommands = await import('#cpa/operator-commands');
+  operator.registerOperatorCommands(admin);
 }
 
 export const needsOperatorCommands = (args: string[]) => args.some((a) => a === 'admin' || a === 'completion');

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TOKEN_FILE } from '../../../server/lib/token-file.js';
+import { TOKEN_FILE } from '../../../shared/token-file.js';
 import { CliError, EXIT } from './errors.js';
 
 export interface GlobalOptions {

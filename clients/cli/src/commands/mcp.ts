@@ -2,8 +2,8 @@
 // come from the server's own description (GET /openapi.json, so they match that server), and
 // every call goes to its REST API with the configured token. Only MCP messages go to stdout.
 import type { Command } from '@commander-js/extra-typings';
-import { loadSpec } from '../../../../server/spec.js';
-import type { ToolDef } from '../../../../server/mcp/catalog.js';
+import { loadSpec } from '../../../../shared/spec.js';
+import type { ToolDef } from '../../../mcp/catalog.js';
 import { uploadImport, uploadMedia, type ApiClient } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { note } from '../output.js';
@@ -126,8 +126,8 @@ export function registerMcpCommand(program: Command) {
         // Loaded here, not at start: only this command needs the SDK.
         const [{ StdioServerTransport }, { buildToolCatalog }, { createMcpServer }] = await Promise.all([
           import('@modelcontextprotocol/sdk/server/stdio.js'),
-          import('../../../../server/mcp/catalog.js'),
-          import('../../../../server/mcp/server.js'),
+          import('../../../mcp/catalog.js'),
+          import('../../../mcp/server.js'),
         ]);
         const catalog = [...buildToolCatalog(await serverSpec(cli.settings.baseUrl)), importFromPathTool(client), mediaFromPathTool(client)];
         const server = createMcpServer({ catalog, client });

@@ -1,7 +1,8 @@
 // The MCP server: the catalog's tools, a few resources and a prompt, over any transport (the
 // Streamable HTTP route at /api/mcp, or stdio through `cpa mcp`). Every tool call and resource
 // read is a REST call through the typed client with the caller's token, so that authentication,
-// workspace scoping, rate limiting, idempotency and validation are the REST API's own.
+// workspace scoping, rate limiting, idempotency and validation are the REST API's own. Being a
+// client of the REST API, it lives under clients/: the server mounts it (server/mcp/http.ts).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -15,8 +16,9 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../../clients/typescript/src/index.js';
+import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../typescript/src/index.js';
 import { toRequest, type ToolDef } from './catalog.js';
+import { compilePathTemplate } from '../../shared/openapi.js';
 
 export interface McpServerOptions {
   catalog: ToolDef[];
@@ -125,7 +127,8 @@ const RESOURCES: ResourceDef[] = [
   { name: 'run', title: 'A run', description: 'One run of long-running work and its status.', uriTemplate: 'cpa://runs/{run_id}', tool: 'get_run', arg: 'id' },
 ];
 
-const templateRegex = (t: string) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([A-Za-z0-9_-]+)')}$`);
+/** A resource URI template's parameters are ids: letters, digits, `_` and `-`. */
+const templateRegex = (t: string) => compilePathTemplate(t, '[A-Za-z0-9_-]+').regex;
 
 /**
  * Builds a server for one caller (its client carries the caller's token). The SDK's low-level

@@ -4,6 +4,8 @@
 // internal receivers are not tools). A tool's input is one object: the path and query parameters
 // and the body's fields side by side, each with its schema and description from the description.
 
+import { inline as inlineRefs } from '../../shared/openapi.js';
+
 type Json = Record<string, unknown>;
 
 export interface ToolDef {
@@ -30,31 +32,14 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 export const toolName = (operationId: string) => operationId.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-/** The object a local `#/…` JSON pointer names. */
-function pointer(spec: Json, ref: string): unknown {
-  if (!ref.startsWith('#/')) throw new Error(`Only local references are supported, got ${ref}`);
-  return ref
-    .slice(2)
-    .split('/')
-    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, key) => (node as Json | undefined)?.[key], spec);
+/** OpenAPI's `example` as JSON Schema's `examples` (kept when the node has its own `examples`). */
+function exampleAsExamples(node: Json): Json {
+  const { example, ...rest } = node;
+  return example !== undefined && rest.examples === undefined ? { ...rest, examples: [example] } : rest;
 }
 
-/**
- * A self-contained copy of a schema: every `$ref` inlined (siblings such as `description` kept,
- * as OpenAPI 3.1 allows), and OpenAPI's `example` turned into JSON Schema's `examples`.
- */
-export function inline(spec: Json, node: unknown, depth = 0): unknown {
-  if (depth > 64) throw new Error('Schema nesting too deep (a reference cycle?)');
-  if (Array.isArray(node)) return node.map((n) => inline(spec, n, depth + 1));
-  if (!node || typeof node !== 'object') return node;
-  const { $ref, example, ...rest } = node as Json;
-  const base = typeof $ref === 'string' ? (inline(spec, pointer(spec, $ref), depth + 1) as Json) : {};
-  const out: Json = { ...base };
-  for (const [k, v] of Object.entries(rest)) out[k] = inline(spec, v, depth + 1);
-  if (example !== undefined && out.examples === undefined) out.examples = [example];
-  return out;
-}
+/** A self-contained copy of a schema: every `$ref` inlined (shared/openapi.ts), `example` turned into `examples`. */
+const inline = (spec: Json, node: unknown): unknown => inlineRefs(spec, node, exampleAsExamples);
 
 /**
  * An output schema that accepts fields added later: within v1 the API grows additively, and an

@@ -1,7 +1,7 @@
 // The project's root folder, found by name rather than by depth: the nearest folder above a module
 // whose package.json is this project's. Modules that locate project files (generated/, prisma/,
 // build/) use it, so that they find them the same from their source and from the compiled CLI
-// (clients/cli/dist/, which bundles some server modules: scripts/build.mjs).
+// (clients/cli/dist/, which bundles the modules of shared/: scripts/build.mjs).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

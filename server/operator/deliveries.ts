@@ -2,48 +2,16 @@
 // `cpa admin workspace create` this works on the database directly (the server's configuration:
 // DATA_DIR / --data-dir, DATABASE_URL), not over HTTP: there is no public retry API.
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { ConfigError, loadConfig } from '../../../../server/config.js';
-import { AppError } from '../../../../server/errors.js';
-import type { DeliveryStatus, showDelivery } from '../../../../server/events/deliveries-admin.js';
-import { systemClock } from '../../../../server/lib/clock.js';
-import type { Db } from '../../../../server/store/database.js';
+import type { DeliveryStatus, showDelivery } from '../events/deliveries-admin.js';
+import { systemClock } from '../lib/clock.js';
+import { action, type Cli } from '../../clients/cli/src/context.js';
+import { CliError, EXIT } from '../../clients/cli/src/errors.js';
+import { printJson, printRecord, printTable, truncate } from '../../clients/cli/src/output.js';
+import { withDatabase, type OperatorOptions } from './database.js';
 
 // The database layer loads only when a command of this group runs (`cpa --help` loads no driver).
-const deliveriesAdmin = () => import('../../../../server/events/deliveries-admin.js');
+const deliveriesAdmin = () => import('../events/deliveries-admin.js');
 const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
-import { action, type Cli } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
-import { printJson, printRecord, printTable, truncate } from '../output.js';
-
-export interface DeliveryCommandOptions {
-  /** The environment the server's configuration is read from (default: process.env). */
-  env?: Record<string, string | undefined>;
-}
-
-const EXIT_BY_STATUS: Record<number, number> = { 404: EXIT.notFound, 409: EXIT.state };
-
-/** Opens the server's database (as the server would: same configuration, migrations applied), runs `fn`, closes it. */
-async function withDatabase<T>(cli: Cli, opts: DeliveryCommandOptions, fn: (db: Db) => Promise<T>): Promise<T> {
-  const env = { ...(opts.env ?? process.env) };
-  if (typeof cli.options.dataDir === 'string') env.DATA_DIR = cli.options.dataDir;
-  let database;
-  try {
-    const config = loadConfig(env);
-    const { openDatabase } = await import('../../../../server/store/database.js');
-    database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, EXIT.usage);
-    throw new CliError(`Cannot open the database: ${(err as Error).message}`, EXIT.unavailable);
-  }
-  try {
-    return await fn(database.db);
-  } catch (err) {
-    if (err instanceof AppError) throw new CliError(err.message, EXIT_BY_STATUS[err.status] ?? EXIT.unexpected);
-    throw err;
-  } finally {
-    await database.close();
-  }
-}
 
 function parseStatus(value: string | undefined): DeliveryStatus | undefined {
   if (value === undefined) return undefined;
@@ -66,7 +34,7 @@ function printDelivery(cli: Cli, d: Awaited<ReturnType<typeof showDelivery>>) {
   );
 }
 
-export function registerDeliveryCommands(admin: CommandUnknownOpts, opts: DeliveryCommandOptions = {}) {
+export function registerDeliveryCommands(admin: CommandUnknownOpts, opts: OperatorOptions = {}) {
   const deliveries = admin
     .command('deliveries')
     .description('webhook deliveries of the emitter (WEBHOOK_TARGETS): list, show, retry; reads the server\'s database (DATA_DIR or DATABASE_URL)');

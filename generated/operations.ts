@@ -1,0 +1,61 @@
+// Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
+
+/** The operations that require the bearer token: their handlers receive the `caller`. */
+export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+
+/** The operations without the bearer token (public, or authenticated by a signature). */
+export type PublicOperation = "getHealth" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
+
+/** The operations of each tag (an operation counts under its first tag): one handler module each. */
+export interface OperationsByTag {
+  "Accounts": "connectAccount";
+  "Artifacts": "draftFromPost" | "getArtifact" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Events": "streamEvents";
+  "Fetch": "deleteFetchSchema" | "fetchUrl" | "listFetchSchemas" | "putFetchSchema";
+  "Health": "getHealth";
+  "Imports": "createImport" | "getImport";
+  "Internal": "receiveBackendEvent" | "receiveScraperMonitorEvent";
+  "Media": "getMedia" | "uploadMedia";
+  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelineSchedule";
+  "Posts": "listPipelinePosts";
+  "Runs": "getRun";
+  "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
+}
+
+/**
+ * The headers a handler sets on each 2xx answer, as the contract declares them (X-Request-Id and
+ * the RateLimit headers, which the pipeline sets on every answer, left out).
+ */
+export interface HandlerResponseHeaders {
+  addSessionItem: { 201: { "Idempotent-Replayed"?: "true"; } };
+  connectAccount: { 200: { "Idempotent-Replayed"?: "true"; } };
+  createImport: { 200: { "Idempotent-Replayed"?: "true"; }; 201: {} };
+  createPipelineFromIntent: { 202: { "Idempotent-Replayed"?: "true"; } };
+  deleteFetchSchema: { 200: {} };
+  diagnosePipeline: { 200: {} };
+  draftFromPost: { 202: { "Idempotent-Replayed"?: "true"; } };
+  fetchUrl: { 200: {} };
+  getArtifact: { 200: {} };
+  getHealth: { 200: {} };
+  getImport: { 200: {} };
+  getMedia: { 200: {} };
+  getPipeline: { 200: {} };
+  getPipelineInbox: { 200: {} };
+  getRun: { 200: {} };
+  listFetchSchemas: { 200: {} };
+  listPipelinePosts: { 200: {} };
+  listPipelineSchedule: { 200: {} };
+  listSessionActivity: { 200: {} };
+  publishArtifact: { 200: { "Idempotent-Replayed"?: "true"; }; 202: { "Idempotent-Replayed"?: "true"; } };
+  putArtifactVariant: { 200: {}; 201: {} };
+  putFetchSchema: { 200: {}; 201: {} };
+  receiveBackendEvent: { 200: {} };
+  receiveScraperMonitorEvent: { 200: {} };
+  refreshSource: { 202: {} };
+  regenerateVariant: { 202: {} };
+  setArtifactMedia: { 200: {} };
+  streamEvents: { 200: {} };
+  transitionArtifact: { 200: { "Idempotent-Replayed"?: "true"; } };
+  unscheduleArtifact: { 200: {} };
+  uploadMedia: { 200: { "Idempotent-Replayed"?: "true"; }; 201: {} };
+}
