@@ -901,6 +901,10 @@ export interface paths {
          *     for good, including a schedule that came due while the account was dead or missing) follow an
          *     artifact's publishing; see `POST /artifacts/{id}/publish`.
          *
+         *     **Retired posts.** `post.retired` says that an ingest retired a source post (a Mastodon direct
+         *     message an older version stored as public) and names the artifacts drawn from it, now not
+         *     publishable without `confirm_non_public`; see `GET /pipelines/{id}/posts`.
+         *
          *     **Heartbeat.** A comment frame `: heartbeat` every 15 seconds (`STREAM_HEARTBEAT_SECONDS`).
          *
          *     **Filter.** `events` selects types; omitted, every type is sent. Events of other workspaces
@@ -2202,6 +2206,34 @@ export interface components {
                 operator_id: components["schemas"]["ResourceId"];
             };
         };
+        /**
+         * @description A source post was retired: an ingest saw that it is a Mastodon direct message, which a version
+         *     before the audience fix had stored as a public post. Its text is erased, it is no longer listed
+         *     nor draftable, and every artifact drawn from it (`artifact_ids`) now has the
+         *     `source_visibility` `direct`: publishing one needs `confirm_non_public`. The scheduled ones
+         *     (`unscheduled_artifact_ids`) went back to `ready` and their runs were cancelled. Published ones
+         *     stay published; diagnose and the inbox report them (`direct_message_source`).
+         */
+        PostRetiredEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "post.retired";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                post_id: components["schemas"]["ResourceId"];
+                operator_id: components["schemas"]["ResourceId"];
+                /**
+                 * @description Why the post is no longer a source.
+                 * @enum {string}
+                 */
+                reason: "direct_message";
+                artifact_ids: components["schemas"]["ResourceId"][];
+                unscheduled_artifact_ids: components["schemas"]["ResourceId"][];
+            };
+        };
         /** @description A tracked webpage (an upstream source of a session) was refetched and its content changed (or was fetched for the first time). `webpage_id` is the source id, `snapshot_id` the new snapshot. */
         WebpageReadyEvent: {
             id: components["schemas"]["EventId"];
@@ -2373,7 +2405,7 @@ export interface components {
          * @description The event envelope: `id` (`evt_<uuid>`), `type`, `created_at` (ISO 8601 UTC) and `data`,
          *     whose fields depend on `type`.
          */
-        EventEnvelope: components["schemas"]["IngestCompletedEvent"] | components["schemas"]["ScrapeCompletedEvent"] | components["schemas"]["PostReadyEvent"] | components["schemas"]["SocialPostReadyEvent"] | components["schemas"]["WebpageReadyEvent"] | components["schemas"]["DecodeReadyEvent"] | components["schemas"]["PatternDetectedEvent"] | components["schemas"]["RiffReadyEvent"] | components["schemas"]["RiffRefinedEvent"] | components["schemas"]["BriefReadyEvent"] | components["schemas"]["BriefRefinedEvent"] | components["schemas"]["OperatorErrorEvent"] | components["schemas"]["ArtifactScheduledEvent"] | components["schemas"]["ArtifactPublishedEvent"] | components["schemas"]["ArtifactPublishFailedEvent"];
+        EventEnvelope: components["schemas"]["IngestCompletedEvent"] | components["schemas"]["ScrapeCompletedEvent"] | components["schemas"]["PostReadyEvent"] | components["schemas"]["SocialPostReadyEvent"] | components["schemas"]["PostRetiredEvent"] | components["schemas"]["WebpageReadyEvent"] | components["schemas"]["DecodeReadyEvent"] | components["schemas"]["PatternDetectedEvent"] | components["schemas"]["RiffReadyEvent"] | components["schemas"]["RiffRefinedEvent"] | components["schemas"]["BriefReadyEvent"] | components["schemas"]["BriefRefinedEvent"] | components["schemas"]["OperatorErrorEvent"] | components["schemas"]["ArtifactScheduledEvent"] | components["schemas"]["ArtifactPublishedEvent"] | components["schemas"]["ArtifactPublishFailedEvent"];
         WebhookAck: {
             /** @enum {boolean} */
             ok: true;
@@ -3501,7 +3533,7 @@ export interface components {
          */
         SourceId: components["schemas"]["ResourceId"];
         /**
-         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `post.retired`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
          * @example riff.ready,ingest.completed
          */
         StreamEvents: string;
@@ -4306,7 +4338,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `post.retired`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
                  * @example riff.ready,ingest.completed
                  */
                 events?: components["parameters"]["StreamEvents"];

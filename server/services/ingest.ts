@@ -6,7 +6,7 @@
 // then `ingest.completed` with the run's success, or `operator.error` with its failure.
 // `operator_id` in these events is the pipeline's id (the pipeline is the operator of a handle).
 // A post the adapter reports withdrawn (a Mastodon direct message, stored as a public post by a
-// version that did not read audiences) is retired: see `retireWithdrawn`.
+// version that did not read audiences) is retired, with a `post.retired` event: see `retireWithdrawn`.
 import { adapterFor, type Platform } from '../adapters/index.js';
 import { JobError, type JobContext, type JobHandler, type JobHooks } from '../jobs/registry.js';
 import { ArchiveError, readExport } from '../adapters/archive/index.js';
@@ -106,7 +106,7 @@ async function retireWithdrawn(ctx: JobContext, pipelineId: string, externalIds:
   if (!externalIds.length) return null;
   const { deps } = ctx;
   const now = deps.clock.now();
-  return transaction(deps.db, async (tx) => {
+  const retired = await transaction(deps.db, async (tx) => {
     const posts = await retirePosts(tx, { pipelineId, externalIds, now });
     if (!posts.length) return null;
     const artifacts = await narrowArtifactsOf(tx, { pipelineId, postIds: posts.map((p) => p.id), now });
@@ -119,8 +119,20 @@ async function retireWithdrawn(ctx: JobContext, pipelineId: string, externalIds:
         await cancelQueuedRun(tx, { id: a.publishRunId, now, code: 'source_retired', message: `The artifact ${a.id} draws on a direct message that ingest retired as a source; it was unscheduled. Publishing it needs confirm_non_public.` });
       }
     }
+    const drawnFrom = (p: { id: string }) => artifacts.filter((a) => a.sourcePostId === p.id || (JSON.parse(a.sourcePostIds) as string[]).includes(p.id)).map((a) => a.id);
+    await recordEvents(
+      tx,
+      deps,
+      ctx.run.workspaceId,
+      posts.map((p) => ({
+        type: 'post.retired' as const,
+        data: { post_id: p.id, operator_id: pipelineId, reason: 'direct_message', artifact_ids: drawnFrom(p), unscheduled_artifact_ids: drawnFrom(p).filter((id) => unscheduled.includes(id)) },
+      })),
+    );
     return { post_ids: posts.map((p) => p.id), artifact_ids: artifacts.map((a) => a.id), unscheduled_artifact_ids: unscheduled };
   });
+  if (retired) ctx.deps.events.wake();
+  return retired;
 }
 
 /** Posts written per transaction while an archive is ingested (17 parameters a post: well under SQLite's 32,766). */

@@ -13,7 +13,7 @@ import { mastodonAdapter } from '../../server/adapters/mastodon.js';
 import { adapterContext } from '../../server/services/accounts.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startMastodonFake, type FakeStatus } from '../support/platforms.js';
-import { connect, ingest, listAllPosts, V1 } from '../support/pipelines.js';
+import { connect, ingest, listAllPosts, recordedEvents, V1 } from '../support/pipelines.js';
 import { asAccepted, getArtifact, publishAndWait, publishRequest } from '../support/publish.js';
 import { countRows, findRow, updateRows } from '../support/rows.js';
 import { expectRunSucceeded, waitForRun } from '../support/runs.js';
@@ -120,9 +120,18 @@ describe('direct messages an older version stored as public posts', () => {
     }
     const inbox = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pipelineId } } }));
     expect(inbox.data.some((i) => i.kind === 'source_without_artifact' && (i.post_id === ids.bob || i.post_id === ids.carol))).toBe(false);
+    // One post.retired event a post, naming the artifacts drawn from it.
+    const events = await recordedEvents(s, 'post.retired');
+    expect(events.map((e) => e.data).sort((a, b) => String(a.post_id).localeCompare(String(b.post_id)))).toEqual(
+      [
+        { post_id: ids.bob, operator_id: pipelineId, reason: 'direct_message', artifact_ids: [arts.bobScheduled], unscheduled_artifact_ids: [arts.bobScheduled] },
+        { post_id: ids.carol, operator_id: pipelineId, reason: 'direct_message', artifact_ids: expect.arrayContaining([arts.carolRiff, arts.brief]), unscheduled_artifact_ids: [] },
+      ].sort((a, b) => a.post_id.localeCompare(b.post_id)),
+    );
     // Seeing them again retires nothing more.
     const third = await ingest(s, mastodon.handle);
     expect(third.output).not.toHaveProperty('retired');
+    expect(await recordedEvents(s, 'post.retired')).toHaveLength(2);
   });
 
   it('refuses to draft from a retired post, naming it, alone or in a brief', async () => {
