@@ -130,6 +130,12 @@ export interface paths {
          * List a pipeline's source posts with engagement metrics
          * @description Source posts, newest first, in pages of `limit` (default 20, at most 100). Follow
          *     `next_cursor` until it is `null`. Filter with `has_artifact`.
+         *
+         *     A Mastodon direct message is never a source. One stored as a public post by a version before
+         *     the audience fix is retired when an ingest sees it again: it leaves this list, its text,
+         *     address and decode are erased, drafting from it is refused, and every artifact drawn from it
+         *     gets the `source_visibility` `direct` (publishing it needs `confirm_non_public`; a scheduled one
+         *     is unscheduled). Diagnose and the inbox report those artifacts (`direct_message_source`).
          */
         get: operations["listPipelinePosts"];
         put?: never;
@@ -194,6 +200,11 @@ export interface paths {
          *     The writer is the OpenAI-compatible provider when the server has one (`LLM_BASE_URL`), else
          *     the built-in writer, which needs no network. A run whose writer fails for good fails, and its
          *     artifact becomes `discarded`; the failure shows on the run, in the inbox and in diagnose.
+         *
+         *     A post retired as a source (a Mastodon direct message that an older version stored as a
+         *     public post, see `GET /pipelines/{id}/posts`) is never drafted from: `409 state_conflict`
+         *     naming the post (`suggested_action` `diagnose_pipeline`), or `422 validation_failed` on
+         *     `body.additional_post_ids` naming it when it is one of a brief's posts.
          */
         post: operations["draftFromPost"];
         delete?: never;
@@ -890,6 +901,10 @@ export interface paths {
          *     for good, including a schedule that came due while the account was dead or missing) follow an
          *     artifact's publishing; see `POST /artifacts/{id}/publish`.
          *
+         *     **Retired posts.** `post.retired` says that an ingest retired a source post (a Mastodon direct
+         *     message an older version stored as public) and names the artifacts drawn from it, now not
+         *     publishable without `confirm_non_public`; see `GET /pipelines/{id}/posts`.
+         *
          *     **Heartbeat.** A comment frame `: heartbeat` every 15 seconds (`STREAM_HEARTBEAT_SECONDS`).
          *
          *     **Filter.** `events` selects types; omitted, every type is sent. Events of other workspaces
@@ -1295,6 +1310,8 @@ export interface components {
              *     | `writer_blocked` | error | the model provider's address is local but not on `OUTBOUND_ALLOW_HOSTS`, so every draft will fail |
              *     | `no_writer_configured` | info | no model provider (`LLM_BASE_URL`): drafts use the built-in writer |
              *     | `deliveries_failing` | warning | webhook deliveries of this workspace's events failed in the last 7 days |
+             *     | `direct_message_source` | warning | a published artifact was drafted from a Mastodon direct message that an older version stored as a public post (the message names up to 10, with their addresses): it stays published, a person decides whether to delete it upstream |
+             *     | `direct_message_source` | info | unpublished artifacts draw on such a retired direct message: their `source_visibility` is `direct`, publishing one needs `confirm_non_public`, and scheduled ones were unscheduled |
              *     | `media_missing_alt_text` | warning | an unpublished artifact of the pipeline has an image, GIF or video without alt text (`suggested_endpoint` names the newest) |
              */
             code: string;
@@ -1328,6 +1345,7 @@ export interface components {
          *     | `flagged_anomaly` | the account is missing or its credential dead (`anomaly.code` `no_account`, `credential_dead`) | `anomaly` | 95 | `connect_account` |
          *     | `flagged_anomaly` | the latest ingest run failed (`ingest_failed`) | `anomaly` | 90 | `diagnose_pipeline` |
          *     | `flagged_anomaly` | a drafting run failed in the last 24 hours (`draft_failed`) | `anomaly`, `post_id`, `artifact_id` (the discarded one) | 80 | `draft_post` |
+         *     | `flagged_anomaly` | an artifact not discarded draws on a direct message that ingest retired as a source (`direct_message_source`; see `GET /pipelines/{id}/posts`): published, it is already public and a person decides whether to delete it upstream; otherwise publishing it needs `confirm_non_public` | `anomaly`, `artifact_id`, `post_id` | 88 | `fetch_artifact` |
          *     | `flagged_anomaly` | a publish failed (`publish_failed`): the artifact is `publish_failed`; `anomaly.message` names the parts already live | `anomaly`, `artifact_id`, `post_id` | 85 | `publish_artifact` (again: it resumes), or `connect_account` when the credential was the cause |
          *     | `flagged_anomaly` | a variant of a `review`, `ready`, `scheduled` or `publish_failed` artifact cannot be posted as it is (`variant_unpostable`): its text could not be split, or a part is over the platform's limit; one item per artifact and platform (`id` ends with `:<artifact>:<platform>`) | `anomaly`, `artifact_id`, `post_id` | 75 | `put_variant` (`PUT /artifacts/{id}/variants/{platform}`) |
          *     | `scheduled_publish` | an artifact scheduled within the next 24 hours (`created_at` is its due time) | `artifact_id`, `post_id` | 70 | `fetch_artifact` (to check it before it goes out) |
@@ -1372,10 +1390,14 @@ export interface components {
          * @description Who could see the post where it was written. `public` and `unlisted` (Mastodon: public, off the
          *     public timelines) are publishable; `followers` (Mastodon followers-only, posts of a protected X
          *     account) and `connections` (LinkedIn connections only) are imported only on request
-         *     (`include_non_public`), and publishing a draft of one needs `confirm_non_public`.
+         *     (`include_non_public`), and publishing a draft of one needs `confirm_non_public`. `direct`
+         *     marks an artifact drawn from a Mastodon direct message that a version before the audience fix
+         *     stored as a public post: ingest retires such a post when it sees the message again (it is no
+         *     longer listed nor draftable), and publishing an artifact drawn from it needs
+         *     `confirm_non_public`. A source post is never listed as `direct`.
          * @enum {string}
          */
-        Visibility: "public" | "unlisted" | "followers" | "connections";
+        Visibility: "public" | "unlisted" | "followers" | "connections" | "direct";
         /** @description A picture, video or other file attached to a source post, as the export or platform describes it. */
         MediaRef: {
             /** @enum {string} */
@@ -1609,7 +1631,7 @@ export interface components {
             kind: "riff" | "brief";
             text: string;
             state: components["schemas"]["ArtifactState"];
-            /** @description The most restricted audience among its source posts. Publishing an artifact drawn from `followers` or `connections` posts needs `confirm_non_public` (otherwise `403 forbidden`). */
+            /** @description The most restricted audience among its source posts. Publishing an artifact drawn from `followers`, `connections` or `direct` posts needs `confirm_non_public` (otherwise `403 forbidden`); `direct` is set when ingest retires a direct message it was drawn from, whatever the artifact's state. */
             source_visibility: components["schemas"]["Visibility"];
             genealogy: components["schemas"]["Genealogy"];
             created_at: components["schemas"]["Timestamp"];
@@ -2184,6 +2206,34 @@ export interface components {
                 operator_id: components["schemas"]["ResourceId"];
             };
         };
+        /**
+         * @description A source post was retired: an ingest saw that it is a Mastodon direct message, which a version
+         *     before the audience fix had stored as a public post. Its text is erased, it is no longer listed
+         *     nor draftable, and every artifact drawn from it (`artifact_ids`) now has the
+         *     `source_visibility` `direct`: publishing one needs `confirm_non_public`. The scheduled ones
+         *     (`unscheduled_artifact_ids`) went back to `ready` and their runs were cancelled. Published ones
+         *     stay published; diagnose and the inbox report them (`direct_message_source`).
+         */
+        PostRetiredEvent: {
+            id: components["schemas"]["EventId"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "post.retired";
+            created_at: components["schemas"]["Timestamp"];
+            data: {
+                post_id: components["schemas"]["ResourceId"];
+                operator_id: components["schemas"]["ResourceId"];
+                /**
+                 * @description Why the post is no longer a source.
+                 * @enum {string}
+                 */
+                reason: "direct_message";
+                artifact_ids: components["schemas"]["ResourceId"][];
+                unscheduled_artifact_ids: components["schemas"]["ResourceId"][];
+            };
+        };
         /** @description A tracked webpage (an upstream source of a session) was refetched and its content changed (or was fetched for the first time). `webpage_id` is the source id, `snapshot_id` the new snapshot. */
         WebpageReadyEvent: {
             id: components["schemas"]["EventId"];
@@ -2355,7 +2405,7 @@ export interface components {
          * @description The event envelope: `id` (`evt_<uuid>`), `type`, `created_at` (ISO 8601 UTC) and `data`,
          *     whose fields depend on `type`.
          */
-        EventEnvelope: components["schemas"]["IngestCompletedEvent"] | components["schemas"]["ScrapeCompletedEvent"] | components["schemas"]["PostReadyEvent"] | components["schemas"]["SocialPostReadyEvent"] | components["schemas"]["WebpageReadyEvent"] | components["schemas"]["DecodeReadyEvent"] | components["schemas"]["PatternDetectedEvent"] | components["schemas"]["RiffReadyEvent"] | components["schemas"]["RiffRefinedEvent"] | components["schemas"]["BriefReadyEvent"] | components["schemas"]["BriefRefinedEvent"] | components["schemas"]["OperatorErrorEvent"] | components["schemas"]["ArtifactScheduledEvent"] | components["schemas"]["ArtifactPublishedEvent"] | components["schemas"]["ArtifactPublishFailedEvent"];
+        EventEnvelope: components["schemas"]["IngestCompletedEvent"] | components["schemas"]["ScrapeCompletedEvent"] | components["schemas"]["PostReadyEvent"] | components["schemas"]["SocialPostReadyEvent"] | components["schemas"]["PostRetiredEvent"] | components["schemas"]["WebpageReadyEvent"] | components["schemas"]["DecodeReadyEvent"] | components["schemas"]["PatternDetectedEvent"] | components["schemas"]["RiffReadyEvent"] | components["schemas"]["RiffRefinedEvent"] | components["schemas"]["BriefReadyEvent"] | components["schemas"]["BriefRefinedEvent"] | components["schemas"]["OperatorErrorEvent"] | components["schemas"]["ArtifactScheduledEvent"] | components["schemas"]["ArtifactPublishedEvent"] | components["schemas"]["ArtifactPublishFailedEvent"];
         WebhookAck: {
             /** @enum {boolean} */
             ok: true;
@@ -3483,7 +3533,7 @@ export interface components {
          */
         SourceId: components["schemas"]["ResourceId"];
         /**
-         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `post.retired`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
          * @example riff.ready,ingest.completed
          */
         StreamEvents: string;
@@ -4288,7 +4338,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `post.retired`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
                  * @example riff.ready,ingest.completed
                  */
                 events?: components["parameters"]["StreamEvents"];

@@ -240,7 +240,7 @@ export const blueskyAdapter: PlatformAdapter = {
       if (!page.cursor || page.feed.length === 0) break;
       cursor = page.cursor;
     }
-    return posts.slice(0, opts.max);
+    return { posts: posts.slice(0, opts.max), withdrawn: [] };
   },
   refusesText: tooLong,
   async publish(ctx, handle, creds, part) {

@@ -64,6 +64,9 @@ const auth = (creds: Credentials) => ({ authorization: `Bearer ${creds.secret}` 
  */
 const AUDIENCES: Record<string, FetchedPost['visibility'] | null> = { public: 'public', unlisted: 'unlisted', private: 'followers', direct: null };
 
+/** Whether a status is a direct message: never a source, and reported as withdrawn (see PostListing). */
+export const isDirect = (s: Pick<Status, 'visibility'>): boolean => s.visibility === 'direct';
+
 function toPost(s: Status): FetchedPost | null {
   // An unknown audience is treated as the narrowest that is not a direct message.
   const visibility = s.visibility === undefined ? 'public' : s.visibility in AUDIENCES ? AUDIENCES[s.visibility] : 'followers';
@@ -163,6 +166,8 @@ export const mastodonAdapter: PlatformAdapter = {
     });
     if (typeof account.id !== 'string') throw new AdapterError('invalid_response', 'accounts/lookup answered without an account id');
     const posts: FetchedPost[] = [];
+    // Direct messages seen: never sources, reported so that ingest retires one stored by an older version.
+    const withdrawn: string[] = [];
     let maxId: string | null = null;
     // Newest first, page by page (max_id), until we have enough or the account has no more.
     while (posts.length < opts.max) {
@@ -176,13 +181,14 @@ export const mastodonAdapter: PlatformAdapter = {
       });
       if (!Array.isArray(page)) throw new AdapterError('invalid_response', 'statuses did not answer a list');
       for (const s of page) {
+        if (!s.reblog && isDirect(s) && typeof s.id === 'string') withdrawn.push(s.id);
         const p = s.reblog ? null : toPost(s);
         if (p) posts.push(p);
       }
       if (page.length < PAGE) break;
       maxId = page[page.length - 1].id;
     }
-    return posts.slice(0, opts.max);
+    return { posts: posts.slice(0, opts.max), withdrawn };
   },
   refusesText: (text) => {
     const why = postProblem('mastodon', text);

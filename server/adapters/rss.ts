@@ -139,6 +139,6 @@ export const rssAdapter: PlatformAdapter = {
   },
   async listPosts(ctx, handle, _creds, opts) {
     const feed = await fetchFeed(ctx, handle);
-    return feed.posts.slice(0, opts.max);
+    return { posts: feed.posts.slice(0, opts.max), withdrawn: [] };
   },
 };

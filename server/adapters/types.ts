@@ -61,6 +61,16 @@ export interface FetchedPost {
   visibility?: 'public' | 'unlisted' | 'followers' | 'connections';
 }
 
+/**
+ * What one ingest read: the posts that are sources, and the platform ids of the posts it saw that
+ * must never be (a Mastodon direct message). Ingest retires a known post with a withdrawn id: an
+ * install that stored one before the adapter knew better gets it out of its sources.
+ */
+export interface PostListing {
+  posts: FetchedPost[];
+  withdrawn: string[];
+}
+
 export interface Published {
   externalId: string;
   url: string | null;
@@ -118,7 +128,7 @@ export interface PlatformAdapter {
   /** Checks that the handle has this platform's form; returns the canonical handle, or throws `invalid_input`. */
   normalizeHandle(handle: string): string;
   probe(ctx: AdapterContext, handle: string, creds: Credentials): Promise<ProbeResult>;
-  listPosts(ctx: AdapterContext, handle: string, creds: Credentials, opts: { max: number }): Promise<FetchedPost[]>;
+  listPosts(ctx: AdapterContext, handle: string, creds: Credentials, opts: { max: number }): Promise<PostListing>;
   /**
    * Posts one part as the handle, as a reply when `part.replyTo` is set. Absent on platforms
    * that cannot publish (rss, archive).

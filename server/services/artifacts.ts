@@ -100,7 +100,7 @@ export async function publishArtifact(
   }
   const done = await parts.listParts(deps.db, id);
   const accepted = await transaction(deps.db, async (tx) => {
-    const run = await enqueueRun(tx, deps, { workspaceId: caller.workspaceId, pipelineId: a.pipelineId, kind: 'publish', input: { artifact_id: id }, runAfter: when?.at });
+    const run = await enqueueRun(tx, deps, { workspaceId: caller.workspaceId, pipelineId: a.pipelineId, kind: 'publish', input: { artifact_id: id, ...(body.confirm_non_public === true ? { confirm_non_public: true } : {}) }, runAfter: when?.at });
     // Compare-and-set on the state we checked: a concurrent publish or move makes this one 409.
     const moved = await parts.assignPublishRun(tx, { id, workspaceId: caller.workspaceId, from: [a.state], runId: run.id, now: deps.clock.now(), schedule: when, currentRunId: a.publishRunId });
     if (!moved) {

@@ -12,6 +12,7 @@ import type { ArtifactRow } from '../store/artifacts.js';
 import * as health from '../store/health.js';
 import { listPublishFailed, listScheduled } from '../store/published-parts.js';
 import { findPipeline, type PipelineRow, type RunRow } from '../store/pipelines.js';
+import { artifactsFromRetired } from '../store/posts.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { artifactOfRun } from './drafting.js';
 import { mediaIssues, mediaOf } from './media-items.js';
@@ -58,6 +59,8 @@ export interface Facts {
   unpostable: Array<{ variant: PipelineVariantRow; reason: string }>;
   /** Scheduled artifacts with variants for platforms this service does not post to (written for export only). */
   exportOnly: Array<{ variant: PipelineVariantRow }>;
+  /** Artifacts drawn from a retired direct message (not discarded), newest first. */
+  fromDirect: ArtifactRow[];
 }
 
 /**
@@ -81,7 +84,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
   if (!pipeline) throw notFound('pipeline');
   const now = deps.clock.now();
   const ago = (ms: number) => new Date(now.getTime() - ms);
-  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon, withMedia, variants] = await Promise.all([
+  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon, withMedia, variants, fromDirect] = await Promise.all([
     accountOf(deps, pipeline),
     health.ingestRuns(deps.db, pipeline.id),
     health.stalledRuns(deps.db, pipeline.id, ago(STALLED_AFTER_MS)),
@@ -93,6 +96,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
     artifactsWithMedia(deps.db, pipeline.id, ['draft', 'review', 'ready'], 200),
     variantsOfPipeline(deps.db, { workspaceId: caller.workspaceId, pipelineId, states: ['review', 'ready', 'scheduled', 'publish_failed'], limit: 500 }),
+    artifactsFromRetired(deps.db, pipeline.id, 50),
   ]);
   const artifacts = await health.findArtifacts(deps.db, caller.workspaceId, failedRuns.map(artifactOfRun).filter((id): id is string => id !== null));
   return {
@@ -116,6 +120,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
       return reason ? [{ variant, reason }] : [];
     }),
     exportOnly: variants.filter((v) => v.state === 'scheduled' && v.platform !== pipeline.platform && isTargetPlatform(v.platform) && !rulesFor(v.platform).publishable).map((variant) => ({ variant })),
+    fromDirect,
   };
 }
 
@@ -354,7 +359,37 @@ export function variantIssues(f: Facts): Issue[] {
   return issues;
 }
 
-const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, publishIssues, variantIssues, writerIssues, deliveryIssues, altTextIssues];
+/**
+ * Artifacts drawn from a direct message that ingest retired as a source (stored as public by an
+ * older version). Published ones are already public: a person decides whether to delete them
+ * upstream (warning). The others cannot be published without confirm_non_public (info).
+ */
+export function directMessageIssues(f: Facts): Issue[] {
+  const published = f.fromDirect.filter((a) => a.state === 'published');
+  const waiting = f.fromDirect.filter((a) => a.state !== 'published');
+  const list = (rows: ArtifactRow[]) => `${rows.slice(0, 10).map((a) => (a.publishedUrl ? `${a.id} (${a.publishedUrl})` : a.id)).join(', ')}${rows.length > 10 ? ', …' : ''}`;
+  const fetch = (a: ArtifactRow) => ({ suggested_action: 'fetch_artifact', suggested_endpoint: `GET ${API_PREFIX}/artifacts/${a.id}` });
+  const issues: Issue[] = [];
+  if (published.length) {
+    issues.push({
+      code: 'direct_message_source',
+      severity: 'warning',
+      message: `${published.length} published artifact${published.length === 1 ? ' was' : 's were'} drafted from a direct message, stored as a public post before this service read audiences: ${list(published)}. They stay published; decide whether to delete them on the platform.`,
+      ...fetch(published[0]!),
+    });
+  }
+  if (waiting.length) {
+    issues.push({
+      code: 'direct_message_source',
+      severity: 'info',
+      message: `${waiting.length} unpublished artifact${waiting.length === 1 ? ' is' : 's are'} drawn from a direct message that ingest retired as a source: ${list(waiting)}. Their source_visibility is direct: publishing one needs confirm_non_public, and scheduled ones were unscheduled.`,
+      ...fetch(waiting[0]!),
+    });
+  }
+  return issues;
+}
+
+const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, publishIssues, variantIssues, writerIssues, deliveryIssues, altTextIssues, directMessageIssues];
 const RANK: Record<Issue['severity'], number> = { error: 0, warning: 1, info: 2 };
 
 export function issuesOf(f: Facts): Issue[] {

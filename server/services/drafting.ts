@@ -4,7 +4,7 @@
 // brief.refined for a brief). A run that fails for good discards its artifact. docs/drafting.md
 // has the whole design.
 import type { components } from '../../generated/api.js';
-import { API_PREFIX, AppError, notFound, validationFailed } from '../errors.js';
+import { API_PREFIX, AppError, notFound, stateConflict, validationFailed } from '../errors.js';
 import { carriedMedia, mediaOf, uploadIdsOf, type ArtifactMediaItem } from './media-items.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { JobError, type JobContext, type JobHandler, type JobHooks } from '../jobs/registry.js';
@@ -14,7 +14,7 @@ import * as drafts from '../store/drafts.js';
 import type { DraftTx } from '../store/drafts.js';
 import { latestImport } from '../store/imports.js';
 import { findPipeline, type PipelineRow } from '../store/pipelines.js';
-import { findPost, type PostRow } from '../store/posts.js';
+import { findPost, RETIRED, type PostRow } from '../store/posts.js';
 import type { RunRow } from '../store/runs.js';
 import { writerFor } from '../writers/index.js';
 import type { DraftInput, SourceMaterial } from '../writers/types.js';
@@ -90,7 +90,7 @@ function mediaFor(l: Lineage): { json: string; uploadIds: string[] } {
   return { json: JSON.stringify(items), uploadIds: uploadIdsOf(items) };
 }
 
-const OPENNESS = ['public', 'unlisted', 'followers', 'connections'];
+const OPENNESS = ['public', 'unlisted', 'followers', 'connections', RETIRED];
 /** The most restricted of the sources' audiences (LinkedIn's connections count as the narrowest). */
 export function narrowest(visibilities: string[]): string {
   return visibilities.reduce((a, b) => (OPENNESS.indexOf(b) > OPENNESS.indexOf(a) ? b : a), 'public');
@@ -124,15 +124,25 @@ async function lineageFor(deps: ServiceDeps, caller: Caller, post: PostRow, body
   const found = more.length ? await drafts.findPosts(deps.db, caller.workspaceId, more) : [];
   const foreign = more.filter((id) => !found.some((p) => p.id === id && p.pipelineId === post.pipelineId));
   if (foreign.length) throw validationFailed('body.additional_post_ids', `must be posts of the same pipeline; not: ${foreign.join(', ')}.`);
+  const retired = found.filter((p) => p.visibility === RETIRED).map((p) => p.id);
+  if (retired.length) throw validationFailed('body.additional_post_ids', `must be source posts; these were direct messages and are retired: ${retired.join(', ')}.`);
   // Sources in the order given (the drafted-from post first), each with its media.
   const ordered = [post, ...more.map((id) => found.find((p) => p.id === id)!)];
   return { ...base, sources: [post.id, ...more], parent: null, visibility: narrowest(ordered.map((p) => p.visibility)), media: carriedMedia(ordered) };
 }
 
+/** A retired post (a direct message an older version stored as a source) is never drafted from. */
+const retiredPost = (p: PostRow) =>
+  stateConflict(`The post ${p.id} is a direct message and was retired as a source; nothing can be drafted from it.`, {
+    suggestedAction: 'diagnose_pipeline',
+    suggestedEndpoint: `GET ${API_PREFIX}/pipelines/${p.pipelineId}/diagnose`,
+  });
+
 /** POST /posts/{id}/draft: reserves the artifact and queues its run; answers both ids. */
 export async function draftFromPost(deps: ServiceDeps, caller: Caller, postId: string, body: DraftRequest, onCommit?: CommitHook<DraftAccepted>) {
   const post = await findPost(deps.db, caller.workspaceId, postId);
   if (!post) throw notFound('post');
+  if (post.visibility === RETIRED) throw retiredPost(post);
   const lineage = await lineageFor(deps, caller, post, body);
   const accepted = await drafts.reserveArtifact(deps.db, newArtifactFor(deps, lineage), async (tx, artifact) => {
     const run = await queueDraftRun(tx, deps, lineage, 'draft', artifact.id, body.style_reference ?? null, body.targets);

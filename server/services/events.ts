@@ -17,6 +17,7 @@ export type EventType = EventEnvelope['type'];
 export const CANONICAL_TYPES = [
   'ingest.completed',
   'post.ready',
+  'post.retired',
   'webpage.ready',
   'decode.ready',
   'pattern.detected',

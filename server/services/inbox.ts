@@ -13,7 +13,7 @@ import { mediaIssues, mediaOf } from './media-items.js';
 type S = components['schemas'];
 type Item = S['InboxItem'];
 
-export const PRIORITY = { credential: 95, ingest: 90, publishFailed: 85, draftFailed: 80, variantUnpostable: 75, scheduled: 70, altText: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
+export const PRIORITY = { credential: 95, ingest: 90, directMessage: 88, publishFailed: 85, draftFailed: 80, variantUnpostable: 75, scheduled: 70, altText: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
 const MAX_ITEMS = 100;
 /** How many of the newest posts without a draft are ranked. */
 const POSTS_RANKED = 500;
@@ -95,6 +95,26 @@ function anomalies(f: Facts): Item[] {
       anomaly: { code: 'variant_unpostable', message: `The ${v.platform} variant cannot be posted: ${reason}. Send its text or your own split (parts).`.slice(0, 2000) },
       suggested_action: 'put_variant',
       suggested_endpoint: variantEndpoint(v),
+    });
+  }
+  for (const a of f.fromDirect) {
+    const published = a.state === 'published';
+    items.push({
+      id: `flagged_anomaly:direct_message_source:${a.id}`,
+      kind: 'flagged_anomaly',
+      priority: PRIORITY.directMessage,
+      title: `${published ? 'Published' : 'Drafted'} from a direct message: ${firstLine(a.text) || a.id}`.slice(0, 300),
+      created_at: a.updatedAt.toISOString(),
+      artifact_id: a.id,
+      post_id: a.sourcePostId,
+      anomaly: {
+        code: 'direct_message_source',
+        message: published
+          ? `The artifact was published (${a.publishedUrl ?? 'no address'}) from a direct message an older version stored as a public post; decide whether to delete it on the platform.`
+          : `The artifact draws on a direct message that ingest retired as a source (${a.state}); publishing it needs confirm_non_public.`,
+      },
+      suggested_action: 'fetch_artifact',
+      suggested_endpoint: `GET ${API_PREFIX}/artifacts/${a.id}`,
     });
   }
   for (const a of f.missingAltText) {

@@ -5,12 +5,17 @@
 // (a new or changed decode), `pattern.detected` (a new pattern, or one seen more or less often),
 // then `ingest.completed` with the run's success, or `operator.error` with its failure.
 // `operator_id` in these events is the pipeline's id (the pipeline is the operator of a handle).
+// A post the adapter reports withdrawn (a Mastodon direct message, stored as a public post by a
+// version that did not read audiences) is retired, with a `post.retired` event: see `retireWithdrawn`.
 import { adapterFor, type Platform } from '../adapters/index.js';
 import { JobError, type JobContext, type JobHandler, type JobHooks } from '../jobs/registry.js';
 import { ArchiveError, readExport } from '../adapters/archive/index.js';
 import { AppError } from '../errors.js';
 import { postsWithDecodes, saveIngestBatch, savePostWithDecode, type BatchPost } from '../store/decodes.js';
-import { setRunProgress } from '../store/runs.js';
+import { cancelQueuedRun, setRunProgress } from '../store/runs.js';
+import { transaction } from '../store/database.js';
+import { narrowArtifactsOf, retirePosts } from '../store/posts.js';
+import { unschedule } from '../store/published-parts.js';
 import { replacePatterns } from '../store/patterns.js';
 import { findPipeline } from '../store/pipelines.js';
 import { adapterContext, markAccountDead, requireAccount, type UsableAccount } from './accounts.js';
@@ -27,6 +32,8 @@ export interface IngestOutput extends Record<string, unknown> {
   updated: number;
   decoded: number;
   patterns: number;
+  /** Known posts retired by this run (direct messages), with the artifacts drawn from them. */
+  retired?: { post_ids: string[]; artifact_ids: string[]; unscheduled_artifact_ids: string[] };
 }
 
 async function loadPipeline(ctx: JobContext) {
@@ -62,9 +69,11 @@ export const ingestJob: JobHandler = async (ctx) => {
     if (err instanceof AdapterError && err.kind === 'credential_rejected' && account) await markAccountDead(deps, null, account.account.id, err.message);
     throw upstreamJobError(err, platform);
   }
-  const out: IngestOutput = { fetched: fetched.length, created: 0, updated: 0, decoded: 0, patterns: 0 };
+  const out: IngestOutput = { fetched: fetched.posts.length, created: 0, updated: 0, decoded: 0, patterns: 0 };
   const ws = run.workspaceId;
-  for (const f of fetched) {
+  const retired = await retireWithdrawn(ctx, pipeline.id, fetched.withdrawn);
+  if (retired) out.retired = retired;
+  for (const f of fetched.posts) {
     if (ctx.signal.aborted) throw new Error('stopping');
     const saved = await savePostWithDecode(
       deps.db,
@@ -83,6 +92,48 @@ export const ingestJob: JobHandler = async (ctx) => {
   out.patterns = await refreshPatterns(ctx, pipeline.id);
   return out;
 };
+
+/**
+ * Retires the pipeline's known posts with these ids (direct messages an older version stored as
+ * public sources), in one transaction: each post keeps only its id (audience `direct`, text,
+ * address, media and decode erased), so it is no longer listed nor draftable; every artifact drawn
+ * from it gets the audience `direct`, so that publishing it needs `confirm_non_public`; a scheduled
+ * one is unscheduled (back to `ready`, its run cancelled with `source_retired`), so that nothing
+ * goes out at its time without a new, confirmed publish. Published ones stay published; diagnose
+ * reports them (`direct_message_source`). Null when nothing was retired.
+ */
+async function retireWithdrawn(ctx: JobContext, pipelineId: string, externalIds: string[]): Promise<IngestOutput['retired'] | null> {
+  if (!externalIds.length) return null;
+  const { deps } = ctx;
+  const now = deps.clock.now();
+  const retired = await transaction(deps.db, async (tx) => {
+    const posts = await retirePosts(tx, { pipelineId, externalIds, now });
+    if (!posts.length) return null;
+    const artifacts = await narrowArtifactsOf(tx, { pipelineId, postIds: posts.map((p) => p.id), now });
+    const unscheduled: string[] = [];
+    for (const a of artifacts.filter((x) => x.state === 'scheduled')) {
+      const moved = await unschedule(tx, { id: a.id, workspaceId: a.workspaceId, now });
+      if (!moved) continue;
+      unscheduled.push(a.id);
+      if (a.publishRunId) {
+        await cancelQueuedRun(tx, { id: a.publishRunId, now, code: 'source_retired', message: `The artifact ${a.id} draws on a direct message that ingest retired as a source; it was unscheduled. Publishing it needs confirm_non_public.` });
+      }
+    }
+    const drawnFrom = (p: { id: string }) => artifacts.filter((a) => a.sourcePostId === p.id || (JSON.parse(a.sourcePostIds) as string[]).includes(p.id)).map((a) => a.id);
+    await recordEvents(
+      tx,
+      deps,
+      ctx.run.workspaceId,
+      posts.map((p) => ({
+        type: 'post.retired' as const,
+        data: { post_id: p.id, operator_id: pipelineId, reason: 'direct_message', artifact_ids: drawnFrom(p), unscheduled_artifact_ids: drawnFrom(p).filter((id) => unscheduled.includes(id)) },
+      })),
+    );
+    return { post_ids: posts.map((p) => p.id), artifact_ids: artifacts.map((a) => a.id), unscheduled_artifact_ids: unscheduled };
+  });
+  if (retired) ctx.deps.events.wake();
+  return retired;
+}
 
 /** Posts written per transaction while an archive is ingested (17 parameters a post: well under SQLite's 32,766). */
 export const ARCHIVE_BATCH = 500;

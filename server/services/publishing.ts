@@ -8,6 +8,7 @@ import { adapterFor, AdapterError, type Platform, type Published } from '../adap
 import { JobError, TransientError, type JobContext, type JobHooks, type RunFailure } from '../jobs/registry.js';
 import type { Db } from '../store/database.js';
 import { findPipeline } from '../store/pipelines.js';
+import { RETIRED } from '../store/posts.js';
 import * as parts from '../store/published-parts.js';
 import type { PublishedPartRow } from '../store/published-parts.js';
 import { setRunProgress } from '../store/runs.js';
@@ -47,6 +48,10 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
   // Only the run the artifact names publishes it: an unschedule or a reschedule meanwhile took it away.
   const a = await parts.startPublishing(deps.db, { id, runId: run.id, now: deps.clock.now() });
   if (!a) return { artifact_id: id, skipped: 'The artifact is no longer this run\'s to publish (unscheduled, rescheduled or gone).' };
+  // Retired as a source after this run was queued (a direct message): it goes out only if the request confirmed.
+  if (a.sourceVisibility === RETIRED && ctx.input.confirm_non_public !== true) {
+    throw new JobError('forbidden', `The artifact ${id} draws on a direct message that ingest retired as a source; publish it again with confirm_non_public: true to make that text public.`);
+  }
   const pipeline = await findPipeline(deps.db, a.workspaceId, a.pipelineId);
   if (!pipeline) throw new JobError('not_found', 'The pipeline of this artifact no longer exists.');
   const platform = pipeline.platform as Platform;

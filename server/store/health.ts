@@ -4,7 +4,7 @@ import { first, type Db } from './database.js';
 import type { ArtifactRow } from './artifacts.js';
 import type { DeliveryRow } from './deliveries.js';
 import type { RunRow } from './pipelines.js';
-import type { PostRow } from './posts.js';
+import { RETIRED, type PostRow } from './posts.js';
 
 const DRAFT_KINDS = ['draft', 'regenerate_variant'];
 
@@ -53,11 +53,11 @@ export function artifactsInReview(db: Db, pipelineId: string, take: number): Pro
 
 /** Posts without any draft, newest first. */
 export function postsWithoutArtifact(db: Db, pipelineId: string, take: number): Promise<PostRow[]> {
-  return db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', pipelineId).where('artifactCount', '=', 0).orderBy('publishedAt', 'desc').orderBy('id', 'desc').limit(take).execute();
+  return db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', pipelineId).where('artifactCount', '=', 0).where('visibility', '!=', RETIRED).orderBy('publishedAt', 'desc').orderBy('id', 'desc').limit(take).execute();
 }
 
 export async function countPosts(db: Db, pipelineId: string): Promise<number> {
-  const r = await db.selectFrom('SourcePost').select((eb) => eb.fn.countAll().as('n')).where('pipelineId', '=', pipelineId).executeTakeFirstOrThrow();
+  const r = await db.selectFrom('SourcePost').select((eb) => eb.fn.countAll().as('n')).where('pipelineId', '=', pipelineId).where('visibility', '!=', RETIRED).executeTakeFirstOrThrow();
   return Number(r.n);
 }
 

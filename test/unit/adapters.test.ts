@@ -61,7 +61,7 @@ describe('feeds', () => {
 
 describe('archives (the small sample exports, as auth_material)', () => {
   const creds = (name: string, secondary: string | null = null) => ({ secret: archiveFixture(name), secondary });
-  const list = (name: string, secondary: string | null = null) => archiveAdapter.listPosts(null as never, 'h', creds(name, secondary), { max: 100 });
+  const list = (name: string, secondary: string | null = null) => archiveAdapter.listPosts(null as never, 'h', creds(name, secondary), { max: 100 }).then((l) => l.posts);
 
   it('detects each sample export and reads the own posts only', async () => {
     for (const f of ['x-tweets.js', 'linkedin-Shares.csv', 'mastodon-outbox.json']) {

@@ -48,6 +48,7 @@ function facts(over: Partial<Facts> = {}): Facts {
     missingAltText: [],
     unpostable: [],
     exportOnly: [],
+    fromDirect: [],
     ...over,
   };
 }
@@ -123,6 +124,20 @@ describe('diagnose checks', () => {
     expect(issues[0]!.code).toBe('no_account');
     expect(diagnoseStatus(issues)).toBe('unhealthy');
     expect(diagnoseStatus(issues.slice(1))).toBe('degraded');
+  });
+
+  it('reports artifacts drawn from a retired direct message: published ones as a warning with their address, the others as info', () => {
+    const artifact = (id: string, state: string, publishedUrl: string | null = null) => ({ id, state, publishedUrl, text: 'x', sourceVisibility: 'direct' }) as unknown as Facts['fromDirect'][number];
+    const issues = issuesOf(facts({ fromDirect: [artifact('art_p', 'published', 'https://mastodon.example/@ada/9'), artifact('art_r', 'ready'), artifact('art_d', 'draft')] }));
+    expect(issues.map((i) => [i.code, i.severity])).toEqual([
+      ['direct_message_source', 'warning'],
+      ['direct_message_source', 'info'],
+    ]);
+    expect(issues[0]).toMatchObject({ suggested_action: 'fetch_artifact', suggested_endpoint: 'GET /api/agent/v1/artifacts/art_p' });
+    expect(issues[0]!.message).toContain('art_p (https://mastodon.example/@ada/9)');
+    expect(issues[1]!.message).toMatch(/^2 unpublished artifacts .*art_r, art_d/);
+    expect(diagnoseStatus(issues)).toBe('degraded');
+    expect(codes(facts())).not.toContain('direct_message_source');
   });
 
   it('flags unpublished artifacts with images without alt text, naming the newest in the endpoint', () => {

@@ -35,7 +35,7 @@ describe('a run waiting to retry', () => {
     const f = {
       pipeline: { id: 'pl_1', workspaceId: 'ws', handle: 'https://blog.example.org/feed.xml', intent: 'i', tone: null, platform: 'rss', createdAt: NOW, updatedAt: NOW },
       now: NOW, needsAccount: false, account: null, ingest: { last: good, lastGood: good, count: 1 }, stalled: [], retrying: [row()], postCount: 3,
-      failedDrafts: [], deliveries: [], publishFailed: [], dueSoon: [], llm: null, allowHosts: [], missingAltText: [], unpostable: [], exportOnly: [],
+      failedDrafts: [], deliveries: [], publishFailed: [], dueSoon: [], llm: null, allowHosts: [], missingAltText: [], unpostable: [], exportOnly: [], fromDirect: [],
     } satisfies Facts;
     const issue = issuesOf(f).find((i) => i.code === 'run_retrying');
     expect(issue).toMatchObject({ severity: 'warning', suggested_endpoint: 'GET /api/agent/v1/runs/run_1' });

@@ -41,7 +41,7 @@ export const archiveAdapter: PlatformAdapter = {
         posts.push(p);
         if (posts.length >= opts.max) break;
       }
-      return posts;
+      return { posts, withdrawn: [] };
     } catch (err) {
       throw asAdapterError(err);
     }
