@@ -1,5 +1,6 @@
 // Pipelines and the runs that belong to them.
 import { first, transaction, type Db, type Row } from './database.js';
+import { RETIRED } from './posts.js';
 import { firstOf, precompiled } from './precompiled.js';
 
 export type PipelineRow = Row<'Pipeline'>;
@@ -16,7 +17,7 @@ const pipelineWithCounts = precompiled((db, workspaceId: string, id: string) =>
     .selectFrom('Pipeline')
     .selectAll('Pipeline')
     .select((eb) => [
-      eb.selectFrom('SourcePost').select((c) => c.fn.countAll().as('n')).whereRef('SourcePost.pipelineId', '=', 'Pipeline.id').as('postCount'),
+      eb.selectFrom('SourcePost').select((c) => c.fn.countAll().as('n')).whereRef('SourcePost.pipelineId', '=', 'Pipeline.id').where('SourcePost.visibility', '!=', RETIRED).as('postCount'),
       eb.selectFrom('Artifact').select((c) => c.fn.countAll().as('n')).whereRef('Artifact.pipelineId', '=', 'Pipeline.id').as('artifactCount'),
     ])
     .where('Pipeline.id', '=', id)

@@ -118,6 +118,9 @@ describe('direct messages an older version stored as public posts', () => {
       expect(row).toMatchObject({ visibility: 'direct', text: '', url: null, media: '[]' });
       expect(await countRows(s.running.deps.db, 'Decode', { postId: id })).toBe(0);
     }
+    // The pipeline's post count is the posts it lists: the retired ones are not counted.
+    const pipeline = await unwrap(s.client().GET(`${V1}/pipelines/{id}`, { params: { path: { id: pipelineId } } }));
+    expect(pipeline.post_count).toBe(posts.length);
     const inbox = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pipelineId } } }));
     expect(inbox.data.some((i) => i.kind === 'source_without_artifact' && (i.post_id === ids.bob || i.post_id === ids.carol))).toBe(false);
     // One post.retired event a post, naming the artifacts drawn from it.
