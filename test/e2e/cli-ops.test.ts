@@ -28,7 +28,7 @@ describe('pipelines', () => {
   it('shows a pipeline as a table on a terminal, as tab-separated lines when piped, and as JSON with --json', async () => {
     const { pipeline_id } = await t.newPipeline();
     const [table, piped, j] = await Promise.all([
-      run(['pipelines', 'get', pipeline_id], undefined, { CPA_FORCE_TTY: '1' }),
+      run(['pipelines', 'get', pipeline_id], { CPA_FORCE_TTY: '1' }),
       run(['pipelines', 'get', pipeline_id]),
       run(['pipelines', 'get', pipeline_id, '--json']),
     ]);

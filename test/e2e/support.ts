@@ -1,12 +1,18 @@
-// Runs the real `cpa` binary (clients/cli/bin/cpa.js, which runs the compiled clients/cli/dist) as a subprocess, in an environment of its
-// own: an empty config directory and none of the caller's CPA_* / DATA_DIR settings, so that a
-// test sees only what it passes.
+// Runs `cpa` for the tests, in an environment of its own (an empty config directory and none of
+// the caller's CPA_* / DATA_DIR settings, so that a test sees only what it passes), two ways:
+// - `cpaIn`: in this process, through `runCli` (clients/cli/src/run.ts) with its output captured
+//   and the environment injected: what most tests use (no process start-up per command);
+// - `cpa` / `spawnCpa`: the real binary (clients/cli/bin/cpa.js, which runs the compiled
+//   clients/cli/dist) as a subprocess, for what only a process shows: the launcher and the build,
+//   stdin, signals, a command that keeps running beside others (`stream`, `mcp`), the process's
+//   time zone, the operator commands that open the database from the environment.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { runCli } from '../../clients/cli/src/run.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -99,6 +105,14 @@ export async function cpa(args: string[], opts: CpaOptions = {}): Promise<CpaRes
   return spawnCpa(args, { ...opts, input: opts.input ?? '' }).done;
 }
 
+/**
+ * `cpa ARGS…` in this process, with the same environment as a subprocess would have; `tty`: stdout
+ * and stderr are terminals. One at a time (the CLI's context is the module's): await each.
+ */
+export function cpaIn(args: string[], opts: { env?: Record<string, string>; tty?: boolean } = {}): Promise<CpaResult> {
+  return runCli(args, { env: cpaEnv(opts.env), tty: opts.tty });
+}
+
 /** Parses stdout as JSON, failing with the whole output when it is not. */
 export function json<T = Record<string, unknown>>(r: CpaResult): T {
   try {
@@ -135,7 +149,10 @@ export function cliServer() {
     get ws() {
       return workspaceId;
     },
-    run: (args: string[], input?: string, env?: Record<string, string>) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], { input, env }),
+    /** `cpa` in this process with the server's address and token. */
+    run: (args: string[], env?: Record<string, string>) => cpaIn(['--base-url', self.s.url, '--token', self.s.token, ...args], { env }),
+    /** The same through the binary, in a subprocess (stdin, the process's time zone). */
+    spawn: (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], opts),
     /** `cpa pipelines create`; an archive's handle by default (publishing needs no upstream). */
     async newPipeline(handle = 'cli-test-archive', intent = `intent ${Math.random()}`) {
       const r = await self.run(['pipelines', 'create', '--handle', handle, '--intent', intent, '--json']);
