@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { seedPosts, workspaceOf } from '../support/seed.js';
 import { expectRunSucceeded } from '../support/runs.js';
-import { alongside, cpa, expectExit, spawnCpa } from './support.js';
+import { alongside, cpaIn, expectExit, spawnCpa } from './support.js';
 
 // Subprocesses and a restart: generous limits for a loaded machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -56,7 +56,7 @@ describe('cpa stream', () => {
     expect(events.map((e) => e.type)).toEqual(['riff.ready', 'riff.ready']);
     expect(events.map((e) => e.data.riff_id)).toEqual([first, second]);
 
-    const replay = await cpa(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'riff.ready', '--last-event-id', events[0]!.id, '--max-events', '1', '--json']);
+    const replay = await cpaIn(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'riff.ready', '--last-event-id', events[0]!.id, '--max-events', '1', '--json']);
     expectExit(replay, 0);
     expect(lines(replay.stdout)).toEqual([events[1]]);
   });
@@ -82,9 +82,9 @@ describe('cpa stream', () => {
   });
 
   it('ends with the error code on a refused token (no retry loop)', async () => {
-    const r = await cpa(['--base-url', s.url, '--token', 'c'.repeat(64), 'stream']);
+    const r = await cpaIn(['--base-url', s.url, '--token', 'c'.repeat(64), 'stream']);
     expectExit(r, 3);
-    const bad = await cpa(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'no.such']);
+    const bad = await cpaIn(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'no.such']);
     expectExit(bad, 4);
   });
 });
