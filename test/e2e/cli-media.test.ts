@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { photoWithGps } from '../support/images.js';
-import { V1 } from '../support/pipelines.js';
+import { V1 } from '../support/api.js';
 import { workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { cpaBin, cpaEnv, cpaIn, expectExit, json, projectRoot } from './support.js';

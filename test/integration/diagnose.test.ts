@@ -13,8 +13,8 @@ import { refusal } from '../support/errors.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { insertRow } from '../support/rows.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 let fake: Fake;
 
 const ITEMS = [1, 2].map((n) => ({ guid: `g${n}`, title: `Release ${n}`, description: `Notes for release ${n}. It is faster.`, link: `https://blog.example.org/r${n}`, pubDate: new Date(Date.UTC(2026, 10, n)) }));

@@ -11,8 +11,8 @@ import { serverSuite } from '../support/suite.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { countRows, findRows, insertRow } from '../support/rows.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 
 const SOURCE =

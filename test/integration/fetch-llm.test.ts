@@ -8,8 +8,8 @@ import { ContentPipelineError, unwrap, type Schemas } from '../../clients/typesc
 import { caught } from '../support/caught.js';
 import { outboundEnvFor, startFake, type Fake } from '../support/https-fake.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const product = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/pages/product.html'));
 
 let s: TestServer;

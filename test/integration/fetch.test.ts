@@ -9,8 +9,8 @@ import { ContentPipelineError, unwrap, type Schemas } from '../../clients/typesc
 import { caught } from '../support/caught.js';
 import { startFake, type Fake } from '../support/https-fake.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const pagesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/pages');
 const page = (name: string) => readFileSync(path.join(pagesDir, name));
 

@@ -8,9 +8,8 @@ import { newIdempotencyKey, unwrap, type ApiClient } from '../../clients/typescr
 import { rssFeed } from '../support/feeds.js';
 import { startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
-import { asArtifact } from '../support/publish.js';
+import { asArtifact, V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 let fake: Fake;
 
 const ITEMS = [

@@ -5,8 +5,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { refusal } from '../support/errors.js';
 import { countRows, updateRows } from '../support/rows.js';
-import { rawRequest } from '../support/raw.js';
-import { asArtifact } from '../support/publish.js';
+import { asArtifact, rawRequest, V1 } from '../support/api.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -16,7 +15,6 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const V1 = '/api/agent/v1';
 
 const raw = (path: string, init: RequestInit & { token?: string | null } = {}) => rawRequest(s, path, init);
 
@@ -271,10 +269,8 @@ describe('idempotency', () => {
     const key = newIdempotencyKey();
     const body = JSON.stringify({ handle: '@bob@mastodon.example', intent: 'replay', idempotency_key: key });
     const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
-    const first = await fetch(`${s.url}${V1}/pipelines/from-intent`, { ...init, headers: { ...init.headers, Authorization: `Bearer ${s.token}` } });
-    const firstText = await first.text();
-    const second = await fetch(`${s.url}${V1}/pipelines/from-intent`, { ...init, headers: { ...init.headers, Authorization: `Bearer ${s.token}` } });
-    const secondText = await second.text();
+    const { res: first, text: firstText } = await raw(`${V1}/pipelines/from-intent`, init);
+    const { res: second, text: secondText } = await raw(`${V1}/pipelines/from-intent`, init);
     expect(second.status).toBe(first.status);
     expect(secondText).toBe(firstText);
     expect(second.headers.get('idempotent-replayed')).toBe('true');

@@ -16,8 +16,8 @@ import { groupCommit, groupCommitStats } from '../../server/store/group-commit.j
 import { countRows } from '../support/rows.js';
 import { seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 let n = 0;
 

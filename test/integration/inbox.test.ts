@@ -8,8 +8,8 @@ import { seedArtifact } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 import { refusal } from '../support/errors.js';
 import { insertRow } from '../support/rows.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 
 async function pipeline(handle: string) {

@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, listAllPosts, V1 } from '../support/pipelines.js';
-import { publishRequest } from '../support/publish.js';
+import { connect, ingest, listAllPosts, publishRequest, V1 } from '../support/api.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

@@ -7,7 +7,7 @@ import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js
 import { sweepUnusedMedia } from '../../server/services/media.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { photoWithGps, upload } from '../support/images.js';
-import { V1 } from '../support/pipelines.js';
+import { V1 } from '../support/api.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { serverSuite } from '../support/suite.js';
 

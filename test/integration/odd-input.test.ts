@@ -3,11 +3,10 @@
 // refuses. Never a 5xx, never HTML or a stack trace; always the envelope with X-Request-Id.
 import { describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
-import { rawRequest, type RawReply } from '../support/raw.js';
+import { type RawReply, rawRequest, V1 } from '../support/api.js';
 import { serverSuite } from '../support/suite.js';
 
 const t = serverSuite();
-const V1 = '/api/agent/v1';
 const raw = (path: string, init: RequestInit & { token?: string | null } = {}) => rawRequest(t.s, path, init);
 
 const newPipeline = () =>

@@ -8,8 +8,7 @@ import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, listAllPosts, recordedEvents, V1 } from '../support/pipelines.js';
-import { asAccepted, getArtifact, publishRequest } from '../support/publish.js';
+import { asAccepted, connect, getArtifact, ingest, listAllPosts, publishRequest, recordedEvents, V1 } from '../support/api.js';
 import { countRows, findRow, findRows, updateRows } from '../support/rows.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';

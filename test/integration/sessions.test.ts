@@ -9,8 +9,8 @@ import { refusal } from '../support/errors.js';
 import { expectRunSucceeded, waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { findRow, findRows } from '../support/rows.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 let fake: Fake;
 let pipelineId: string;
 let postId: string;

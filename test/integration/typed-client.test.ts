@@ -20,7 +20,7 @@ import {
   type ClientOptions,
 } from '../../clients/typescript/src/index.js';
 import { refusal } from '../support/errors.js';
-import { V1 } from '../support/pipelines.js';
+import { V1 } from '../support/api.js';
 import { seedPosts } from '../support/seed.js';
 import { startTestServer } from '../support/server.js';
 import { serverSuite } from '../support/suite.js';

@@ -12,8 +12,8 @@ import { countRows, findRows, insertRow } from '../support/rows.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 
 // Realistic text: a ZWJ family, a flag, a skin tone, CJK, combining marks, a long URL, a remote mention, hashtags.

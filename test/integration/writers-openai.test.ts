@@ -7,8 +7,8 @@ import { startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
 import { expectRunSucceeded, waitForRun } from '../support/runs.js';
 import { seedPosts } from '../support/seed.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const KEY = 'sk-test-0123456789abcdef';
 let fake: Fake;
 /** What the fake answers next: a queue of [status, content]; the last one repeats. */
