@@ -15,6 +15,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../clients/cli/src/run.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { unique } from '../support/api.js';
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const cpaBin = path.join(projectRoot, 'clients/cli/bin/cpa.js');
@@ -154,7 +155,7 @@ export function cliServer() {
     /** The same through the binary, in a subprocess (stdin, the process's time zone). */
     spawn: (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], opts),
     /** `cpa pipelines create`; an archive's handle by default (publishing needs no upstream). */
-    async newPipeline(handle = 'cli-test-archive', intent = `intent ${Math.random()}`) {
+    async newPipeline(handle = 'cli-test-archive', intent = unique('intent')) {
       const r = await self.run(['pipelines', 'create', '--handle', handle, '--intent', intent, '--json']);
       expectExit(r, 0);
       return json<{ pipeline_id: string; run_id: string; resumed: boolean }>(r);

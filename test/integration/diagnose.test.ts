@@ -13,7 +13,7 @@ import { refusal } from '../support/errors.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { insertRow } from '../support/rows.js';
-import { V1 } from '../support/api.js';
+import { newPipeline, unique, V1 } from '../support/api.js';
 
 let fake: Fake;
 
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 /** Starts a pipeline and waits for its first ingest to finish. */
 async function ingested(handle: string) {
-  const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: `diagnose ${Math.random()}`, idempotency_key: newIdempotencyKey() } }));
+  const r = await newPipeline(t.s, { handle, intent: unique('diagnose') });
   const run = await waitForRun(t.s.running.deps, r.run_id);
   return { pipelineId: r.pipeline_id, run };
 }

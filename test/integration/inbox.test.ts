@@ -8,12 +8,12 @@ import { seedArtifact } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 import { refusal } from '../support/errors.js';
 import { insertRow } from '../support/rows.js';
-import { V1 } from '../support/api.js';
+import { newPipeline, unique, V1 } from '../support/api.js';
 
 const t = serverSuite();
 
 async function pipeline(handle: string) {
-  const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: `inbox ${Math.random()}`, idempotency_key: newIdempotencyKey() } }));
+  const r = await newPipeline(t.s, { handle, intent: unique('inbox') });
   await waitForRun(t.s.running.deps, r.run_id);
   return r.pipeline_id;
 }

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
-import { V1 } from '../support/api.js';
+import { unique, V1 } from '../support/api.js';
 
 let s: TestServer;
 const clients: Client[] = [];
@@ -38,7 +38,7 @@ async function call(c: Client, name: string, args: Record<string, unknown> = {})
 /** An archive's pipeline: publishing marks an artifact published without an upstream. */
 const HANDLE = 'mcp-test-archive';
 
-async function newPipeline(c: Client, intent = `intent ${Math.random()}`) {
+async function newPipeline(c: Client, intent = unique('intent')) {
   const r = await call(c, 'create_pipeline_from_intent', { handle: HANDLE, intent });
   expect(r.isError).toBeFalsy();
   return r.structuredContent as { pipeline_id: string; run_id: string; resumed: boolean };

@@ -7,7 +7,7 @@ import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js
 import { sweepUnusedMedia } from '../../server/services/media.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { photoWithGps, upload } from '../support/images.js';
-import { V1 } from '../support/api.js';
+import { newPipeline, unique, V1 } from '../support/api.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { serverSuite } from '../support/suite.js';
 
@@ -18,8 +18,7 @@ const bare = { type: 'image', url: 'https://files.mastodon.example/media/team.jp
 const clip = { type: 'gif', url: 'https://files.mastodon.example/media/demo.mp4', archive_path: null, alt_text: null, width: 480, height: 270 };
 
 async function pipeline() {
-  const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@ada@mastodon.example', intent: `Release posts ${Math.random()}`, idempotency_key: newIdempotencyKey() } }));
-  return r.pipeline_id;
+  return (await newPipeline(t.s, { intent: unique('Release posts') })).pipeline_id;
 }
 
 let seq = 0;

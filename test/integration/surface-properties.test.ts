@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
-import { type RawReply, rawRequest, V1 } from '../support/api.js';
+import { type RawReply, rawRequest, uniqueKey, V1 } from '../support/api.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 
@@ -115,7 +115,7 @@ describe('the HTTP surface, property-based', () => {
         { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...Object.keys(base), 'extra'), json).map(([k, v]) => ({ ...base, [k]: v })) },
         { weight: 1, arbitrary: json },
       );
-    const key = () => `prop-${Math.random().toString(36).slice(2)}-key`;
+    const key = () => uniqueKey('prop');
     const targets = [
       { method: 'POST', path: () => `${V1}/artifacts/${ids.artifact}/transition`, body: body({ to: 'ready', idempotency_key: key() }) },
       { method: 'POST', path: () => `${V1}/posts/${ids.post}/draft`, body: body({ style_reference: 'Short.', idempotency_key: key() }) },

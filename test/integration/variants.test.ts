@@ -12,7 +12,7 @@ import { countRows, findRows, insertRow } from '../support/rows.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
-import { V1 } from '../support/api.js';
+import { newPipeline, unique, V1 } from '../support/api.js';
 
 const t = serverSuite();
 
@@ -30,7 +30,7 @@ async function pipelineWithPost(handle = '@ada@mastodon.example', platform?: 'rs
   // A feed or archive pipeline is inserted as a row: creating it through the API would queue an ingest that reaches out.
   const pipelineId = platform
     ? (await insertRow(deps.db, 'Pipeline', { id: deps.ids.id('pl'), workspaceId: t.ws, handle, intent: 'Release posts', tone: null, platform, createdAt: new Date(), updatedAt: new Date() })).id
-    : (await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: `Release posts ${Math.random()}`, idempotency_key: newIdempotencyKey() } }))).pipeline_id;
+    : (await newPipeline(t.s, { handle, intent: unique('Release posts') })).pipeline_id;
   const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });
   return { pipelineId, postId: postId! };
 }
