@@ -6,7 +6,7 @@ import { newIdempotencyKey, unwrap, type Schemas } from '../../clients/typescrip
 import { saveAccount, setProbeResult } from '../../server/store/accounts.js';
 import { diagnosePipeline } from '../../server/services/diagnose.js';
 import { rssFeed } from '../support/feeds.js';
-import { startFake, type Fake } from '../support/https-fake.js';
+import { reply, startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
 import { startTestServer } from '../support/server.js';
 import { refusal } from '../support/errors.js';
@@ -21,13 +21,12 @@ const ITEMS = [1, 2].map((n) => ({ guid: `g${n}`, title: `Release ${n}`, descrip
 
 beforeAll(async () => {
   fake = await startFake({
-    tls: true,
-    handler: (req, res) => {
-      if (req.url === '/feed.xml') res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Blog', ITEMS));
-      else if (req.url === '/down.xml') res.writeHead(503).end('down for maintenance');
-      else if (req.url === '/empty.xml') res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Empty', []));
-      else res.writeHead(404).end('gone');
+    routes: {
+      '/feed.xml': reply(200, rssFeed('Blog', ITEMS), 'application/rss+xml'),
+      '/down.xml': reply(503, 'down for maintenance'),
+      '/empty.xml': reply(200, rssFeed('Empty', []), 'application/rss+xml'),
     },
+    handler: reply(404, 'gone'),
   });
 });
 const t = serverSuite(() => fake.outboundEnv);
