@@ -202,7 +202,7 @@ describe('uploads', () => {
     const imported = await uploadImport(client, { path: file, handle: 'ada-x-upload' });
     expect(imported).toMatchObject({ handle: 'ada-x-upload', format: 'x' });
     expect(proxy.seen.map((s) => new URL(s.url, proxy.url).searchParams.get('idempotency_key'))).toEqual(['upload-key-0000000001', 'upload-key-0000000001']);
-    expect(proxy.seen[1]!.body).toBe(readFileSync(file, 'utf8'));
+    expect(proxy.seen[1]!.body.toString('utf8')).toBe(readFileSync(file, 'utf8'));
   });
 });
 
