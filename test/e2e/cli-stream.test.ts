@@ -2,13 +2,13 @@
 // and a reconnect with backoff and Last-Event-ID across a server restart (same port, same
 // database) that loses no event.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
+import { unwrap } from '../../clients/typescript/src/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { seedPosts, workspaceOf } from '../support/seed.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { alongside, cpaIn, expectExit, spawnCpa } from './support.js';
-import { V1 } from '../support/api.js';
+import { draftPost, newPipeline } from '../support/api.js';
 
 // Subprocesses and a restart: generous limits for a loaded machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -21,7 +21,7 @@ let posts: string[];
 beforeAll(async () => {
   db = await createTestDatabase();
   s = await startTestServer({ db });
-  const created = await unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'stream-archive', intent: 'stream', idempotency_key: newIdempotencyKey() } }));
+  const created = await newPipeline(s, { handle: 'stream-archive', intent: 'stream' });
   pipelineId = created.pipeline_id;
   posts = await seedPosts(s.running.deps, { workspaceId: await workspaceOf(s.running.deps, s.token), pipelineId, count: 4 });
 });
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 /** Drafts a post and waits for its run: the run emits riff.ready. */
 async function draft(postId: string) {
-  const accepted = await unwrap(s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { idempotency_key: newIdempotencyKey() } }));
+  const accepted = await unwrap(draftPost(s, postId));
   await expectRunSucceeded(s.running.deps, accepted.run_id);
   return accepted.artifact_id;
 }

@@ -11,10 +11,10 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../clients/cli/src/run.js';
-import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { seedArtifact, seedPosts } from '../support/seed.js';
+import type { TestServer } from '../support/server.js';
+import { serverSuite } from '../support/suite.js';
 import { unique } from '../support/api.js';
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -133,22 +133,14 @@ export function expectExit(r: CpaResult, code: number) {
  * (cpa with its address and token) and seeds made through the CLI and the store.
  */
 export function cliServer() {
-  let server: TestServer | undefined;
-  let workspaceId = '';
-  beforeAll(async () => {
-    server = await startTestServer();
-    workspaceId = await workspaceOf(server.running.deps, server.token);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const suite = serverSuite();
   const self = {
     get s(): TestServer {
-      if (!server) throw new Error('the server is not started yet');
-      return server;
+      if (!suite.s) throw new Error('the server is not started yet');
+      return suite.s;
     },
     get ws() {
-      return workspaceId;
+      return suite.ws;
     },
     /** `cpa` in this process with the server's address and token. */
     run: (args: string[], env?: Record<string, string>) => cpaIn(['--base-url', self.s.url, '--token', self.s.token, ...args], { env }),
@@ -163,12 +155,12 @@ export function cliServer() {
     /** A new pipeline with `count` seeded posts. */
     async pipelineWithPosts(count: number, handle?: string) {
       const { pipeline_id } = await self.newPipeline(handle);
-      return { pipelineId: pipeline_id, postIds: await seedPosts(self.s.running.deps, { workspaceId, pipelineId: pipeline_id, count }) };
+      return { pipelineId: pipeline_id, postIds: await seedPosts(self.s.running.deps, { workspaceId: self.ws, pipelineId: pipeline_id, count }) };
     },
     /** A new pipeline with one post and one artifact of it in `state`. */
     async artifact(state: string, opts: { handle?: string; text?: string } = {}) {
       const { pipelineId, postIds } = await self.pipelineWithPosts(1, opts.handle);
-      const art = await seedArtifact(self.s.running.deps, { workspaceId, pipelineId, postId: postIds[0]!, state, text: opts.text });
+      const art = await seedArtifact(self.s.running.deps, { workspaceId: self.ws, pipelineId, postId: postIds[0]!, state, text: opts.text });
       return { pipelineId, postId: postIds[0]!, artifactId: art.id };
     },
   };

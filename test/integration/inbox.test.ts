@@ -1,14 +1,14 @@
 // The inbox through the client: its three kinds, most urgent first (anomalies, drafts in review,
 // then posts without a draft by engagement), with the ids and the calls an agent needs.
 import { describe, expect, it } from 'vitest';
-import { newIdempotencyKey, unwrap, type Schemas } from '../../clients/typescript/src/index.js';
+import { unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 import { refusal } from '../support/errors.js';
 import { insertRow } from '../support/rows.js';
-import { newPipeline, unique, V1 } from '../support/api.js';
+import { moveArtifact, newPipeline, unique, V1 } from '../support/api.js';
 
 const t = serverSuite();
 
@@ -86,7 +86,7 @@ describe('the inbox', () => {
     const during = await inbox(pl);
     expect(of(during.data, 'source_without_artifact')).toEqual([]);
     expect(of(during.data, 'draft_in_review').map((i) => i.artifact_id)).toEqual([a.id]);
-    await unwrap(t.s.client().POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id: a.id } }, body: { to: 'ready', idempotency_key: newIdempotencyKey() } }));
+    await moveArtifact(t.s, a.id, 'ready');
     expect(of((await inbox(pl)).data, 'draft_in_review')).toEqual([]);
   });
 

@@ -16,7 +16,7 @@ import { mastodonArchive, writeZip, xArchive, type Generated } from '../support/
 import { outboundEnvFor } from '../support/https-fake.js';
 import { photoWithGps, upload } from '../support/images.js';
 import { startBlueskyFake, startMastodonFake, type FakeStatus } from '../support/platforms.js';
-import { connect, getArtifact, ingest, publishRequest, rawRequest, V1 } from '../support/api.js';
+import { connect, draftPost, getArtifact, ingest, publishRequest, rawRequest, V1 } from '../support/api.js';
 import { expectRunSucceeded, waitForRun } from '../support/runs.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -110,7 +110,7 @@ async function allPosts(pipelineId: string): Promise<Schemas['SourcePost'][]> {
 }
 
 async function draft(postId: string, body: Omit<Schemas['DraftRequest'], 'idempotency_key'> = {}): Promise<Artifact> {
-  const accepted = await timed('POST /posts/{id}/draft', () => unwrap(s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { ...body, idempotency_key: newIdempotencyKey() } })));
+  const accepted = await timed('POST /posts/{id}/draft', () => unwrap(draftPost(s, postId, body)));
   await expectRunSucceeded(s.running.deps, accepted.run_id, { timeoutMs: 30_000 });
   return timed('GET /artifacts/{id}', () => getArtifact(s, accepted.artifact_id));
 }

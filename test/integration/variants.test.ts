@@ -12,7 +12,7 @@ import { countRows, findRows, insertRow } from '../support/rows.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
-import { newPipeline, unique, V1 } from '../support/api.js';
+import { draftPost, newPipeline, unique, V1 } from '../support/api.js';
 
 const t = serverSuite();
 
@@ -190,7 +190,7 @@ describe('publishableParts (the publishing seam)', () => {
 describe('drafting with targets', () => {
   type DraftBody = { targets?: TargetPlatform[]; parent_artifact_id?: string };
   async function drafted(postId: string, body: DraftBody = {}) {
-    const accepted = await unwrap(t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { ...body, idempotency_key: newIdempotencyKey() } }));
+    const accepted = await unwrap(draftPost(t.s, postId, body));
     const { output } = await expectRunSucceeded(t.s.running.deps, accepted.run_id);
     return { artifact: await getArtifact(accepted.artifact_id), output };
   }
