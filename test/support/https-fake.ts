@@ -100,7 +100,7 @@ export interface Fake {
   /** `127.0.0.1:<port>`: the entry for `OUTBOUND_ALLOW_HOSTS`. */
   host: string;
   port: number;
-  /** PEM file of the throwaway CA that signed the server certificate (for `OUTBOUND_EXTRA_CA_FILE`). */
+  /** PEM file of the throwaway CA that signed the server certificate (for `OUTBOUND_EXTRA_CA_FILE`); '' for plain HTTP. */
   caFile: string;
   /** The settings that let the service's outbound client reach this fake, for `startTestServer({ env })`. */
   outboundEnv: Record<string, string>;
@@ -150,7 +150,8 @@ export function throwawayPki(hostnames: string[] = []): Pki {
 
 export async function startFake(opts: FakeOptions): Promise<Fake> {
   const tls = opts.tls ?? true;
-  const pki = throwawayPki(opts.hostnames);
+  // plain HTTP needs no certificate (making one starts openssl twice in a fresh process)
+  const pki = tls ? throwawayPki(opts.hostnames) : null;
   const requests: RecordedRequest[] = [];
   const routes = compileRoutes(opts.routes ?? {});
   const route = (req: http.IncomingMessage): [FakeHandler, Record<string, string>] => {
@@ -177,7 +178,7 @@ export async function startFake(opts: FakeOptions): Promise<Fake> {
         });
     });
   };
-  const server = tls ? https.createServer({ cert: pki.cert, key: pki.key }, listener) : http.createServer(listener);
+  const server = pki ? https.createServer({ cert: pki.cert, key: pki.key }, listener) : http.createServer(listener);
   const sockets = new Set<Socket>();
   if (opts.onConnect) {
     const onConnect = opts.onConnect;
@@ -192,14 +193,14 @@ export async function startFake(opts: FakeOptions): Promise<Fake> {
   });
   const port = (server.address() as AddressInfo).port;
   const host = `127.0.0.1:${port}`;
-  const outboundEnv: Record<string, string> = tls
+  const outboundEnv: Record<string, string> = pki
     ? { OUTBOUND_ALLOW_HOSTS: host, OUTBOUND_EXTRA_CA_FILE: pki.caFile }
     : { OUTBOUND_ALLOW_HOSTS: host, OUTBOUND_ALLOW_HTTP_FOR_ALLOWED_HOSTS: 'true' };
   return {
     url: `${tls ? 'https' : 'http'}://${host}`,
     host,
     port,
-    caFile: pki.caFile,
+    caFile: pki?.caFile ?? '',
     outboundEnv,
     requests,
     close: () =>
