@@ -12,7 +12,7 @@ import path from 'node:path';
 import { createTestDatabase } from '../../test/support/database.js';
 import { outboundEnvFor } from '../../test/support/https-fake.js';
 import { mastodonStatus, startMastodonFake } from '../../test/support/platforms.js';
-import { connect, ingest, listAllPosts } from '../../test/support/pipelines.js';
+import { connect, ingest, listAllPosts } from '../../test/support/api.js';
 import { workspaceOf } from '../../test/support/seed.js';
 import { startTestServer } from '../../test/support/server.js';
 import { root } from './children.js';

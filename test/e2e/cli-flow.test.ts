@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startFake, type Fake } from '../support/https-fake.js';
+import { reply, startFake, type Fake } from '../support/https-fake.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { cpa, expectExit, json, projectRoot } from './support.js';
 
@@ -19,17 +19,7 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'cpa-flow-'));
 const PAGE = readFileSync(path.join(projectRoot, 'test/fixtures/pages/changelog.html'));
 
 beforeAll(async () => {
-  fake = await startFake({
-    tls: true,
-    handler: (req, res) => {
-      if (req.url === '/gone') {
-        res.statusCode = 410;
-        return res.end('gone');
-      }
-      res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      res.end(PAGE);
-    },
-  });
+  fake = await startFake({ routes: { '/gone': reply(410, 'gone') }, handler: reply(200, PAGE, 'text/html; charset=utf-8') });
   s = await startTestServer({ env: fake.outboundEnv });
 });
 afterAll(async () => {

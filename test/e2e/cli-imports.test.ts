@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mastodonArchive, writeTarGz } from '../support/exports.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { cpa, expectExit, json } from './support.js';
+import { cpaIn, expectExit, json } from './support.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -23,7 +23,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const run = (args: string[]) => cpa(['--base-url', s.url, '--token', s.token, ...args]);
+const run = (args: string[]) => cpaIn(['--base-url', s.url, '--token', s.token, ...args]);
 
 describe('cpa imports upload', () => {
   it('uploads the archive file, then ingests it with --intent --wait, showing upload and ingest progress', async () => {

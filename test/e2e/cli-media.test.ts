@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { photoWithGps } from '../support/images.js';
-import { V1 } from '../support/pipelines.js';
+import { V1 } from '../support/api.js';
 import { workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { cpa, cpaBin, cpaEnv, expectExit, json, projectRoot } from './support.js';
+import { cpaBin, cpaEnv, cpaIn, expectExit, json, projectRoot } from './support.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -52,20 +52,20 @@ afterAll(async () => {
 
 describe('cpa media', () => {
   it('uploads an image with its alt text, and refuses a file that is not one', async () => {
-    const r = await cpa(['media', 'upload', path.join(dir, 'launch.jpg'), '--alt', 'Ada at the launch, 🎂 in hand', '--json'], env());
+    const r = await cpaIn(['media', 'upload', path.join(dir, 'launch.jpg'), '--alt', 'Ada at the launch, 🎂 in hand', '--json'], env());
     expectExit(r, 0);
     expect(json(r)).toMatchObject({ content_type: 'image/jpeg', width: 40, height: 60, alt_text: 'Ada at the launch, 🎂 in hand', in_use: false });
-    const bad = await cpa(['media', 'upload', path.join(dir, 'notes.jpg')], env());
+    const bad = await cpaIn(['media', 'upload', path.join(dir, 'notes.jpg')], env());
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('validation_failed');
     expect(bad.stderr).toContain('is not a JPEG, PNG, WebP or GIF image');
   });
 
   it('drafts with --media/--alt after the carried media, shows them in a table, and sets alt text with artifacts media', async () => {
-    const r = await cpa(['posts', 'draft', postId, '--media', path.join(dir, 'launch.jpg'), '--alt', 'Ada at the launch', '--wait', '--json'], env());
+    const r = await cpaIn(['posts', 'draft', postId, '--media', path.join(dir, 'launch.jpg'), '--alt', 'Ada at the launch', '--wait', '--json'], env());
     expectExit(r, 0);
     const artifactId = json<{ artifact_id: string }>(r).artifact_id;
-    const got = await cpa(['artifacts', 'get', artifactId], env());
+    const got = await cpaIn(['artifacts', 'get', artifactId], env());
     expectExit(got, 0);
     expect(got.stdout).toMatch(new RegExp(`^1\t${postId}:0\timage\t1600×900\tMISSING$`, 'm'));
     expect(got.stdout).toMatch(/^2\tmed_[0-9a-f]+\timage\t40×60\tAda at the launch$/m);
@@ -73,7 +73,7 @@ describe('cpa media', () => {
 
     const a = await unwrap(s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id: artifactId } } }));
     const upload = a.media![1]!.id;
-    const set = await cpa(['artifacts', 'media', artifactId, upload, `${postId}:0`, '--alt', `${postId}:0=Bar chart: CI time per week, 38 → 17 minutes`], env());
+    const set = await cpaIn(['artifacts', 'media', artifactId, upload, `${postId}:0`, '--alt', `${postId}:0=Bar chart: CI time per week, 38 → 17 minutes`], env());
     expectExit(set, 0);
     expect(set.stdout).toMatch(new RegExp(`^1\t${upload}\t`, 'm'));
     expect(set.stdout).toMatch(/^2\tpost_\S+\timage\t1600×900\tBar chart: CI time per week, 38 → 17 minutes$/m);

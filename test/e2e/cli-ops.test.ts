@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { seedArtifact } from '../support/seed.js';
 import { cliServer, cpa, expectExit, json } from './support.js';
 import { updateRows } from '../support/rows.js';
+import { unique, uniqueKey } from '../support/api.js';
 
 // Subprocesses: generous limits for a loaded machine (each call takes well under a second when idle).
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -13,9 +14,9 @@ const run = t.run;
 
 describe('pipelines', () => {
   it('creates with a generated idempotency key per command, and replays with a given one', async () => {
-    const intent = `replay ${Math.random()}`;
+    const intent = unique('replay');
     const a = await t.newPipeline(undefined, intent);
-    const key = `cli-test-key-${Math.random().toString(36).slice(2)}`;
+    const key = uniqueKey('cli-test');
     const args = ['pipelines', 'create', '--handle', 'cli-test-archive', '--intent', intent, '--idempotency-key', key, '--json'];
     const [b, c] = [await t.newPipeline(undefined, intent), json(await run(args))];
     // a new key per command: the second is a real resume with a new run
@@ -28,7 +29,7 @@ describe('pipelines', () => {
   it('shows a pipeline as a table on a terminal, as tab-separated lines when piped, and as JSON with --json', async () => {
     const { pipeline_id } = await t.newPipeline();
     const [table, piped, j] = await Promise.all([
-      run(['pipelines', 'get', pipeline_id], undefined, { CPA_FORCE_TTY: '1' }),
+      run(['pipelines', 'get', pipeline_id], { CPA_FORCE_TTY: '1' }),
       run(['pipelines', 'get', pipeline_id]),
       run(['pipelines', 'get', pipeline_id, '--json']),
     ]);
@@ -108,7 +109,7 @@ describe('artifacts', () => {
 
     expect(json(await run(['artifacts', 'transition', id, '--to', 'ready', '--json']))).toMatchObject({ id, state: 'ready' });
 
-    const key = `publish-key-${Math.random().toString(36).slice(2)}`;
+    const key = uniqueKey('publish');
     const published = json(await run(['artifacts', 'publish', id, '--idempotency-key', key, '--json']));
     expect(published).toMatchObject({ id, state: 'published' });
     const [replay, fresh] = await Promise.all([run(['artifacts', 'publish', id, '--idempotency-key', key, '--json']), run(['artifacts', 'publish', id])]);

@@ -1,6 +1,7 @@
 // `cpa` commands for a pipeline's health (diagnose, inbox) and the session bridges, end to end.
 import { describe, expect, it, vi } from 'vitest';
 import { cliServer, expectExit, json } from './support.js';
+import { unique } from '../support/api.js';
 
 // Subprocesses: generous limits for a loaded machine (each call takes well under a second when idle).
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -32,7 +33,7 @@ describe('diagnose and inbox', () => {
 
 describe('sessions', () => {
   it('adds items, regenerates a variant with --wait, refreshes a source, and shows the activity', async () => {
-    const session = `ses_cli_${Math.random().toString(36).slice(2, 10)}`;
+    const session = `ses_cli_${unique('review').replace('-', '_')}`;
     const { artifactId } = await t.artifact('review', { text: 'A variant to regenerate.' });
     const art = { id: artifactId };
     // the first item creates the session (concurrent first items race on PostgreSQL: reported)

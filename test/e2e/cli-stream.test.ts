@@ -2,12 +2,13 @@
 // and a reconnect with backoff and Last-Event-ID across a server restart (same port, same
 // database) that loses no event.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
+import { unwrap } from '../../clients/typescript/src/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { seedPosts, workspaceOf } from '../support/seed.js';
 import { expectRunSucceeded } from '../support/runs.js';
-import { alongside, cpa, expectExit, spawnCpa } from './support.js';
+import { alongside, cpaIn, expectExit, spawnCpa } from './support.js';
+import { draftPost, newPipeline } from '../support/api.js';
 
 // Subprocesses and a restart: generous limits for a loaded machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -20,7 +21,7 @@ let posts: string[];
 beforeAll(async () => {
   db = await createTestDatabase();
   s = await startTestServer({ db });
-  const created = await unwrap(s.client().POST('/api/agent/v1/pipelines/from-intent', { body: { handle: 'stream-archive', intent: 'stream', idempotency_key: newIdempotencyKey() } }));
+  const created = await newPipeline(s, { handle: 'stream-archive', intent: 'stream' });
   pipelineId = created.pipeline_id;
   posts = await seedPosts(s.running.deps, { workspaceId: await workspaceOf(s.running.deps, s.token), pipelineId, count: 4 });
 });
@@ -31,7 +32,7 @@ afterAll(async () => {
 
 /** Drafts a post and waits for its run: the run emits riff.ready. */
 async function draft(postId: string) {
-  const accepted = await unwrap(s.client().POST('/api/agent/v1/posts/{id}/draft', { params: { path: { id: postId } }, body: { idempotency_key: newIdempotencyKey() } }));
+  const accepted = await unwrap(draftPost(s, postId));
   await expectRunSucceeded(s.running.deps, accepted.run_id);
   return accepted.artifact_id;
 }
@@ -56,7 +57,7 @@ describe('cpa stream', () => {
     expect(events.map((e) => e.type)).toEqual(['riff.ready', 'riff.ready']);
     expect(events.map((e) => e.data.riff_id)).toEqual([first, second]);
 
-    const replay = await cpa(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'riff.ready', '--last-event-id', events[0]!.id, '--max-events', '1', '--json']);
+    const replay = await cpaIn(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'riff.ready', '--last-event-id', events[0]!.id, '--max-events', '1', '--json']);
     expectExit(replay, 0);
     expect(lines(replay.stdout)).toEqual([events[1]]);
   });
@@ -82,9 +83,9 @@ describe('cpa stream', () => {
   });
 
   it('ends with the error code on a refused token (no retry loop)', async () => {
-    const r = await cpa(['--base-url', s.url, '--token', 'c'.repeat(64), 'stream']);
+    const r = await cpaIn(['--base-url', s.url, '--token', 'c'.repeat(64), 'stream']);
     expectExit(r, 3);
-    const bad = await cpa(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'no.such']);
+    const bad = await cpaIn(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'no.such']);
     expectExit(bad, 4);
   });
 });

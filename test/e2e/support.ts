@@ -1,14 +1,21 @@
-// Runs the real `cpa` binary (clients/cli/bin/cpa.js, which runs the compiled clients/cli/dist) as a subprocess, in an environment of its
-// own: an empty config directory and none of the caller's CPA_* / DATA_DIR settings, so that a
-// test sees only what it passes.
+// Runs `cpa` for the tests, in an environment of its own (an empty config directory and none of
+// the caller's CPA_* / DATA_DIR settings, so that a test sees only what it passes), two ways:
+// - `cpaIn`: in this process, through `runCli` (clients/cli/src/run.ts) with its output captured
+//   and the environment injected: what most tests use (no process start-up per command);
+// - `cpa` / `spawnCpa`: the real binary (clients/cli/bin/cpa.js, which runs the compiled
+//   clients/cli/dist) as a subprocess, for what only a process shows: the launcher and the build,
+//   stdin, signals, a command that keeps running beside others (`stream`, `mcp`), the process's
+//   time zone, the operator commands that open the database from the environment.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
-import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { runCli } from '../../clients/cli/src/run.js';
+import { seedArtifact, seedPosts } from '../support/seed.js';
+import type { TestServer } from '../support/server.js';
+import { serverSuite } from '../support/suite.js';
+import { unique } from '../support/api.js';
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const cpaBin = path.join(projectRoot, 'clients/cli/bin/cpa.js');
@@ -99,6 +106,14 @@ export async function cpa(args: string[], opts: CpaOptions = {}): Promise<CpaRes
   return spawnCpa(args, { ...opts, input: opts.input ?? '' }).done;
 }
 
+/**
+ * `cpa ARGS…` in this process, with the same environment as a subprocess would have; `tty`: stdout
+ * and stderr are terminals. One at a time (the CLI's context is the module's): await each.
+ */
+export function cpaIn(args: string[], opts: { env?: Record<string, string>; tty?: boolean } = {}): Promise<CpaResult> {
+  return runCli(args, { env: cpaEnv(opts.env), tty: opts.tty });
+}
+
 /** Parses stdout as JSON, failing with the whole output when it is not. */
 export function json<T = Record<string, unknown>>(r: CpaResult): T {
   try {
@@ -118,26 +133,21 @@ export function expectExit(r: CpaResult, code: number) {
  * (cpa with its address and token) and seeds made through the CLI and the store.
  */
 export function cliServer() {
-  let server: TestServer | undefined;
-  let workspaceId = '';
-  beforeAll(async () => {
-    server = await startTestServer();
-    workspaceId = await workspaceOf(server.running.deps, server.token);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const suite = serverSuite();
   const self = {
     get s(): TestServer {
-      if (!server) throw new Error('the server is not started yet');
-      return server;
+      if (!suite.s) throw new Error('the server is not started yet');
+      return suite.s;
     },
     get ws() {
-      return workspaceId;
+      return suite.ws;
     },
-    run: (args: string[], input?: string, env?: Record<string, string>) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], { input, env }),
+    /** `cpa` in this process with the server's address and token. */
+    run: (args: string[], env?: Record<string, string>) => cpaIn(['--base-url', self.s.url, '--token', self.s.token, ...args], { env }),
+    /** The same through the binary, in a subprocess (stdin, the process's time zone). */
+    spawn: (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], opts),
     /** `cpa pipelines create`; an archive's handle by default (publishing needs no upstream). */
-    async newPipeline(handle = 'cli-test-archive', intent = `intent ${Math.random()}`) {
+    async newPipeline(handle = 'cli-test-archive', intent = unique('intent')) {
       const r = await self.run(['pipelines', 'create', '--handle', handle, '--intent', intent, '--json']);
       expectExit(r, 0);
       return json<{ pipeline_id: string; run_id: string; resumed: boolean }>(r);
@@ -145,12 +155,12 @@ export function cliServer() {
     /** A new pipeline with `count` seeded posts. */
     async pipelineWithPosts(count: number, handle?: string) {
       const { pipeline_id } = await self.newPipeline(handle);
-      return { pipelineId: pipeline_id, postIds: await seedPosts(self.s.running.deps, { workspaceId, pipelineId: pipeline_id, count }) };
+      return { pipelineId: pipeline_id, postIds: await seedPosts(self.s.running.deps, { workspaceId: self.ws, pipelineId: pipeline_id, count }) };
     },
     /** A new pipeline with one post and one artifact of it in `state`. */
     async artifact(state: string, opts: { handle?: string; text?: string } = {}) {
       const { pipelineId, postIds } = await self.pipelineWithPosts(1, opts.handle);
-      const art = await seedArtifact(self.s.running.deps, { workspaceId, pipelineId, postId: postIds[0]!, state, text: opts.text });
+      const art = await seedArtifact(self.s.running.deps, { workspaceId: self.ws, pipelineId, postId: postIds[0]!, state, text: opts.text });
       return { pipelineId, postId: postIds[0]!, artifactId: art.id };
     },
   };

@@ -9,7 +9,7 @@ import { refusal } from '../support/errors.js';
 import { createCipher, KEY_FILE } from '../../server/services/crypto.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { rssDocument, startBlueskyFake, startConnectProxy, startFeedFake, startMastodonFake, type ProxyFake } from '../support/platforms.js';
-import { archiveFixture, connect, V1 } from '../support/pipelines.js';
+import { archiveFixture, connect, V1 } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { findRows } from '../support/rows.js';
 

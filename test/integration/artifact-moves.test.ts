@@ -5,9 +5,8 @@ import { ContentPipelineError, newIdempotencyKey, unwrap, type Schemas } from '.
 import { refusal } from '../support/errors.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
-import { asArtifact } from '../support/publish.js';
+import { asArtifact, rawRequest, V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 type To = Schemas['ArtifactTransitionRequest']['to'];
 const t = serverSuite();
 let pipelineId: string;
@@ -68,13 +67,13 @@ describe('refused moves', () => {
 
   it('cannot move to published (that is the publish operation) — 422 naming `to`', async () => {
     const id = await artifact('ready');
-    const res = await fetch(`${t.s.url}${V1}/artifacts/${id}/transition`, {
+    const { res, body } = await rawRequest(t.s, `${V1}/artifacts/${id}/transition`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${t.s.token}`, 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ to: 'published', idempotency_key: newIdempotencyKey() }),
     });
     expect(res.status).toBe(422);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('to');
+    expect(body.error?.message).toContain('to');
   });
 
   it('is 404 for an unknown artifact and for another workspace', async () => {

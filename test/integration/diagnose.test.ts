@@ -6,28 +6,27 @@ import { newIdempotencyKey, unwrap, type Schemas } from '../../clients/typescrip
 import { saveAccount, setProbeResult } from '../../server/store/accounts.js';
 import { diagnosePipeline } from '../../server/services/diagnose.js';
 import { rssFeed } from '../support/feeds.js';
-import { startFake, type Fake } from '../support/https-fake.js';
+import { reply, startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
 import { startTestServer } from '../support/server.js';
 import { refusal } from '../support/errors.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { insertRow } from '../support/rows.js';
+import { newPipeline, unique, V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 let fake: Fake;
 
 const ITEMS = [1, 2].map((n) => ({ guid: `g${n}`, title: `Release ${n}`, description: `Notes for release ${n}. It is faster.`, link: `https://blog.example.org/r${n}`, pubDate: new Date(Date.UTC(2026, 10, n)) }));
 
 beforeAll(async () => {
   fake = await startFake({
-    tls: true,
-    handler: (req, res) => {
-      if (req.url === '/feed.xml') res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Blog', ITEMS));
-      else if (req.url === '/down.xml') res.writeHead(503).end('down for maintenance');
-      else if (req.url === '/empty.xml') res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Empty', []));
-      else res.writeHead(404).end('gone');
+    routes: {
+      '/feed.xml': reply(200, rssFeed('Blog', ITEMS), 'application/rss+xml'),
+      '/down.xml': reply(503, 'down for maintenance'),
+      '/empty.xml': reply(200, rssFeed('Empty', []), 'application/rss+xml'),
     },
+    handler: reply(404, 'gone'),
   });
 });
 const t = serverSuite(() => fake.outboundEnv);
@@ -37,7 +36,7 @@ afterAll(async () => {
 
 /** Starts a pipeline and waits for its first ingest to finish. */
 async function ingested(handle: string) {
-  const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: `diagnose ${Math.random()}`, idempotency_key: newIdempotencyKey() } }));
+  const r = await newPipeline(t.s, { handle, intent: unique('diagnose') });
   const run = await waitForRun(t.s.running.deps, r.run_id);
   return { pipelineId: r.pipeline_id, run };
 }

@@ -11,16 +11,15 @@ import { serverSuite } from '../support/suite.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { countRows, findRows, insertRow } from '../support/rows.js';
+import { newPipeline, unique, V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 
 const SOURCE =
   'Shipped v2.3 of our importer today. It is 4x faster on large CSV files, because we stream rows instead of loading the whole file. Memory use dropped from 2 GB to 150 MB. https://example.org/blog/v2-3 #opensource';
 
-async function pipeline(intent = `Weekly posts about releases ${Math.random()}`) {
-  const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@ada@mastodon.example', intent, tone: 'plain and technical', idempotency_key: newIdempotencyKey() } }));
-  return r.pipeline_id;
+async function pipeline(intent = unique('Weekly posts about releases')) {
+  return (await newPipeline(t.s, { intent, tone: 'plain and technical' })).pipeline_id;
 }
 
 let seq = 0;

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentPipelineError, unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { caught } from '../support/caught.js';
-import { outboundEnvFor, startFake, type Fake } from '../support/https-fake.js';
+import { outboundEnvFor, reply, startFake, type Fake } from '../support/https-fake.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const product = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/pages/product.html'));
 
 let s: TestServer;
@@ -19,13 +19,13 @@ let provider: Fake;
 let answer: { status: number; content?: string; raw?: string } = { status: 200, content: '{}' };
 
 beforeAll(async () => {
-  site = await startFake({ tls: true, handler: (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(product) });
+  site = await startFake({ handler: reply(200, product, 'text/html; charset=utf-8') });
   provider = await startFake({
-    tls: true,
-    handler: (req, res) => {
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
-      const body = answer.raw ?? JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop' }] });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body);
+    routes: {
+      'POST /v1/chat/completions': (_req, res) => {
+        const body = answer.raw ?? JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop' }] });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body);
+      },
     },
   });
   s = await startTestServer({ env: { ...outboundEnvFor(site, provider), LLM_BASE_URL: `${provider.url}/v1`, LLM_API_KEY: 'sk-test-key', LLM_MODEL: 'test-model' } });

@@ -7,45 +7,39 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentPipelineError, unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { caught } from '../support/caught.js';
-import { startFake, type Fake } from '../support/https-fake.js';
+import { reply, startFake, type Fake } from '../support/https-fake.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const pagesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/pages');
 const page = (name: string) => readFileSync(path.join(pagesDir, name));
 
 let s: TestServer;
 let site: Fake;
 
-function serveSite(): Parameters<typeof startFake>[0]['handler'] {
-  const html = (name: string) => ({ type: 'text/html; charset=utf-8', body: page(name) });
-  const routes: Record<string, { type: string | null; body: Buffer | string; status?: number; headers?: Record<string, string> }> = {
-    '/posts/shipping-v2-3': html('article.html'),
-    '/grinders/eg-42': html('product.html'),
-    '/recipes/tomato-soup': html('recipe.html'),
-    '/changelog': html('changelog.html'),
-    '/cafe': { type: 'text/html', body: page('cafe-cp1252.html') },
-    '/notes.txt': { type: 'text/plain; charset=utf-8', body: page('notes.txt') },
-    '/untyped': { type: null, body: page('recipe.html') },
-    '/report.pdf': { type: 'application/pdf', body: '%PDF-1.7\n%fake\n' },
-    '/data.json': { type: 'application/json', body: '{"a":1}' },
-    '/missing': { type: 'text/html', body: '<h1>Not found</h1>', status: 404 },
-    '/broken': { type: 'text/html', body: '<h1>Oops</h1>', status: 500 },
-    '/moved': { type: null, body: '', status: 301, headers: { location: '/posts/shipping-v2-3' } },
-    '/loop': { type: null, body: '', status: 302, headers: { location: '/loop' } },
-    '/to-metadata': { type: null, body: '', status: 302, headers: { location: 'https://169.254.169.254/latest/meta-data/' } },
-    '/to-loopback-name': { type: null, body: '', status: 307, headers: { location: 'https://localhost/admin' } },
-    '/huge': { type: 'text/html', body: Buffer.alloc(6 * 1024 * 1024, 0x61) },
-  };
-  return (req, res) => {
-    const r = routes[new URL(req.url ?? '/', 'https://x.invalid').pathname];
-    if (!r) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('no such page');
-    res.writeHead(r.status ?? 200, { ...(r.type ? { 'content-type': r.type } : {}), ...r.headers }).end(r.body);
-  };
-}
+const HTML = 'text/html; charset=utf-8';
+const redirect = (status: number, location: string) => reply(status, '', null, { location });
+const SITE = {
+  '/posts/shipping-v2-3': reply(200, page('article.html'), HTML),
+  '/grinders/eg-42': reply(200, page('product.html'), HTML),
+  '/recipes/tomato-soup': reply(200, page('recipe.html'), HTML),
+  '/changelog': reply(200, page('changelog.html'), HTML),
+  '/cafe': reply(200, page('cafe-cp1252.html'), 'text/html'),
+  '/notes.txt': reply(200, page('notes.txt')),
+  '/untyped': reply(200, page('recipe.html'), null),
+  '/report.pdf': reply(200, '%PDF-1.7\n%fake\n', 'application/pdf'),
+  '/data.json': reply(200, '{"a":1}', 'application/json'),
+  '/missing': reply(404, '<h1>Not found</h1>', 'text/html'),
+  '/broken': reply(500, '<h1>Oops</h1>', 'text/html'),
+  '/moved': redirect(301, '/posts/shipping-v2-3'),
+  '/loop': redirect(302, '/loop'),
+  '/to-metadata': redirect(302, 'https://169.254.169.254/latest/meta-data/'),
+  '/to-loopback-name': redirect(307, 'https://localhost/admin'),
+  '/huge': reply(200, Buffer.alloc(6 * 1024 * 1024, 0x61), 'text/html'),
+};
 
 beforeAll(async () => {
-  site = await startFake({ tls: true, handler: serveSite() });
+  site = await startFake({ routes: SITE, handler: reply(404, 'no such page') });
   s = await startTestServer({ env: site.outboundEnv });
 });
 afterAll(async () => {

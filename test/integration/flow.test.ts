@@ -6,11 +6,10 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap, type ApiClient } from '../../clients/typescript/src/index.js';
 import { rssFeed } from '../support/feeds.js';
-import { startFake, type Fake } from '../support/https-fake.js';
+import { reply, startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
-import { asArtifact } from '../support/publish.js';
+import { asArtifact, V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 let fake: Fake;
 
 const ITEMS = [
@@ -31,7 +30,7 @@ const ITEMS = [
 ];
 
 beforeAll(async () => {
-  fake = await startFake({ tls: true, handler: (_req, res) => void res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(rssFeed('Example blog', ITEMS)) });
+  fake = await startFake({ handler: reply(200, rssFeed('Example blog', ITEMS), 'application/rss+xml') });
 });
 const t = serverSuite(() => fake.outboundEnv);
 let client: ApiClient;

@@ -5,8 +5,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { refusal } from '../support/errors.js';
 import { countRows, updateRows } from '../support/rows.js';
-import { rawRequest } from '../support/raw.js';
-import { asArtifact } from '../support/publish.js';
+import { asArtifact, newPipeline, rawRequest, unique, V1 } from '../support/api.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -16,13 +15,10 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const V1 = '/api/agent/v1';
 
 const raw = (path: string, init: RequestInit & { token?: string | null } = {}) => rawRequest(s, path, init);
 
-async function newPipeline(token = s.token, handle = '@ada@mastodon.example', intent = `intent ${Math.random()}`) {
-  return unwrap(s.client(token).POST(`${V1}/pipelines/from-intent`, { body: { handle, intent, idempotency_key: newIdempotencyKey() } }));
-}
+const pipelineOf = (token = s.token, handle = '@ada@mastodon.example', intent = unique('intent')) => newPipeline(s, { token, handle, intent });
 
 
 describe('authentication', () => {
@@ -68,7 +64,7 @@ describe('authentication', () => {
   });
 
   it('scopes every resource to the token workspace: another workspace gets 404', async () => {
-    const mine = await newPipeline();
+    const mine = await pipelineOf();
     const other = await s.newWorkspace();
     const err = await refusal(unwrap(s.client(other).GET(`${V1}/pipelines/{id}`, { params: { path: { id: mine.pipeline_id } } })));
     expect(err.status).toBe(404);
@@ -134,7 +130,7 @@ describe('errors', () => {
   });
 
   it('an unknown query parameter and an out-of-range limit are 422 naming the parameter', async () => {
-    const p = await newPipeline();
+    const p = await pipelineOf();
     const unknown = await raw(`${V1}/pipelines/${p.pipeline_id}?foo=1`);
     expect(unknown.res.status).toBe(422);
     expect(unknown.body.error?.message).toContain('foo');
@@ -158,7 +154,7 @@ describe('errors', () => {
 
 describe('pipelines', () => {
   it('creates, then resumes the same (handle, intent), queuing a run each time', async () => {
-    const first = await newPipeline(s.token, '@ada@mastodon.example', 'weekly notes');
+    const first = await pipelineOf(s.token, '@ada@mastodon.example', 'weekly notes');
     expect(first.resumed).toBe(false);
     const again = await unwrap(
       s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@ada@mastodon.example', intent: 'weekly notes', tone: 'dry', idempotency_key: newIdempotencyKey() } }),
@@ -175,7 +171,7 @@ describe('pipelines', () => {
 
 describe('posts', () => {
   it('pages newest first with cursors, without gaps or repeats, and filters by has_artifact', async () => {
-    const p = await newPipeline();
+    const p = await pipelineOf();
     const ws = await workspaceOf(s.running.deps, s.token);
     const ids = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, count: 25 });
     await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, postId: ids[3]!, state: 'review' });
@@ -203,8 +199,8 @@ describe('posts', () => {
   });
 
   it('refuses a tampered cursor, and a cursor from another list, with 400 bad_request', async () => {
-    const p = await newPipeline();
-    const q = await newPipeline();
+    const p = await pipelineOf();
+    const q = await pipelineOf();
     const ws = await workspaceOf(s.running.deps, s.token);
     await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, count: 3 });
     const page = await unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { limit: 1 } } }));
@@ -227,7 +223,7 @@ describe('posts', () => {
 describe('artifacts and publishing', () => {
   // An archive pipeline publishes without an upstream (platform publishing has its own tests).
   async function artifactIn(state: string) {
-    const p = await newPipeline(s.token, 'ada-archive');
+    const p = await pipelineOf(s.token, 'ada-archive');
     const ws = await workspaceOf(s.running.deps, s.token);
     const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, count: 1 });
     return seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, postId: postId!, state, text: 'Hello world' });
@@ -271,10 +267,8 @@ describe('idempotency', () => {
     const key = newIdempotencyKey();
     const body = JSON.stringify({ handle: '@bob@mastodon.example', intent: 'replay', idempotency_key: key });
     const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
-    const first = await fetch(`${s.url}${V1}/pipelines/from-intent`, { ...init, headers: { ...init.headers, Authorization: `Bearer ${s.token}` } });
-    const firstText = await first.text();
-    const second = await fetch(`${s.url}${V1}/pipelines/from-intent`, { ...init, headers: { ...init.headers, Authorization: `Bearer ${s.token}` } });
-    const secondText = await second.text();
+    const { res: first, text: firstText } = await raw(`${V1}/pipelines/from-intent`, init);
+    const { res: second, text: secondText } = await raw(`${V1}/pipelines/from-intent`, init);
     expect(second.status).toBe(first.status);
     expect(secondText).toBe(firstText);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
@@ -319,7 +313,7 @@ describe('idempotency', () => {
   });
 
   it('does not remember a request that failed, so it can be retried with the same key', async () => {
-    const p = await newPipeline(s.token, 'ada-archive');
+    const p = await pipelineOf(s.token, 'ada-archive');
     const ws = await workspaceOf(s.running.deps, s.token);
     const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, count: 1 });
     const a = await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: p.pipeline_id, postId: postId!, state: 'draft' });

@@ -21,8 +21,8 @@ import { recordEvent } from '../../server/services/events.js';
 import { countRows, findRows } from '../support/rows.js';
 import { seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 let n = 0;
 

@@ -7,9 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { linkedInArchive, mastodonArchive, writeTarGz, writeZip, xArchive } from '../support/exports.js';
-import { ingest, listAllPosts, V1 } from '../support/pipelines.js';
+import { asArtifact, ingest, listAllPosts, rawRequest, V1 } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { asArtifact } from '../support/publish.js';
 
 // Archives of MBs and thousands of posts: generous limits for a loaded machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -24,8 +23,8 @@ afterAll(async () => {
 
 async function upload(body: Buffer, query: Record<string, string>, contentType = 'application/zip', token = s.token) {
   const qs = new URLSearchParams({ idempotency_key: newIdempotencyKey(), ...query });
-  const res = await fetch(`${s.url}${V1}/imports?${qs}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType }, body: new Uint8Array(body) });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, any> };
+  const r = await rawRequest(s, `${V1}/imports?${qs}`, { method: 'POST', token, headers: { 'Content-Type': contentType }, body: new Uint8Array(body) });
+  return { status: r.res.status, headers: r.res.headers, json: r.body as Record<string, any> };
 }
 
 async function allPosts(pipelineId: string) {

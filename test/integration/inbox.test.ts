@@ -1,19 +1,19 @@
 // The inbox through the client: its three kinds, most urgent first (anomalies, drafts in review,
 // then posts without a draft by engagement), with the ids and the calls an agent needs.
 import { describe, expect, it } from 'vitest';
-import { newIdempotencyKey, unwrap, type Schemas } from '../../clients/typescript/src/index.js';
+import { unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 import { refusal } from '../support/errors.js';
 import { insertRow } from '../support/rows.js';
+import { moveArtifact, newPipeline, unique, V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 
 async function pipeline(handle: string) {
-  const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: `inbox ${Math.random()}`, idempotency_key: newIdempotencyKey() } }));
+  const r = await newPipeline(t.s, { handle, intent: unique('inbox') });
   await waitForRun(t.s.running.deps, r.run_id);
   return r.pipeline_id;
 }
@@ -86,7 +86,7 @@ describe('the inbox', () => {
     const during = await inbox(pl);
     expect(of(during.data, 'source_without_artifact')).toEqual([]);
     expect(of(during.data, 'draft_in_review').map((i) => i.artifact_id)).toEqual([a.id]);
-    await unwrap(t.s.client().POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id: a.id } }, body: { to: 'ready', idempotency_key: newIdempotencyKey() } }));
+    await moveArtifact(t.s, a.id, 'ready');
     expect(of((await inbox(pl)).data, 'draft_in_review')).toEqual([]);
   });
 

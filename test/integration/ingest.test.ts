@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, rssDocument, startBlueskyFake, startFeedFake, startMastodonFake } from '../support/platforms.js';
-import { archiveFixture, connect, failedIngest, ingest, ingestArchive, listAllPosts, recordedEvents, startPipeline } from '../support/pipelines.js';
+import { archiveFixture, connect, failedIngest, ingest, ingestArchive, listAllPosts, recordedEvents, startPipeline, V1 } from '../support/api.js';
 import { waitForRun } from '../support/runs.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { findRow, findRows } from '../support/rows.js';
@@ -143,7 +143,7 @@ describe('mastodon', () => {
     expect(run.errorCode).toBe('credential_missing');
     const [evt] = (await recordedEvents(s, 'operator.error')).filter((e) => e.data.operator_id === pipeline_id);
     expect(evt.data.error).toMatchObject({ code: 'credential_missing' });
-    const p = await s.client().GET('/api/agent/v1/pipelines/{id}', { params: { path: { id: pipeline_id } } });
+    const p = await s.client().GET(`${V1}/pipelines/{id}`, { params: { path: { id: pipeline_id } } });
     expect(p.data?.last_run?.error?.code).toBe('credential_missing');
   });
 

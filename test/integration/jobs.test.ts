@@ -11,7 +11,7 @@ import { findRunById } from '../../server/store/runs.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { rssDocument, startFeedFake } from '../support/platforms.js';
-import { archiveFixture, connect, ingestArchive, recordedEvents, startPipeline, V1 } from '../support/pipelines.js';
+import { archiveFixture, connect, ingestArchive, recordedEvents, startPipeline, V1 } from '../support/api.js';
 import { waitForRun } from '../support/runs.js';
 import { seedPosts, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';

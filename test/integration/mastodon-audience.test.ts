@@ -3,11 +3,10 @@
 // ingested, a followers-only status keeps its audience (so publishing a draft of it needs
 // confirm_non_public), and a status whose audience narrowed since is narrowed on the next ingest.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
+import { unwrap } from '../../clients/typescript/src/index.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, listAllPosts, V1 } from '../support/pipelines.js';
-import { publishRequest } from '../support/publish.js';
+import { connect, draftPost, ingest, listAllPosts, publishRequest } from '../support/api.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -42,7 +41,7 @@ describe('mastodon audiences', () => {
       ['Unlisted: notes for later', 'unlisted'],
     ]);
     const priv = posts.find((p) => p.visibility === 'followers')!;
-    const accepted = await unwrap(s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: priv.id } }, body: { idempotency_key: newIdempotencyKey() } }));
+    const accepted = await unwrap(draftPost(s, priv.id));
     await expectRunSucceeded(s.running.deps, accepted.run_id);
     const refused = await publishRequest(s, accepted.artifact_id);
     expect(refused.response.status).toBe(403);

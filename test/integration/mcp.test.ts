@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
+import { unique, V1 } from '../support/api.js';
 
 let s: TestServer;
 const clients: Client[] = [];
@@ -37,7 +38,7 @@ async function call(c: Client, name: string, args: Record<string, unknown> = {})
 /** An archive's pipeline: publishing marks an artifact published without an upstream. */
 const HANDLE = 'mcp-test-archive';
 
-async function newPipeline(c: Client, intent = `intent ${Math.random()}`) {
+async function newPipeline(c: Client, intent = unique('intent')) {
   const r = await call(c, 'create_pipeline_from_intent', { handle: HANDLE, intent });
   expect(r.isError).toBeFalsy();
   return r.structuredContent as { pipeline_id: string; run_id: string; resumed: boolean };
@@ -175,7 +176,7 @@ describe('tools', () => {
     expect(first.structuredContent).toMatchObject({ id: art.id, state: 'published' });
     const again = await call(c, 'publish_artifact', { id: art.id, idempotency_key: key });
     expect(again.structuredContent).toEqual(first.structuredContent);
-    const viaRest = await s.client().POST('/api/agent/v1/artifacts/{id}/publish', { params: { path: { id: art.id } }, body: { idempotency_key: key } });
+    const viaRest = await s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: art.id } }, body: { idempotency_key: key } });
     expect(viaRest.response.headers.get('idempotent-replayed')).toBe('true');
     expect(viaRest.data).toEqual(first.structuredContent);
     // without a key a fresh one is generated, so a second publish is a real (refused) attempt
@@ -263,7 +264,7 @@ describe('rate limit', () => {
       const c = await connect(limited.token, limited);
       // Spend the budget over REST until two requests are left.
       const rest = limited.client(limited.token, { maxRetries: 0 });
-      const remainingAfterGet = async () => Number((await rest.GET('/api/agent/v1/runs/{id}', { params: { path: { id: 'run_none' } } })).response.headers.get('ratelimit-remaining'));
+      const remainingAfterGet = async () => Number((await rest.GET(`${V1}/runs/{id}`, { params: { path: { id: 'run_none' } } })).response.headers.get('ratelimit-remaining'));
       for (let remaining = Infinity; remaining > 2; ) remaining = await remainingAfterGet();
       // The tool call gets through to the operation (404 for this id), for one request of the quota ...
       const body = textOf(await call(c, 'get_run', { id: 'run_none' }));
@@ -343,10 +344,10 @@ describe('batches', () => {
 
 describe('runs', () => {
   it('getRun answers the run of a created pipeline and 404 for another workspace', async () => {
-    const created = await unwrap(s.client().POST('/api/agent/v1/pipelines/from-intent', { body: { handle: 'ada.bsky.social', intent: 'runs', idempotency_key: newIdempotencyKey() } }));
-    const run = await unwrap(s.client().GET('/api/agent/v1/runs/{id}', { params: { path: { id: created.run_id } } }));
+    const created = await unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'ada.bsky.social', intent: 'runs', idempotency_key: newIdempotencyKey() } }));
+    const run = await unwrap(s.client().GET(`${V1}/runs/{id}`, { params: { path: { id: created.run_id } } }));
     expect(run).toMatchObject({ run_id: created.run_id, kind: 'ingest', status: expect.any(String) });
-    const other = await s.client(await s.newWorkspace('Runs other')).GET('/api/agent/v1/runs/{id}', { params: { path: { id: created.run_id } } });
+    const other = await s.client(await s.newWorkspace('Runs other')).GET(`${V1}/runs/{id}`, { params: { path: { id: created.run_id } } });
     expect(other.response.status).toBe(404);
   });
 });

@@ -12,7 +12,7 @@ import type { ImageToUpload } from '../../server/adapters/types.js';
 import { adapterContext } from '../../server/services/accounts.js';
 import { downloadImage } from '../../server/services/media.js';
 import { fitForPlatform } from '../../server/services/media-limits.js';
-import { outboundEnvFor, startFake, type Fake } from '../support/https-fake.js';
+import { outboundEnvFor, reply, startFake, type Fake } from '../support/https-fake.js';
 import { hasGpsIfd, noise, photoWithGps } from '../support/images.js';
 import { startBlueskyFake, startMastodonFake } from '../support/platforms.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -27,17 +27,7 @@ beforeAll(async () => {
   photo = await photoWithGps(1200, 800);
   mastodon = await startMastodonFake();
   bluesky = await startBlueskyFake();
-  cdn = await startFake({
-    tls: true,
-    handler: (req, res) => {
-      if (req.url === '/photo.jpg') {
-        res.writeHead(200, { 'content-type': 'image/jpeg' });
-        return res.end(photo);
-      }
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('no');
-    },
-  });
+  cdn = await startFake({ routes: { '/photo.jpg': reply(200, photo, 'image/jpeg') }, handler: reply(404, 'no') });
   s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake, cdn), ...bluesky.env } });
 });
 

@@ -3,11 +3,11 @@
 // a missing alt text is flagged on the artifact, in diagnose and in the inbox; uploads an
 // artifact uses survive the sweep.
 import { describe, expect, it } from 'vitest';
-import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
+import { unwrap } from '../../clients/typescript/src/index.js';
 import { sweepUnusedMedia } from '../../server/services/media.js';
 import { upsertPost } from '../../server/store/posts.js';
 import { photoWithGps, upload } from '../support/images.js';
-import { V1 } from '../support/pipelines.js';
+import { draftPost, moveArtifact, newPipeline, unique, V1 } from '../support/api.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { serverSuite } from '../support/suite.js';
 
@@ -18,8 +18,7 @@ const bare = { type: 'image', url: 'https://files.mastodon.example/media/team.jp
 const clip = { type: 'gif', url: 'https://files.mastodon.example/media/demo.mp4', archive_path: null, alt_text: null, width: 480, height: 270 };
 
 async function pipeline() {
-  const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@ada@mastodon.example', intent: `Release posts ${Math.random()}`, idempotency_key: newIdempotencyKey() } }));
-  return r.pipeline_id;
+  return (await newPipeline(t.s, { intent: unique('Release posts') })).pipeline_id;
 }
 
 let seq = 0;
@@ -44,7 +43,7 @@ async function post(pipelineId: string, media: unknown[]) {
 }
 
 async function drafted(postId: string, body: { parent_artifact_id?: string; additional_post_ids?: string[] } = {}) {
-  const accepted = await unwrap(t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { ...body, idempotency_key: newIdempotencyKey() } }));
+  const accepted = await unwrap(draftPost(t.s, postId, body));
   await expectRunSucceeded(t.s.running.deps, accepted.run_id);
   return getArtifact(accepted.artifact_id);
 }
@@ -131,7 +130,7 @@ describe('media of drafts', () => {
     expect(foreign.error?.error.message).toMatch(/^body\.media\[0\]\.id names neither/);
     expect((await getArtifact(a.id)).media).toHaveLength(1);
 
-    await unwrap(t.s.client().POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id: a.id } }, body: { to: 'discarded', idempotency_key: newIdempotencyKey() } }));
+    await moveArtifact(t.s, a.id, 'discarded');
     const late = await putMedia(a.id, []);
     expect(late.response.status).toBe(409);
     expect(late.error?.error).toMatchObject({ code: 'state_conflict', suggested_action: 'fetch_artifact' });

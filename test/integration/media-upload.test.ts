@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { sweepUnusedMedia } from '../../server/services/media.js';
 import { animatedGif, hasGpsIfd, noise, photoWithGps, pngBomb, upload } from '../support/images.js';
-import { V1 } from '../support/pipelines.js';
+import { V1 } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;

@@ -2,16 +2,13 @@
 // path, strings a database cannot store, odd spellings of numbers, requests Node's HTTP parser
 // refuses. Never a 5xx, never HTML or a stack trace; always the envelope with X-Request-Id.
 import { describe, expect, it } from 'vitest';
-import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
-import { rawRequest, type RawReply } from '../support/raw.js';
+import { newPipeline, type RawReply, rawRequest, unique, uniqueKey, V1 } from '../support/api.js';
 import { serverSuite } from '../support/suite.js';
 
 const t = serverSuite();
-const V1 = '/api/agent/v1';
 const raw = (path: string, init: RequestInit & { token?: string | null } = {}) => rawRequest(t.s, path, init);
 
-const newPipeline = () =>
-  unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'odd-input', intent: `odd ${Math.random()}`, idempotency_key: newIdempotencyKey() } }));
+const oddPipeline = () => newPipeline(t.s, { handle: 'odd-input', intent: unique('odd') });
 
 function expectEnvelope(r: RawReply, status: number, code: string) {
   expect([r.res.status, r.body.error?.code]).toEqual([status, code]);
@@ -77,7 +74,7 @@ describe('numbers and booleans in query strings: one spelling each', () => {
   const odd = ['1e1', '+5', '05', ' 5', '5 ', '0x10', '0b1', '0o7', '5.0', '5.', '.5', 'Infinity', '-Infinity', 'NaN', '1e400', '99999999999999999999999', '-0', '1_0', '５', ''];
 
   it('refuses other spellings of an integer as 422 naming the parameter', async () => {
-    const { pipeline_id } = await newPipeline();
+    const { pipeline_id } = await oddPipeline();
     for (const path of [`${V1}/pipelines/${pipeline_id}/posts`, '/api/sessions/activity']) {
       for (const value of odd) {
         const r = await raw(`${path}?limit=${encodeURIComponent(value)}`);
@@ -90,7 +87,7 @@ describe('numbers and booleans in query strings: one spelling each', () => {
   });
 
   it('a boolean is true or false, nothing else', async () => {
-    const { pipeline_id } = await newPipeline();
+    const { pipeline_id } = await oddPipeline();
     for (const value of ['TRUE', 'True', '1', '0', 'yes', ' true', 'false ', '']) {
       const r = await raw(`${V1}/pipelines/${pipeline_id}/posts?has_artifact=${encodeURIComponent(value)}`);
       expect(`has_artifact=${JSON.stringify(value)} → ${r.res.status}`).toBe(`has_artifact=${JSON.stringify(value)} → 422`);
@@ -102,7 +99,7 @@ describe('numbers and booleans in query strings: one spelling each', () => {
 
 describe('strings a database cannot store', () => {
   const post = (path: string, body: unknown, method = 'POST') => raw(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const key = () => `odd-input-${Math.random().toString(36).slice(2)}-key`;
+  const key = () => uniqueKey('odd-input');
 
   it('refuses NUL and unpaired surrogates in body fields as 422 naming the field, on every database', async () => {
     const cases: Array<[string, unknown, string, string?]> = [
@@ -127,7 +124,7 @@ describe('strings a database cannot store', () => {
     const r = await raw(`${V1}/artifacts/art_%00x`);
     expectEnvelope(r, 422, 'validation_failed');
     expect(r.body.error!.message).toMatch(/^(path|params)\.id /);
-    const { pipeline_id } = await newPipeline();
+    const { pipeline_id } = await oddPipeline();
     const q = await raw(`${V1}/pipelines/${pipeline_id}/posts?cursor=%00`);
     expect(q.res.status).toBeGreaterThanOrEqual(400);
     expect(q.res.status).toBeLessThan(500);

@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
 import { tidFor } from '../../server/adapters/bluesky.js';
 import { noise, photoWithGps, upload } from '../support/images.js';
-import { V1 } from '../support/pipelines.js';
-import { publishAndWait, publishRequest, publishingWorld } from '../support/publish.js';
+import { publishAndWait, publishingWorld, publishRequest, V1 } from '../support/api.js';
 import { deleteRows, findRows } from '../support/rows.js';
 import { seedArtifact } from '../support/seed.js';
 

@@ -8,8 +8,7 @@ import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, listAllPosts, recordedEvents, V1 } from '../support/pipelines.js';
-import { asAccepted, getArtifact, publishRequest } from '../support/publish.js';
+import { asAccepted, connect, getArtifact, ingest, listAllPosts, moveArtifact, publishRequest, recordedEvents, V1 } from '../support/api.js';
 import { countRows, findRow, findRows, updateRows } from '../support/rows.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
@@ -132,7 +131,7 @@ describe('scheduling', () => {
   it('discarding a scheduled artifact cancels its queued run: nothing goes out at the time, the schedule no longer lists it', async () => {
     const a = await ready('Scheduled, then thrown away 🗑️');
     const accepted = asAccepted(await unwrap(publishRequest(s, a.id, { at: inMs(1000) })));
-    const gone = await unwrap(s.client().POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id: a.id } }, body: { to: 'discarded', idempotency_key: newIdempotencyKey() } }));
+    const gone = await moveArtifact(s, a.id, 'discarded');
     expect(gone).toMatchObject({ state: 'discarded', schedule: null });
     expect(await findRow(s.running.deps.db, 'Run', { id: accepted.run.run_id })).toMatchObject({ status: 'failed', errorCode: 'discarded' });
     expect((await schedule(pipeline.id)).data.some((x) => x.id === a.id)).toBe(false);
@@ -178,7 +177,7 @@ describe('scheduling', () => {
     expect(report.status).toBe('unhealthy');
 
     // A failed publish can be discarded: the inbox and diagnose stop flagging it.
-    const dropped = await unwrap(s.client().POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id: a.id } }, body: { to: 'discarded', idempotency_key: newIdempotencyKey() } }));
+    const dropped = await moveArtifact(s, a.id, 'discarded');
     expect(dropped).toMatchObject({ state: 'discarded', publish_error: null });
     const after = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: p.id } } }));
     expect(after.data.some((i) => i.id === `flagged_anomaly:publish_failed:${a.id}`)).toBe(false);

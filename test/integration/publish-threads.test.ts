@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
 import { tidFor } from '../../server/adapters/bluesky.js';
-import { V1 } from '../support/pipelines.js';
-import { asAccepted, getArtifact, publishRequest, publishingWorld } from '../support/publish.js';
+import { asAccepted, getArtifact, publishingWorld, publishRequest, V1 } from '../support/api.js';
 import { findRows, deleteRows } from '../support/rows.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact } from '../support/seed.js';

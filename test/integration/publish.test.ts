@@ -8,12 +8,11 @@ import { refusal } from '../support/errors.js';
 import { tidFor } from '../../server/adapters/bluesky.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, ingestArchive, listAllPosts, startPipeline, V1 } from '../support/pipelines.js';
+import { asAccepted, asArtifact, connect, getArtifact, ingest, ingestArchive, listAllPosts, startPipeline, V1 } from '../support/api.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { findRow, findRows } from '../support/rows.js';
-import { asAccepted, asArtifact, getArtifact } from '../support/publish.js';
 
 let s: TestServer;
 let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;

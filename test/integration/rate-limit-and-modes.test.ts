@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createWorkspace } from '../../server/services/tokens.js';
+import { rawRequest, V1 } from '../support/api.js';
 
 let s: TestServer | undefined;
 afterEach(async () => {
@@ -12,7 +13,7 @@ afterEach(async () => {
 describe('rate limiting', () => {
   it('answers 429 rate_limited with Retry-After and RateLimit-Remaining 0 past the quota, per token', async () => {
     s = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
-    const get = (token: string) => fetch(`${s!.url}/api/agent/v1/pipelines/pl_none`, { headers: { Authorization: `Bearer ${token}` } });
+    const get = async (token: string) => (await rawRequest(s!, `${V1}/pipelines/pl_none`, { token })).res;
     const remaining: number[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await get(s.token);
@@ -20,10 +21,9 @@ describe('rate limiting', () => {
       remaining.push(Number(res.headers.get('ratelimit-remaining')));
     }
     expect(remaining).toEqual([4, 3, 2, 1, 0]);
-    const limited = await get(s.token);
+    const { res: limited, body } = await rawRequest(s, `${V1}/pipelines/pl_none`);
     expect(limited.status).toBe(429);
-    const body = (await limited.json()) as { error: { code: string } };
-    expect(body.error.code).toBe('rate_limited');
+    expect(body.error?.code).toBe('rate_limited');
     const retry = Number(limited.headers.get('retry-after'));
     expect(retry).toBeGreaterThanOrEqual(1);
     expect(retry).toBeLessThanOrEqual(60);
@@ -39,8 +39,8 @@ describe('rate limiting', () => {
     s = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '1' } });
     const waits: number[] = [];
     const client = s.client(s.token, { maxRetries: 2, sleep: async (ms) => void waits.push(ms) });
-    await client.GET('/api/agent/v1/pipelines/{id}', { params: { path: { id: 'pl_a' } } });
-    const r = await client.GET('/api/agent/v1/pipelines/{id}', { params: { path: { id: 'pl_a' } } });
+    await client.GET(`${V1}/pipelines/{id}`, { params: { path: { id: 'pl_a' } } });
+    const r = await client.GET(`${V1}/pipelines/{id}`, { params: { path: { id: 'pl_a' } } });
     expect(r.response.status).toBe(429);
     expect(waits).toHaveLength(2);
     for (const w of waits) expect(w).toBeGreaterThanOrEqual(1000);
@@ -52,13 +52,12 @@ describe('a team host before any workspace exists', () => {
     s = await startTestServer({ env: { INSTANCE_MODE: 'team' } });
     const { existsSync } = await import('node:fs');
     expect(existsSync(`${s.db.dataDir}/agent-token`)).toBe(false);
-    const res = await fetch(`${s.url}/api/agent/v1/pipelines/pl_x`, { headers: { Authorization: `Bearer ${'a'.repeat(64)}` } });
+    const { res, body } = await rawRequest(s, `${V1}/pipelines/pl_x`, { token: 'a'.repeat(64) });
     expect(res.status).toBe(401);
-    const body = (await res.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('unauthorized');
-    expect(body.error.message).toMatch(/no agent token has been created/i);
+    expect(body.error?.code).toBe('unauthorized');
+    expect(body.error?.message).toMatch(/no agent token has been created/i);
     const { token } = await createWorkspace(s.running.deps, 'Team A');
-    const ok = await fetch(`${s.url}/api/agent/v1/pipelines/pl_x`, { headers: { Authorization: `Bearer ${token}` } });
+    const ok = (await rawRequest(s, `${V1}/pipelines/pl_x`, { token })).res;
     expect(ok.status).toBe(404);
   });
 });
@@ -77,7 +76,7 @@ describe('restart', () => {
     s = await startTestServer({ db });
     const fresh = readFileSync(`${db.dataDir}/agent-token`, 'utf8').trim();
     expect(fresh).not.toBe(token);
-    const res = await fetch(`${s.url}/api/agent/v1/pipelines/pl_x`, { headers: { Authorization: `Bearer ${fresh}` } });
+    const { res } = await rawRequest(s, `${V1}/pipelines/pl_x`, { token: fresh });
     expect(res.status).toBe(404);
     await s.running.stop();
     s = undefined;

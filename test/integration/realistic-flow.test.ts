@@ -16,8 +16,7 @@ import { mastodonArchive, writeZip, xArchive, type Generated } from '../support/
 import { outboundEnvFor } from '../support/https-fake.js';
 import { photoWithGps, upload } from '../support/images.js';
 import { startBlueskyFake, startMastodonFake, type FakeStatus } from '../support/platforms.js';
-import { connect, ingest, V1 } from '../support/pipelines.js';
-import { getArtifact, publishRequest } from '../support/publish.js';
+import { connect, draftPost, getArtifact, ingest, publishRequest, rawRequest, V1 } from '../support/api.js';
 import { expectRunSucceeded, waitForRun } from '../support/runs.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -93,8 +92,8 @@ afterAll(async () => {
 
 async function uploadArchive(bytes: Buffer, handle: string, includeNonPublic = false) {
   const qs = new URLSearchParams({ handle, idempotency_key: newIdempotencyKey(), ...(includeNonPublic ? { include_non_public: 'true' } : {}) });
-  const res = await fetch(`${s.url}${V1}/imports?${qs}`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/zip' }, body: new Uint8Array(bytes) });
-  const json = (await res.json()) as Schemas['Import'];
+  const { res, body } = await rawRequest(s, `${V1}/imports?${qs}`, { method: 'POST', headers: { 'Content-Type': 'application/zip' }, body: new Uint8Array(bytes) });
+  const json = body as unknown as Schemas['Import'];
   expect(res.status, JSON.stringify(json)).toBe(201);
   return json;
 }
@@ -111,7 +110,7 @@ async function allPosts(pipelineId: string): Promise<Schemas['SourcePost'][]> {
 }
 
 async function draft(postId: string, body: Omit<Schemas['DraftRequest'], 'idempotency_key'> = {}): Promise<Artifact> {
-  const accepted = await timed('POST /posts/{id}/draft', () => unwrap(s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { ...body, idempotency_key: newIdempotencyKey() } })));
+  const accepted = await timed('POST /posts/{id}/draft', () => unwrap(draftPost(s, postId, body)));
   await expectRunSucceeded(s.running.deps, accepted.run_id, { timeoutMs: 30_000 });
   return timed('GET /artifacts/{id}', () => getArtifact(s, accepted.artifact_id));
 }

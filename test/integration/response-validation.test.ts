@@ -13,8 +13,8 @@ import type { Handlers } from '../../server/http/typed.js';
 import { createFromIntent } from '../../server/services/pipelines.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 let server: Server;
 let url: string;

@@ -14,8 +14,8 @@ import { seedPosts } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openStream, recordEvents } from '../support/stream-reader.js';
 import { countRows } from '../support/rows.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const onPg = testDbKind() === 'postgresql';
 /** Per token and minute; every test uses a token of its own, and only the first spends it all. */
 const LIMIT = 40;

@@ -3,14 +3,14 @@
 // against a local HTTPS fake page (snapshots only on change, webpage.ready, retries).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
-import { startFake, type Fake } from '../support/https-fake.js';
+import { reply, startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
 import { refusal } from '../support/errors.js';
 import { expectRunSucceeded, waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { findRow, findRows } from '../support/rows.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 let fake: Fake;
 let pipelineId: string;
 let postId: string;
@@ -20,12 +20,10 @@ let failFirst: number[] = [];
 
 beforeAll(async () => {
   fake = await startFake({
-    tls: true,
-    handler: (req, res) => {
-      if (req.url === '/missing') return void res.writeHead(404).end('no');
+    routes: { '/missing': reply(404, 'no') },
+    handler: (req, res, body, params) => {
       const status = failFirst.shift();
-      if (status) return void res.writeHead(status).end('busy');
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      return (status ? reply(status, 'busy') : reply(200, page, 'text/html; charset=utf-8'))(req, res, body, params);
     },
   });
 });

@@ -5,19 +5,18 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
-import { rawRequest, type RawReply } from '../support/raw.js';
+import { type RawReply, rawRequest, uniqueKey, V1 } from '../support/api.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 
 // With the receivers' secrets set, an unsigned event is refused (401) rather than the documented 503 of a receiver without one.
 const t = serverSuite(() => ({ WEBHOOK_SIGNING_SECRET: 'whsec-properties-0123456789abcdef', SERVICE_SCRAPER_SIGNING_SECRET: 'scraper-properties-0123456789abcdef' }));
-const V1 = '/api/agent/v1';
 const RUNS = { numRuns: 80 };
 const CONTRACT_PATHS = [
   '/api/health', '/openapi.json', '/docs', '/api/mcp', '/api/sessions/activity', '/api/webhooks/backend', '/api/webhooks/scraper-monitor',
-  '/api/agent/v1/pipelines/from-intent', '/api/agent/v1/pipelines/{pipeline}', '/api/agent/v1/pipelines/{pipeline}/posts',
-  '/api/agent/v1/pipelines/{pipeline}/diagnose', '/api/agent/v1/pipelines/{pipeline}/inbox', '/api/agent/v1/posts/{post}/draft',
-  '/api/agent/v1/artifacts/{artifact}', '/api/agent/v1/artifacts/{artifact}/transition', '/api/agent/v1/fetch/schemas', '/api/agent/v1/runs/run_x',
+  `${V1}/pipelines/from-intent`, `${V1}/pipelines/{pipeline}`, `${V1}/pipelines/{pipeline}/posts`,
+  `${V1}/pipelines/{pipeline}/diagnose`, `${V1}/pipelines/{pipeline}/inbox`, `${V1}/posts/{post}/draft`,
+  `${V1}/artifacts/{artifact}`, `${V1}/artifacts/{artifact}/transition`, `${V1}/fetch/schemas`, `${V1}/runs/run_x`,
 ];
 let ids: { pipeline: string; post: string; artifact: string };
 
@@ -75,7 +74,7 @@ describe('the HTTP surface, property-based', () => {
     .oneof(
       { weight: 3, arbitrary: respelled },
       { weight: 1, arbitrary: fc
-        .tuple(fc.constantFrom('/api/agent/v1/', '/api/', '/'), fc.array(segment, { maxLength: 5 }), fc.constantFrom('', '/', '?', '?limit=5'))
+        .tuple(fc.constantFrom(`${V1}/`, '/api/', '/'), fc.array(segment, { maxLength: 5 }), fc.constantFrom('', '/', '?', '?limit=5'))
         .map(([prefix, segs, tail]) => `${prefix}${segs.join('/')}${tail}`) },
     )
     // The stream answers 200 and stays open: it has its own tests.
@@ -116,7 +115,7 @@ describe('the HTTP surface, property-based', () => {
         { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...Object.keys(base), 'extra'), json).map(([k, v]) => ({ ...base, [k]: v })) },
         { weight: 1, arbitrary: json },
       );
-    const key = () => `prop-${Math.random().toString(36).slice(2)}-key`;
+    const key = () => uniqueKey('prop');
     const targets = [
       { method: 'POST', path: () => `${V1}/artifacts/${ids.artifact}/transition`, body: body({ to: 'ready', idempotency_key: key() }) },
       { method: 'POST', path: () => `${V1}/posts/${ids.post}/draft`, body: body({ style_reference: 'Short.', idempotency_key: key() }) },

@@ -6,6 +6,7 @@ import { generateToken, hashToken } from '../../server/services/tokens.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { workspaceOf } from '../support/seed.js';
 import { deleteRows } from '../support/rows.js';
+import { rawRequest, V1 } from '../support/api.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -15,7 +16,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-const get = (token: string) => fetch(`${s.url}/api/agent/v1/pipelines/pl_none`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+const get = async (token: string) => (await rawRequest(s, `${V1}/pipelines/pl_none`, { token })).res.status;
 
 describe('the token cache of the bearer check', () => {
   it('trusts a token that authenticated without asking the database again', async () => {

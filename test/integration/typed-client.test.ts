@@ -2,8 +2,6 @@
 // retries (through a local proxy that fails a scripted number of times, then passes the request
 // on to the real server), item-level pagination, and the typed errors.
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +18,8 @@ import {
   type ClientOptions,
 } from '../../clients/typescript/src/index.js';
 import { refusal } from '../support/errors.js';
-import { V1 } from '../support/pipelines.js';
+import { startFake, type RecordedRequest } from '../support/https-fake.js';
+import { V1 } from '../support/api.js';
 import { seedPosts } from '../support/seed.js';
 import { startTestServer } from '../support/server.js';
 import { serverSuite } from '../support/suite.js';
@@ -31,25 +30,12 @@ const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 /** What the proxy does with one request: fail in one of these ways, or pass it on. */
 type Step = 'reset' | 'pass' | { status: number; body?: unknown; headers?: Record<string, string> };
 
-interface Seen {
-  method: string;
-  url: string;
-  body: string;
-}
-
-/** A local HTTP server in front of the real one that plays `script` (then passes everything on). */
+/** A local HTTP server in front of the real one that plays `script` (then passes everything on); `seen`: what it received. */
 async function flakyProxy(target: string) {
   const script: Step[] = [];
-  const seen: Seen[] = [];
-  const read = async (req: IncomingMessage) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    return Buffer.concat(chunks);
-  };
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const body = await read(req);
-      seen.push({ method: req.method!, url: req.url!, body: body.toString('utf8') });
+  const fake = await startFake({
+    tls: false,
+    handler: async (req, res, body) => {
       const step = script.shift() ?? 'pass';
       if (step === 'reset') return req.socket.destroy();
       if (step !== 'pass') {
@@ -57,18 +43,16 @@ async function flakyProxy(target: string) {
         return res.end(step.body === undefined ? '' : JSON.stringify(step.body));
       }
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
-      const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body: body.length ? body : undefined });
+      const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body: body.length ? new Uint8Array(body) : undefined });
       const out: Record<string, string> = {};
       answer.headers.forEach((v, k) => {
         if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(k)) out[k] = v;
       });
       res.writeHead(answer.status, out);
       res.end(Buffer.from(await answer.arrayBuffer()));
-    })().catch((err: unknown) => res.destroy(err as Error));
+    },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, script, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return { url: fake.url, script, seen: fake.requests, close: () => fake.close() };
 }
 
 let proxy: Awaited<ReturnType<typeof flakyProxy>>;
@@ -90,7 +74,7 @@ const fresh = () => {
   proxy.script.length = 0;
   proxy.seen.length = 0;
 };
-const keyOf = (s: Seen) => (JSON.parse(s.body) as { idempotency_key?: string }).idempotency_key;
+const keyOf = (s: RecordedRequest) => (JSON.parse(s.body.toString('utf8')) as { idempotency_key?: string }).idempotency_key;
 const startBody = (handle: string) => ({ handle, intent: 'Release notes in English, 日本語 and العربية 🧑‍💻' });
 
 describe('idempotency keys', () => {
@@ -119,7 +103,7 @@ describe('idempotency keys', () => {
     // PUT /fetch/schemas/{id} takes no key: the body goes out as the caller wrote it.
     const schema = { description: 'Café menus', fields: { dish: { selectors: [{ selector: 'h2' }] } } };
     expect((await client.PUT(`${V1}/fetch/schemas/{id}`, { params: { path: { id: 'menus' } }, body: schema })).response.ok).toBe(true);
-    expect(JSON.parse(proxy.seen.at(-1)!.body)).toEqual(schema);
+    expect(JSON.parse(proxy.seen.at(-1)!.body.toString('utf8'))).toEqual(schema);
   });
 });
 
@@ -218,7 +202,7 @@ describe('uploads', () => {
     const imported = await uploadImport(client, { path: file, handle: 'ada-x-upload' });
     expect(imported).toMatchObject({ handle: 'ada-x-upload', format: 'x' });
     expect(proxy.seen.map((s) => new URL(s.url, proxy.url).searchParams.get('idempotency_key'))).toEqual(['upload-key-0000000001', 'upload-key-0000000001']);
-    expect(proxy.seen[1]!.body).toBe(readFileSync(file, 'utf8'));
+    expect(proxy.seen[1]!.body.toString('utf8')).toBe(readFileSync(file, 'utf8'));
   });
 });
 

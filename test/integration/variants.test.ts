@@ -12,8 +12,8 @@ import { countRows, findRows, insertRow } from '../support/rows.js';
 import { expectRunSucceeded } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
+import { draftPost, newPipeline, unique, V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const t = serverSuite();
 
 // Realistic text: a ZWJ family, a flag, a skin tone, CJK, combining marks, a long URL, a remote mention, hashtags.
@@ -30,7 +30,7 @@ async function pipelineWithPost(handle = '@ada@mastodon.example', platform?: 'rs
   // A feed or archive pipeline is inserted as a row: creating it through the API would queue an ingest that reaches out.
   const pipelineId = platform
     ? (await insertRow(deps.db, 'Pipeline', { id: deps.ids.id('pl'), workspaceId: t.ws, handle, intent: 'Release posts', tone: null, platform, createdAt: new Date(), updatedAt: new Date() })).id
-    : (await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: `Release posts ${Math.random()}`, idempotency_key: newIdempotencyKey() } }))).pipeline_id;
+    : (await newPipeline(t.s, { handle, intent: unique('Release posts') })).pipeline_id;
   const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });
   return { pipelineId, postId: postId! };
 }
@@ -190,7 +190,7 @@ describe('publishableParts (the publishing seam)', () => {
 describe('drafting with targets', () => {
   type DraftBody = { targets?: TargetPlatform[]; parent_artifact_id?: string };
   async function drafted(postId: string, body: DraftBody = {}) {
-    const accepted = await unwrap(t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { ...body, idempotency_key: newIdempotencyKey() } }));
+    const accepted = await unwrap(draftPost(t.s, postId, body));
     const { output } = await expectRunSucceeded(t.s.running.deps, accepted.run_id);
     return { artifact: await getArtifact(accepted.artifact_id), output };
   }

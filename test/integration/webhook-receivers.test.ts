@@ -12,6 +12,7 @@ import { workspaceOf } from '../support/seed.js';
 import { openStream } from '../support/stream-reader.js';
 import { deliveryId, eventId, expectedSignature, nowSeconds, riffReady, signatureHeader, signedHeaders } from '../support/webhook-signing.js';
 import { countRows } from '../support/rows.js';
+import { V1 } from '../support/api.js';
 
 const BACKEND = '/api/webhooks/backend';
 const MONITOR = '/api/webhooks/scraper-monitor';
@@ -284,7 +285,7 @@ describe('the workspace of a received event', () => {
     const otherToken = await s.newWorkspace('Second');
     const other = await workspaceOf(s.running.deps, otherToken);
     const { pipeline_id } = await unwrap(
-      s.client(otherToken).POST('/api/agent/v1/pipelines/from-intent', { body: { handle: '@grace@mastodon.example', intent: 'Posts about compilers', idempotency_key: newIdempotencyKey() } }),
+      s.client(otherToken).POST(`${V1}/pipelines/from-intent`, { body: { handle: '@grace@mastodon.example', intent: 'Posts about compilers', idempotency_key: newIdempotencyKey() } }),
     );
     const mine = await openStream(s.client(), { events: 'riff.ready' });
     const theirs = await openStream(s.client(otherToken), { events: 'riff.ready' });

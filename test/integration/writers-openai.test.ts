@@ -3,12 +3,12 @@
 // sends, how it uses the answer, retries of transient failures, and a failure that discards.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
-import { startFake, type Fake } from '../support/https-fake.js';
+import { json, startFake, type Fake } from '../support/https-fake.js';
 import { serverSuite } from '../support/suite.js';
 import { expectRunSucceeded, waitForRun } from '../support/runs.js';
 import { seedPosts } from '../support/seed.js';
+import { V1 } from '../support/api.js';
 
-const V1 = '/api/agent/v1';
 const KEY = 'sk-test-0123456789abcdef';
 let fake: Fake;
 /** What the fake answers next: a queue of [status, content]; the last one repeats. */
@@ -17,10 +17,9 @@ let answers: Array<[number, string]> = [];
 beforeAll(async () => {
   fake = await startFake({
     tls: false,
-    handler: (req, res) => {
+    handler: (_req, res) => {
       const [status, content] = answers.length > 1 ? answers.shift()! : answers[0]!;
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(status === 200 ? JSON.stringify({ id: 'cmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }) : JSON.stringify({ error: { message: content } }));
+      json(res, status, status === 200 ? { id: 'cmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] } : { error: { message: content } });
     },
   });
 });

@@ -3,7 +3,7 @@
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { newIdempotencyKey } from '../../clients/typescript/src/index.js';
-import { V1 } from './pipelines.js';
+import { V1 } from './api.js';
 import type { TestServer } from './server.js';
 
 /** A JPEG `w`×`h` as stored, shown rotated (EXIF orientation 6), with a camera make and a GPS position in its EXIF. */

@@ -2,17 +2,11 @@
 // servers (test/support/https-fake.ts). Each keeps its state in a plain object the test can read
 // and change (posts, what was published, a failure mode).
 import { createHash } from 'node:crypto';
-import http from 'node:http';
+import type http from 'node:http';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { startFake, type Fake } from './https-fake.js';
+import { json, reply, startFake, type Fake } from './https-fake.js';
 
 type Res = http.ServerResponse;
-
-const json = (res: Res, status: number, body: unknown) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
 
 /** What every fake can be told to do instead of answering: fail the next N requests with a status. */
 export interface FailureMode {
@@ -372,39 +366,35 @@ export interface ProxyFake {
 
 export async function startConnectProxy(): Promise<ProxyFake> {
   const tunnels: string[] = [];
-  const sockets = new Set<net.Socket>();
-  const server = http.createServer((_req, res) => {
-    res.writeHead(405);
-    res.end();
+  const upstreams = new Set<net.Socket>();
+  const fake = await startFake({
+    tls: false,
+    handler: reply(405),
+    onConnect: (req, client, head) => {
+      tunnels.push(req.url ?? '');
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = net.connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstreams.add(upstream);
+      const end = () => {
+        upstream.destroy();
+        client.destroy();
+      };
+      upstream.on('error', end);
+      client.on('error', end);
+    },
   });
-  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
-    sockets.add(client);
-    tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    sockets.add(upstream);
-    const end = () => {
-      upstream.destroy();
-      client.destroy();
-    };
-    upstream.on('error', end);
-    client.on('error', end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    host: `127.0.0.1:${port}`,
+    url: fake.url,
+    host: fake.host,
     tunnels,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      for (const s of upstreams) s.destroy();
+      await fake.close();
+    },
   };
 }

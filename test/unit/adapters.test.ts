@@ -6,7 +6,7 @@ import { tidFor } from '../../server/adapters/bluesky.js';
 import { parseFeed } from '../../server/adapters/rss.js';
 import { htmlToText } from '../../server/adapters/text.js';
 import { AdapterError } from '../../server/adapters/types.js';
-import { archiveFixture } from '../support/pipelines.js';
+import { archiveFixture } from '../support/api.js';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 

@@ -30,6 +30,7 @@ import {
 import { buildToolCatalog, type ToolDef } from '../../clients/mcp/catalog.js';
 import { createMcpServer, errorBody } from '../../clients/mcp/server.js';
 import { loadSpec } from '../../server/spec.js';
+import { V1 } from '../support/api.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -94,7 +95,7 @@ describe('MCP tool errors', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
     const unreachable = await createApiClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 })
-      .GET('/api/agent/v1/runs/{id}', { params: { path: { id: 'run_x' } } })
+      .GET(`${V1}/runs/{id}`, { params: { path: { id: 'run_x' } } })
       .catch((e: unknown) => e);
     expect(errorBody(unreachable)).toMatchObject({ error: { code: 'backend_unavailable', suggested_action: 'retry_later', message: expect.stringMatching(/could not be reached: ECONNREFUSED/) } });
 

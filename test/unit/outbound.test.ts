@@ -12,7 +12,8 @@ import { createOutboundClient, OUTBOUND_DEFAULTS } from '../../server/outbound/c
 import { createGuardedConnector, type Resolver } from '../../server/outbound/connector.js';
 import { OutboundError, type OutboundErrorKind } from '../../server/outbound/types.js';
 import { caught } from '../support/caught.js';
-import { startFake, type Fake } from '../support/https-fake.js';
+import { json, reply, startFake, type Fake, type FakeHandler } from '../support/https-fake.js';
+import { startConnectProxy, type ProxyFake } from '../support/platforms.js';
 
 /** Fake DNS answers; anything else is NXDOMAIN (the tests never touch the real DNS). */
 const dnsAnswers: Record<string, string[]> = {
@@ -37,62 +38,44 @@ let otherFake: Fake;
 let plainFake: Fake;
 let namedFake: Fake;
 
-function route(fake: () => Fake) {
-  return (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => {
-    const u = new URL(req.url ?? '/', 'https://fake.invalid');
-    const to = u.searchParams.get('to');
-    switch (u.pathname) {
-      case '/ok':
-        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('hello');
-        return;
-      case '/echo':
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body: body.toString(), headers: req.headers }));
-        return;
-      case '/redirect':
-        res.writeHead(Number(u.searchParams.get('status') ?? 302), { location: to ?? '/ok' }).end();
-        return;
-      case '/chain': {
-        const n = Number(u.searchParams.get('n'));
-        res.writeHead(302, { location: n > 0 ? `${fake().url}/chain?n=${n - 1}` : '/ok' }).end();
-        return;
-      }
-      case '/big-declared':
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(BIG) });
-        res.end(Buffer.alloc(BIG, 97));
-        return;
-      case '/big-chunked':
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        for (let i = 0; i < 6; i++) res.write(Buffer.alloc(1024 * 1024, 97));
-        res.end();
-        return;
-      case '/gzip-bomb':
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
-        res.end(zlib.gzipSync(Buffer.alloc(20 * 1024 * 1024)));
-        return;
-      case '/gzip':
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(zlib.gzipSync('compressed hello'));
-        return;
-      case '/br':
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' }).end(zlib.brotliCompressSync('brotli hello'));
-        return;
-      case '/latin1':
-        res.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
-        return;
-      case '/slow':
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.write('partial');
-        return; // never ends
-      default:
-        res.writeHead(404).end();
-    }
+/** The pages every fake of this file serves; `fake`: the server itself (for a redirect chain on it). */
+function site(fake: () => Fake): Record<string, FakeHandler> {
+  const query = (req: http.IncomingMessage) => new URL(req.url ?? '/', 'https://fake.invalid').searchParams;
+  return {
+    '/ok': reply(200, 'hello'),
+    '/echo': (req, res, body) => json(res, 200, { method: req.method, body: body.toString(), headers: req.headers }),
+    '/redirect': (req, res) => void res.writeHead(Number(query(req).get('status') ?? 302), { location: query(req).get('to') ?? '/ok' }).end(),
+    '/chain': (req, res) => {
+      const n = Number(query(req).get('n'));
+      res.writeHead(302, { location: n > 0 ? `${fake().url}/chain?n=${n - 1}` : '/ok' }).end();
+    },
+    '/big-declared': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(BIG) });
+      res.end(Buffer.alloc(BIG, 97));
+    },
+    '/big-chunked': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      for (let i = 0; i < 6; i++) res.write(Buffer.alloc(1024 * 1024, 97));
+      res.end();
+    },
+    '/gzip-bomb': (req, res, body, params) => reply(200, zlib.gzipSync(Buffer.alloc(20 * 1024 * 1024)), 'text/plain', { 'content-encoding': 'gzip' })(req, res, body, params),
+    '/gzip': reply(200, zlib.gzipSync('compressed hello'), 'text/plain', { 'content-encoding': 'gzip' }),
+    '/br': reply(200, zlib.brotliCompressSync('brotli hello'), 'text/plain', { 'content-encoding': 'br' }),
+    '/latin1': reply(200, Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/plain; charset=iso-8859-1'),
+    '/slow': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial'); // never ends
+    },
   };
 }
 
+const fakeOf = (fake: () => Fake) => ({ routes: site(fake), handler: reply(404, '', null) });
+
 beforeAll(async () => {
-  tlsFake = await startFake({ tls: true, handler: route(() => tlsFake) });
-  otherFake = await startFake({ tls: true, handler: route(() => otherFake) });
-  plainFake = await startFake({ tls: false, handler: route(() => plainFake) });
-  namedFake = await startFake({ tls: true, hostnames: ['news.example.com'], handler: route(() => namedFake) });
+  tlsFake = await startFake(fakeOf(() => tlsFake));
+  otherFake = await startFake(fakeOf(() => otherFake));
+  plainFake = await startFake({ tls: false, ...fakeOf(() => plainFake) });
+  namedFake = await startFake({ hostnames: ['news.example.com'], ...fakeOf(() => namedFake) });
 });
 afterAll(async () => {
   await Promise.all([tlsFake, otherFake, plainFake, namedFake].map((f) => f?.close()));
@@ -365,30 +348,16 @@ describe('the connector', () => {
 });
 
 describe('proxies', () => {
-  let proxy: http.Server;
+  let proxy: ProxyFake;
   let proxyPort: number;
-  const connects: string[] = [];
+  /** The targets the HTTP CONNECT proxy tunnelled to. */
+  let connects: string[];
   beforeAll(async () => {
-    // A minimal HTTP CONNECT proxy.
-    proxy = http.createServer((_req, res) => res.writeHead(405).end());
-    proxy.on('connect', (req, socket, head) => {
-      connects.push(req.url ?? '');
-      const [host, port] = (req.url ?? '').split(':');
-      const upstream = net.connect(Number(port), host, () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(socket).pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-    proxyPort = (proxy.address() as net.AddressInfo).port;
+    proxy = await startConnectProxy();
+    proxyPort = Number(new URL(proxy.url).port);
+    connects = proxy.tunnels;
   });
-  afterAll(async () => {
-    proxy.closeAllConnections();
-    await new Promise<void>((r) => proxy.close(() => r()));
-  });
+  afterAll(() => proxy?.close());
 
   /** A minimal SOCKS5 server (no authentication, CONNECT only), recording its targets. */
   async function startSocks5(targets: string[]): Promise<net.Server> {

@@ -4,6 +4,7 @@ import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import { parseJsonFields, setJsonFields, show } from './output.js';
 import { createApiClient, type ApiClient } from '../../typescript/src/index.js';
 import { CliError, EXIT } from './errors.js';
+import { io } from './io.js';
 import { resolveSettings, type GlobalOptions, type Settings } from './settings.js';
 
 export const USER_AGENT = 'cpa/1 (content-pipeline command line)';
@@ -41,6 +42,7 @@ export class Cli {
       token: s.token ?? undefined,
       maxRetries: opts.retries ?? s.retries,
       userAgent: USER_AGENT,
+      fetch: io.fetch,
       onIdempotencyKey: (key) => (this.idempotencyKey ??= key),
     });
   }

@@ -7,12 +7,13 @@
 //   resource, or of each item of a list).
 import Table from 'cli-table3';
 import { CliError, EXIT } from './errors.js';
+import { io } from './io.js';
 
 /** Whether stdout is a terminal (or CPA_FORCE_TTY says to print as if it were). */
 export function stdoutIsTerminal(): boolean {
-  const forced = process.env.CPA_FORCE_TTY;
+  const forced = io.env.CPA_FORCE_TTY;
   if (forced !== undefined && forced !== '') return !/^(0|false|no)$/i.test(forced);
-  return Boolean(process.stdout.isTTY);
+  return Boolean(io.stdout.isTTY);
 }
 
 const PLAIN = { head: [] as string[], border: [] as string[] };
@@ -91,12 +92,12 @@ export function selectFields(data: unknown, fields: string[]): unknown {
 
 export function printJson(data: unknown) {
   const out = jsonFields ? selectFields(data, jsonFields) : data;
-  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
 }
 
 /** One JSON value on one line (a stream's events, NDJSON), with the `--json` fields. */
 export function printJsonLine(data: unknown) {
-  process.stdout.write(`${JSON.stringify(jsonFields ? selectFields(data, jsonFields) : data)}\n`);
+  io.stdout.write(`${JSON.stringify(jsonFields ? selectFields(data, jsonFields) : data)}\n`);
 }
 
 /** Shortens a text for a terminal's table; when stdout is not a terminal only flattens whitespace. */
@@ -132,19 +133,19 @@ function flatten(obj: Record<string, unknown>, prefix = '', out: Array<[string, 
 /** One resource as a two-column table (`key<TAB>value` lines when piped); `omit` leaves out fields printed another way. */
 export function printRecord(obj: Record<string, unknown>, omit: string[] = []) {
   const pairs = flatten(Object.fromEntries(Object.entries(obj).filter(([k]) => !omit.includes(k))));
-  if (!stdoutIsTerminal()) return void process.stdout.write(tsv(pairs));
+  if (!stdoutIsTerminal()) return void io.stdout.write(tsv(pairs));
   const table = new Table({ style: PLAIN });
   for (const [k, v] of pairs) table.push({ [k]: truncate(v, 100) });
-  process.stdout.write(`${table.toString()}\n`);
+  io.stdout.write(`${table.toString()}\n`);
 }
 
 /** Rows under a header on a terminal; tab-separated lines without the header when piped. */
 export function printTable(head: string[], rows: unknown[][]) {
   const cells = rows.map((r) => r.map(cell));
-  if (!stdoutIsTerminal()) return void process.stdout.write(tsv(cells));
+  if (!stdoutIsTerminal()) return void io.stdout.write(tsv(cells));
   const table = new Table({ head, style: PLAIN });
   for (const r of cells) table.push(r);
-  process.stdout.write(`${table.toString()}\n`);
+  io.stdout.write(`${table.toString()}\n`);
 }
 
 /** A resource: JSON with `--json`, else a two-column table. */
@@ -155,10 +156,10 @@ export function show(json: boolean, data: Record<string, unknown>, omit: string[
 
 /** Free text (an artifact's text, fetched Markdown) after a blank line. */
 export function printText(text: string) {
-  process.stdout.write(`\n${text}${text.endsWith('\n') ? '' : '\n'}`);
+  io.stdout.write(`\n${text}${text.endsWith('\n') ? '' : '\n'}`);
 }
 
 /** Progress and notices: stderr, so stdout stays the result. */
 export function note(line: string) {
-  process.stderr.write(`${line}\n`);
+  io.stderr.write(`${line}\n`);
 }

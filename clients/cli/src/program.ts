@@ -18,6 +18,7 @@ import { registerSessionCommands } from './commands/sessions.js';
 import { registerStreamCommand } from './commands/stream.js';
 import { registerTokenCommand } from './commands/token.js';
 import { EXIT_CODES_HELP } from './errors.js';
+import { io } from './io.js';
 import { DEFAULT_BASE_URL } from './settings.js';
 import { projectRootOf } from '../../../shared/project-root.js';
 
@@ -51,6 +52,13 @@ export function buildProgram(): Command {
     .addOption(new Option('--retries <n>', 'retries (default 3): a 429 after Retry-After; a lost connection, a 5xx or a 409 retry_later of a read or of a keyed mutating command with backoff').env('CPA_RETRIES'))
     .option('--json [fields]', 'print results as JSON on stdout, errors as JSON on stderr; --json id,state keeps only those fields (of each item of a list)')
     .exitOverride()
+    // commander's own output (help, usage errors) goes where the command's does (io.ts)
+    .configureOutput({
+      writeOut: (str) => io.stdout.write(str),
+      writeErr: (str) => io.stderr.write(str),
+      getOutHelpWidth: () => (io.stdout.isTTY && io.stdout.columns) || 80,
+      getErrHelpWidth: () => (io.stderr.isTTY && io.stderr.columns) || 80,
+    })
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', `\n${CONFIG_HELP}\n\n${EXIT_CODES_HELP}\n`);

@@ -2,6 +2,7 @@
 // per change otherwise (logs and CI stay readable).
 import { waitForRun, type ApiClient, type Run } from '../../typescript/src/index.js';
 import { CliError, EXIT } from './errors.js';
+import { io } from './io.js';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -17,17 +18,17 @@ export function describeRun(run: Run, startedMs: number): string {
 
 /** Polls the run to its end (RunTimeoutError, exit 11, past the timeout). A failed run is returned. */
 export async function followRun(client: ApiClient, runId: string, opts: { timeoutSeconds?: number; intervalMs?: number; quiet?: boolean } = {}): Promise<Run> {
-  const tty = Boolean(process.stderr.isTTY);
+  const tty = Boolean(io.stderr.isTTY);
   const started = Date.now();
   let last = '';
   let frame = 0;
   const onProgress = (run: Run) => {
     if (opts.quiet) return;
     const line = describeRun(run, started);
-    if (tty) process.stderr.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${line}`);
+    if (tty) io.stderr.write(`\r\x1b[2K${SPINNER[frame++ % SPINNER.length]} ${line}`);
     // Off a terminal: a line when the status or the retrying changes, and at each tenth of the progress.
     const key = `${run.status}${run.retrying}` + (run.progress ? `:${Math.floor((run.progress.done / Math.max(1, run.progress.total)) * 10)}` : '');
-    if (!tty && key !== last) process.stderr.write(`${line}\n`);
+    if (!tty && key !== last) io.stderr.write(`${line}\n`);
     last = key;
   };
   try {
@@ -36,10 +37,10 @@ export async function followRun(client: ApiClient, runId: string, opts: { timeou
       intervalMs: opts.intervalMs,
       onProgress,
     });
-    if (tty && !opts.quiet) process.stderr.write(`\r\x1b[2K${describeRun(run, started)}\n`);
+    if (tty && !opts.quiet) io.stderr.write(`\r\x1b[2K${describeRun(run, started)}\n`);
     return run;
   } finally {
-    if (tty && !opts.quiet) process.stderr.write('\r\x1b[2K');
+    if (tty && !opts.quiet) io.stderr.write('\r\x1b[2K');
   }
 }
 

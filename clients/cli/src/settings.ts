@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { TOKEN_FILE } from '../../../shared/token-file.js';
 import { CliError, EXIT } from './errors.js';
+import { io } from './io.js';
 
 export interface GlobalOptions {
   baseUrl?: string;
@@ -32,7 +33,7 @@ interface ConfigFile {
   token_file?: string;
 }
 
-export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultConfigPath(env: NodeJS.ProcessEnv = io.env): string {
   return path.join(env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config'), 'cpa', 'config.json');
 }
 
@@ -71,7 +72,7 @@ function isLocal(baseUrl: string): boolean {
   }
 }
 
-export function resolveSettings(g: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Settings {
+export function resolveSettings(g: GlobalOptions, env: NodeJS.ProcessEnv = io.env): Settings {
   const explicit = Boolean(g.config);
   const configFile = g.config ? path.resolve(g.config) : defaultConfigPath(env);
   const file = readConfig(configFile, explicit);

@@ -9,6 +9,7 @@ import { CliError, EXIT } from '../errors.js';
 import { note, printJson, printRecord, printTable, printText, show, truncate } from '../output.js';
 import { assertSucceeded, followRun, timeoutOption } from '../progress.js';
 import { printMedia, uploadFile } from './media.js';
+import { io } from '../io.js';
 
 type Variant = Schemas['PlatformVariant'];
 export type Target = Schemas['TargetPlatform'];
@@ -170,7 +171,7 @@ export function registerArtifactCommands(program: Command) {
         const body = { ...(o.text !== undefined ? { text: o.text } : {}), ...(o.part ? { parts: o.part } : {}), ...(o.numbered ? { numbered: true } : {}) };
         const v = await unwrap(cli.client().PUT('/api/agent/v1/artifacts/{id}/variants/{platform}', { params: { path: { id, platform } }, body }));
         if (cli.json) printJson(v);
-        else process.stdout.write(`${variantPreview(v)}\n`);
+        else io.stdout.write(`${variantPreview(v)}\n`);
       }),
     );
 

@@ -2,6 +2,7 @@
 // never lag behind the commands (zsh loads it through bashcompinit).
 import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import { action } from '../context.js';
+import { io } from '../io.js';
 
 const flags = (options: readonly Option[]) => options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
 
@@ -48,7 +49,7 @@ export function registerCompletionCommand(program: Command) {
     .description('print a bash completion script (zsh: through bashcompinit)')
     .action(
       action(async () => {
-        process.stdout.write(bashScript(program));
+        io.stdout.write(bashScript(program));
       }),
     );
 }

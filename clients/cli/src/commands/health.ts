@@ -3,6 +3,7 @@ import type { Command } from '@commander-js/extra-typings';
 import { unwrap } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { printJson, show } from '../output.js';
+import { io } from '../io.js';
 
 export function registerHealthCommands(program: Command) {
   program
@@ -12,7 +13,7 @@ export function registerHealthCommands(program: Command) {
       action(async (cli) => {
         const h = await unwrap(cli.client({ auth: false }).GET('/api/health'));
         if (cli.json) printJson(h);
-        else process.stdout.write(`${h.status} (${cli.settings.baseUrl})\n`);
+        else io.stdout.write(`${h.status} (${cli.settings.baseUrl})\n`);
       }),
     );
 

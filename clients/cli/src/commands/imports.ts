@@ -6,12 +6,13 @@ import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action, idCommand } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, show } from '../output.js';
+import { io } from '../io.js';
 
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 /** An upload bar on stderr: one updating line on a terminal, a line per tenth otherwise. */
 function uploadBar(quiet: boolean) {
-  const tty = Boolean(process.stderr.isTTY);
+  const tty = Boolean(io.stderr.isTTY);
   let lastTenth = -1;
   return {
     progress(sent: number, total: number) {
@@ -20,14 +21,14 @@ function uploadBar(quiet: boolean) {
       if (tty) {
         const width = 30;
         const filled = Math.round((pct / 100) * width);
-        process.stderr.write(`\r\x1b[2Kupload [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${pct}% ${mb(sent)} of ${mb(total)}`);
+        io.stderr.write(`\r\x1b[2Kupload [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${pct}% ${mb(sent)} of ${mb(total)}`);
       } else if (Math.floor(pct / 10) > lastTenth) {
         lastTenth = Math.floor(pct / 10);
-        process.stderr.write(`upload ${pct}% (${mb(sent)} of ${mb(total)})\n`);
+        io.stderr.write(`upload ${pct}% (${mb(sent)} of ${mb(total)})\n`);
       }
     },
     done() {
-      if (tty && !quiet) process.stderr.write('\r\x1b[2Kupload done; the server has read the export\n');
+      if (tty && !quiet) io.stderr.write('\r\x1b[2Kupload done; the server has read the export\n');
     },
   };
 }

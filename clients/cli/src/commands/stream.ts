@@ -4,6 +4,7 @@ import { followEvents } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, printJsonLine } from '../output.js';
+import { io } from '../io.js';
 
 export function registerStreamCommand(program: Command) {
   program
@@ -32,7 +33,7 @@ export function registerStreamCommand(program: Command) {
           });
           for await (const e of events) {
             if (cli.json) printJsonLine(e);
-            else process.stdout.write(`${e.created_at}  ${e.type.padEnd(17)} ${e.id}  ${JSON.stringify(e.data)}\n`);
+            else io.stdout.write(`${e.created_at}  ${e.type.padEnd(17)} ${e.id}  ${JSON.stringify(e.data)}\n`);
             if (++n >= max) break;
           }
         } finally {

@@ -4,6 +4,7 @@ import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { printJson } from '../output.js';
 import { desktopTokenFile, readTokenFile } from '../settings.js';
+import { io } from '../io.js';
 
 export function registerTokenCommand(program: Command) {
   program
@@ -17,7 +18,7 @@ export function registerTokenCommand(program: Command) {
           throw new CliError(`No agent token at ${file}.`, EXIT.authentication, 'Start the desktop server once (`npm start`) to create it, or point --data-dir / DATA_DIR at its data directory.');
         }
         if (cli.json) printJson({ token, file });
-        else process.stdout.write(`${token}\n`);
+        else io.stdout.write(`${token}\n`);
       }),
     );
 }
