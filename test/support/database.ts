@@ -47,8 +47,22 @@ export async function createPgDatabase(fromTemplate = false): Promise<{ url: str
     drop: async () => {
       const c = new pg.Client({ connectionString: admin.toString() });
       await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      try {
+        // PostgreSQL 15 refuses FORCE while an autovacuum worker is in the database (it counts as a
+        // backend of another role: 42501, "must be a member of the role whose process is being
+        // terminated"); the worker goes away by itself, so try again for a while.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+            break;
+          } catch (err) {
+            if ((err as { code?: string }).code !== '42501' || attempt >= 40) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+        }
+      } finally {
+        await c.end();
+      }
     },
   };
 }
