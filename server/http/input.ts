@@ -36,6 +36,7 @@ export function canonicalQuery(routes: RouteTable): RequestHandler {
   };
 }
 
+// eslint-disable-next-line no-control-regex -- U+0000 is what PostgreSQL's text cannot store
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const PROBLEM = 'must not contain a NUL character (U+0000) or an unpaired UTF-16 surrogate (U+D800 to U+DFFF): no database can store them.';
 

@@ -36,10 +36,13 @@ type ContentOf<R> = R extends { content: { 'application/json': infer B } }
 
 type Responses<K extends OpId> = operations[K]['responses'];
 
-/** The headers of one answer: those the contract declares for it, less the pipeline's (`{}` for an error). */
-type HeadersOf<K extends OpId, S> = K extends keyof HandlerResponseHeaders ? (S extends keyof HandlerResponseHeaders[K] ? HandlerResponseHeaders[K][S] : {}) : {};
+/** The headers of an answer that declares none of its own (an error, or an operation without response headers). */
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- an object with no property is what is meant: `keyof NoHeaders` is never, and `NoHeaders extends H` holds when every header of H is optional
+type NoHeaders = Record<never, never>;
+/** The headers of one answer: those the contract declares for it, less the pipeline's (`NoHeaders` for an error). */
+type HeadersOf<K extends OpId, S> = K extends keyof HandlerResponseHeaders ? (S extends keyof HandlerResponseHeaders[K] ? HandlerResponseHeaders[K][S] : NoHeaders) : NoHeaders;
 /** `headers` is required when the contract requires one of them, optional otherwise, absent when none is declared. */
-type HeadersField<H> = keyof H extends never ? { headers?: never } : {} extends H ? { headers?: H } : { headers: H };
+type HeadersField<H> = keyof H extends never ? { headers?: never } : NoHeaders extends H ? { headers?: H } : { headers: H };
 
 export type Reply<K extends OpId> = {
   [S in keyof Responses<K> & number]: { status: S; body: ContentOf<Responses<K>[S]> } & HeadersField<HeadersOf<K, S>>;

@@ -23,7 +23,7 @@ export interface JobContext {
  * `TransientError` to retry with backoff (at most MAX_ATTEMPTS attempts in all); a `JobError`
  * fails the run with its code and message; any other error fails it as `internal_error`.
  */
-export type JobHandler = (ctx: JobContext) => Promise<Record<string, unknown> | void>;
+export type JobHandler = (ctx: JobContext) => Promise<Record<string, unknown> | undefined>;
 
 /** A failure that may pass (upstream down, timeout, 429/5xx): the run is retried later. */
 export class TransientError extends Error {

@@ -105,7 +105,7 @@ export class JobWorker {
     const left = [...this.active.keys()];
     if (left.length) {
       this.log.warn({ runs: left }, 'handing unfinished runs back to the queue');
-      await store.releaseRuns(this.deps.db, { workerId: this.id, ids: left, now: this.deps.clock.now() }).catch((err) => this.log.error({ err }, 'could not release runs'));
+      await store.releaseRuns(this.deps.db, { workerId: this.id, ids: left, now: this.deps.clock.now() }).catch((err: unknown) => this.log.error({ err }, 'could not release runs'));
     }
   }
 
@@ -170,7 +170,7 @@ export class JobWorker {
   private launch(run: RunRow, lane: Lane) {
     const controller = new AbortController();
     const done = this.execute(run, controller.signal)
-      .catch((err) => this.log.error({ err, runId: run.id }, 'job bookkeeping failed'))
+      .catch((err: unknown) => this.log.error({ err, runId: run.id }, 'job bookkeeping failed'))
       .finally(() => {
         this.active.delete(run.id);
         this.kick(lane);

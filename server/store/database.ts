@@ -74,7 +74,7 @@ export async function migrate(provider: Provider, url: string): Promise<void> {
     });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`Database migration failed: ${e.stderr || e.stdout || e.message}`);
+    throw new Error(`Database migration failed: ${e.stderr || e.stdout || e.message}`, { cause: err });
   }
 }
 

@@ -1,7 +1,7 @@
 // Webhook deliveries (one event to one receiver URL) and their attempts. The rows are created
 // with the event (store/events.ts); the delivery worker claims, attempts and settles them here.
 import type { ExpressionBuilder } from 'kysely';
-import { first, transaction, type DB, type Db, type Row } from './database.js';
+import { transaction, type DB, type Db, type Row } from './database.js';
 
 export type DeliveryRow = Row<'Delivery'>;
 export type AttemptRow = Row<'DeliveryAttempt'>;

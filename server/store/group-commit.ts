@@ -203,7 +203,7 @@ const committers = new WeakMap<Db, Map<Lane, Committer>>();
 
 function committerOf(db: Db, lane: Lane): Committer {
   let lanes = committers.get(db);
-  if (!lanes) committers.set(db, (lanes = new Map()));
+  if (!lanes) committers.set(db, (lanes = new Map<Lane, Committer>()));
   let c = lanes.get(lane);
   if (!c) lanes.set(lane, (c = new Committer(db)));
   return c;

@@ -106,16 +106,14 @@ export function sqliteDialect(raw: Sqlite.Database): SqliteDialect {
   return new SqliteDialect({ database: new CachingSqlite(raw) });
 }
 
-const TIMESTAMP_OID = 1114;
-const INT8_OID = 20;
 const utcTimestamp = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
 
 /** Type parsers of the store's pool only (the process-wide defaults of pg are left alone). */
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === TIMESTAMP_OID) return utcTimestamp;
-    if (oid === INT8_OID) return (s: string) => Number(s);
-    return pg.types.getTypeParser(oid, format);
+const pgTypes: pg.CustomTypesConfig = {
+  getTypeParser(oid, format): (value: string) => unknown {
+    if (oid === pg.types.builtins.TIMESTAMP) return utcTimestamp;
+    if (oid === pg.types.builtins.INT8) return (s: string) => Number(s);
+    return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
   },
 };
 

@@ -37,8 +37,7 @@ const nextPage = precompiled((db, pipelineId: string, publishedAt: Date, id: str
 export function listPosts(db: Db, q: { pipelineId: string; after: PostPosition | null; limit: number; hasArtifact?: boolean }): Promise<PostRow[]> {
   if (q.hasArtifact === undefined) return q.after ? nextPage(db, q.pipelineId, q.after.publishedAt, q.after.id, q.limit) : firstPage(db, q.pipelineId, q.limit);
   let query = db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', q.pipelineId).where('visibility', '!=', RETIRED);
-  if (q.hasArtifact === true) query = query.where('artifactCount', '>', 0);
-  if (q.hasArtifact === false) query = query.where('artifactCount', '=', 0);
+  query = q.hasArtifact ? query.where('artifactCount', '>', 0) : query.where('artifactCount', '=', 0);
   const after = q.after;
   if (after) {
     query = query.where((eb) =>

@@ -8,6 +8,7 @@
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../../server/errors.js';
 import { claim, type ClaimStore } from '../../server/services/idempotency.js';
 import type { ServiceDeps } from '../../server/services/context.js';
 import { draftFromPost, newArtifactFor } from '../../server/services/drafting.js';
@@ -145,7 +146,10 @@ describe('drafts created together', () => {
     expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     expect(await countRows(deps.db, 'Artifact', { sourcePostId: postId })).toBe(4);
     for (const [i, k] of keys.entries()) {
-      const again = await claim(store, k).catch((e: { status: number }) => e.status);
+      const again = await claim(store, k).catch((e: unknown) => {
+        if (e instanceof AppError) return e.status;
+        throw e;
+      });
       if (i === 2) expect(again).toBe(409); // still a claim in progress: no answer was stored
       else expect(again).toEqual({ kind: 'replay', reply: { status: 202, body: JSON.stringify((settled[i] as PromiseFulfilledResult<unknown>).value) } });
     }

@@ -198,7 +198,8 @@ describe('stopping', () => {
     // claim query goes out, and the stop comes in as soon as that query yields.
     // Every step the worker takes reads its clock: none may come after stop() has returned.
     let trap = false;
-    let stopped: Promise<void> | null = null;
+    // Set by the clock's closure: a property, so that the compiler does not narrow it to its initial value.
+    const stopping: { done?: Promise<void> } = {};
     let stopReturned = false;
     let readsAfterStop = 0;
     const clock = {
@@ -206,7 +207,9 @@ describe('stopping', () => {
         if (stopReturned) readsAfterStop++;
         if (trap) {
           trap = false;
-          queueMicrotask(() => (stopped = w.stop().then(() => void (stopReturned = true))));
+          queueMicrotask(() => {
+            stopping.done = w.stop().then(() => void (stopReturned = true));
+          });
         }
         return new Date(Date.now() + 20 * 60_000);
       },
@@ -218,8 +221,8 @@ describe('stopping', () => {
       await w.start();
       trap = true; // start() has looked at the queue once (its sweep); the next read of the clock is the claim's
       w.kick();
-      while (!stopped) await new Promise((r) => setTimeout(r, 5));
-      await stopped;
+      while (!stopping.done) await new Promise((r) => setTimeout(r, 5));
+      await stopping.done;
       const after = await findRunById(deps.db, run.id);
       expect(after).toMatchObject({ status: 'queued', lockedBy: null, attempts: 0 });
       // Nothing starts it later either (a launch after stop() would have run it by now).

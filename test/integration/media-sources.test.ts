@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
-import { connect, ingest, ingestArchive, listAllPosts } from '../support/api.js';
+import { connect, ingest, listAllPosts } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;

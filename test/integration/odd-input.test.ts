@@ -141,7 +141,7 @@ describe("requests Node's HTTP parser refuses", () => {
       const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
       let data = '';
       socket.setEncoding('utf8');
-      socket.on('data', (d) => (data += d));
+      socket.on('data', (d) => (data += d.toString())); // a string already (setEncoding), typed as a Buffer
       socket.on('end', () => resolve(data));
       socket.on('error', (err) => (data ? resolve(data) : reject(err)));
     });

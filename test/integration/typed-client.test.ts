@@ -262,6 +262,7 @@ describe('typed errors', () => {
     const raw = { status: 409, code: 'state_conflict', message: 'Published already.', requestId: 'req_1', suggestedAction: 'retry_later', suggestedEndpoint: null, retryAfterSeconds: 3, upstreamStatus: null };
     const generated = ContentPipelineError.generate(raw);
     expect(generated).toBeInstanceOf(StateError);
+    // eslint-disable-next-line @typescript-eslint/no-misused-spread -- the error's own fields as plain data, which toMatchObject compares field by field
     expect({ ...generated, message: generated.message }).toMatchObject({ ...raw, kind: 'state' });
     expect(ContentPipelineError.generate({ ...raw, status: 418, code: 'teapot' })).toMatchObject({ kind: 'bad_request', code: 'teapot' });
   });

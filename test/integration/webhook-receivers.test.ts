@@ -201,7 +201,7 @@ describe('refusing a signature', () => {
     return new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
       const req = http.request(`${s.url}${BACKEND}`, { method: 'POST', headers: { ...headers, 'Content-Length': '100000' } }, (res) => {
         let body = '';
-        res.on('data', (c) => (body += c));
+        res.on('data', (c: Buffer) => (body += c.toString()));
         res.on('end', () => {
           resolve({ status: res.statusCode!, connection: res.headers.connection, body });
           req.destroy();

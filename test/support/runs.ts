@@ -13,9 +13,8 @@ export interface WaitOptions {
 export async function waitForRun(deps: Pick<ServiceDeps, 'db'>, runId: string, opts: WaitOptions = {}): Promise<RunRow> {
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   const done = (r: RunRow) => (opts.status ? r.status === opts.status : r.status === 'succeeded' || r.status === 'failed');
-  let last: RunRow | null = null;
   for (;;) {
-    last = await findRunById(deps.db as ServiceDeps['db'], runId);
+    const last = await findRunById(deps.db as ServiceDeps['db'], runId);
     if (last && done(last)) return last;
     if (Date.now() > deadline) {
       throw new Error(`run ${runId} did not reach ${opts.status ?? 'a final status'} in time; last seen: ${last ? `${last.status} (attempts ${last.attempts}, ${last.errorCode ?? 'no error'})` : 'absent'}`);

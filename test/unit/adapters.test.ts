@@ -83,7 +83,8 @@ describe('archives (the small sample exports, as auth_material)', () => {
   });
 
   it('refuses an export with no readable post, naming the field', async () => {
-    const err = await archiveAdapter.probe(null as never, 'h', { secret: 'window.YTD.tweets.part0 = []', secondary: null }).catch((e: AdapterError) => e);
+    const err = await archiveAdapter.probe(null as never, 'h', { secret: 'window.YTD.tweets.part0 = []', secondary: null }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AdapterError);
     expect((err as AdapterError).kind).toBe('invalid_input');
     expect((err as AdapterError).field).toBe('auth_material');
   });

@@ -22,7 +22,7 @@ describe('decode', () => {
     ['Worth reading https://example.com/post', 'link_share'],
     ['ok', 'short_take'],
     ['x'.repeat(1200), 'long_form'],
-    [`${'A plain observation about software. '.repeat(6)}`, 'statement'],
+    ['A plain observation about software. '.repeat(6), 'statement'],
   ])('classifies %j as %s', (text, format) => {
     expect(decodeText(text).format).toBe(format);
   });

@@ -21,7 +21,7 @@ interface Problem {
 async function lint(file: string): Promise<Problem[]> {
   // redocly exits 1 when it finds problems; the report is on stdout either way.
   const run = await promisify(execFile)(redocly, ['lint', '--config', 'openapi/redocly.yaml', file, '--format=json'], { cwd: root, maxBuffer: 16 * 1024 * 1024 }).catch(
-    (err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }),
+    (err: unknown) => ({ stdout: (err as { stdout?: string }).stdout ?? '' }),
   );
   return (JSON.parse(run.stdout) as { problems: Problem[] }).problems;
 }

@@ -75,7 +75,8 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     const la = new SharedWindowLimiter(a.db, limit, undefined, W);
     const lb = new SharedWindowLimiter(b.db, limit, undefined, W);
     const now = T + 100 * W + 1_000;
-    const hits = Array.from({ length: 80 }, (_, i) => (i % 2 ? la : lb).hit('tok_race', now));
+    // hit answers at once when a lease pays for it, else with a promise: async makes each a promise for Promise.all.
+    const hits = Array.from({ length: 80 }, async (_, i) => (i % 2 ? la : lb).hit('tok_race', now));
     const decisions = await Promise.all(hits);
     expect(decisions.filter((d) => d.allowed)).toHaveLength(limit);
     // every allowed hit saw a distinct count: remaining took each value from limit-1 down to 0 once
@@ -91,7 +92,7 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     await l.hit('tok_warm', now);
     counted.statements = 0;
     const costs = Array.from({ length: 30 }, (_, i) => (i % 5 === 0 ? 3 : 1));
-    const decisions = await Promise.all(costs.map((cost) => l.hit('tok_group', now, cost)));
+    const decisions = await Promise.all(costs.map(async (cost) => l.hit('tok_group', now, cost)));
     const total = costs.reduce((x, y) => x + y, 0);
     expect(decisions.every((d) => d.allowed)).toBe(true);
     // As if counted one after the other: remaining falls by each hit's cost, in arrival order.
@@ -106,7 +107,7 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
   it('decides hits that arrive together one by one when together they do not fit', async () => {
     const l = new SharedWindowLimiter(a.db, 10, undefined, W);
     const now = T + 160 * W + 1_000;
-    const decisions = await Promise.all(Array.from({ length: 14 }, (_, i) => l.hit('tok_over', now, i === 3 ? 4 : 1)));
+    const decisions = await Promise.all(Array.from({ length: 14 }, async (_, i) => l.hit('tok_over', now, i === 3 ? 4 : 1)));
     // In arrival order: 1, 1, 1 fit (7 left), the 4 fits (3 left), then 3 more fit and the rest are refused.
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, true, true, false, false, false, false, false, false, false]);
     expect(decisions.filter((d) => d.allowed).map((d) => d.remaining)).toEqual([9, 8, 7, 3, 2, 1, 0]);
@@ -152,7 +153,7 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     const la = new SharedWindowLimiter(a.db, limit, undefined, W);
     const lb = new SharedWindowLimiter(b.db, limit, undefined, W);
     const at = T + 410 * W + 1_000;
-    const all = await Promise.all(Array.from({ length: 500 }, (_, i) => (i % 2 ? la : lb).hit('tok_race2', at)));
+    const all = await Promise.all(Array.from({ length: 500 }, async (_, i) => (i % 2 ? la : lb).hit('tok_race2', at)));
     const allowed = all.filter((d) => d.allowed);
     expect(allowed).toHaveLength(limit);
     expect(allowed.map((d) => d.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: limit }, (_, i) => i));

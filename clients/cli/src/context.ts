@@ -1,6 +1,6 @@
 // What every command action gets: the resolved settings, the typed client, the output mode and
 // the idempotency key of a mutating command.
-import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { parseJsonFields, setJsonFields, show } from './output.js';
 import { createApiClient, type ApiClient } from '../../typescript/src/index.js';
 import { CliError, EXIT } from './errors.js';

@@ -108,8 +108,8 @@ export const truncate = (s: string, n: number) => {
 
 const cell = (v: unknown): string => {
   if (v === null || v === undefined) return '-';
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return JSON.stringify(v); // an object or an array (a cell holds a value of a JSON answer)
 };
 
 /** A cell of a tab-separated line: tabs and line breaks would split it, so they become spaces. */

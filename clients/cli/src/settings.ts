@@ -12,7 +12,8 @@ export interface GlobalOptions {
   token?: string;
   config?: string;
   dataDir?: string;
-  json?: boolean;
+  /** `--json [fields]`: true for the flag alone, a field list (or '' for every field) when it has a value. */
+  json?: boolean | string;
   retries?: string;
 }
 

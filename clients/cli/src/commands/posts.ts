@@ -1,7 +1,7 @@
 // Source posts: list (one page, or every page with --all) and start a draft from one.
 import { Option, type Command } from '@commander-js/extra-typings';
 import { unwrap, type Schemas } from '../../../typescript/src/index.js';
-import { TARGETS, type Target } from './artifacts.js';
+import { TARGETS } from './artifacts.js';
 import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action } from '../context.js';
 import { uploadFile } from './media.js';
