@@ -70,7 +70,10 @@ export default defineConfig(
       // `let worker` in server/main.ts is read by a closure before it is assigned, on purpose.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // `_`-prefixed parameters are there to keep a position (Express's (err, req, res, next)).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

@@ -75,7 +75,9 @@ export async function buildCli() {
     },
   });
   // Inputs as project-relative paths (esbuild's are relative to absWorkingDir already).
-  const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/')).sort();
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((f) => !f.includes('node_modules/'))
+    .sort();
   writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify({ entry: 'main.js', inputs }, null, 2)}\n`);
   // Swap the folder in whole: a `cpa` started meanwhile sees the old build or the new one.
   const old = `${cliDist}.old-${process.pid}`;
@@ -85,7 +87,11 @@ export async function buildCli() {
   return inputs.length;
 }
 
-const docsInputs = [path.join(root, 'generated/openapi.public.json'), fileURLToPath(import.meta.url), path.join(root, 'node_modules/@redocly/cli/package.json')];
+const docsInputs = [
+  path.join(root, 'generated/openapi.public.json'),
+  fileURLToPath(import.meta.url),
+  path.join(root, 'node_modules/@redocly/cli/package.json'),
+];
 
 // Assets the Redoc bundle fetches from Redocly's CDN whatever the options: the "API docs by
 // Redocly" logo. Replaced by an inline image, so that the page asks no other host for anything.

@@ -6,12 +6,22 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const files = ['generated/openapi.json', 'generated/openapi.public.json', 'generated/api.ts', 'generated/operations.ts', 'prisma/sqlite/schema.prisma', 'prisma/postgresql/schema.prisma', 'server/store/tables.ts'];
+const files = [
+  'generated/openapi.json',
+  'generated/openapi.public.json',
+  'generated/api.ts',
+  'generated/operations.ts',
+  'prisma/sqlite/schema.prisma',
+  'prisma/postgresql/schema.prisma',
+  'server/store/tables.ts',
+];
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cp-generated-'));
 const before = Object.fromEntries(files.map((f) => [f, readFileSync(f, 'utf8')]));
 for (const f of files) cpSync(f, path.join(tmp, f.replace(/\//g, '__')));
 try {
-  execSync('npm run --silent generate:openapi && node scripts/prisma-schemas.mjs && npm run --silent generate:prisma', { stdio: ['ignore', 'ignore', 'inherit'] });
+  execSync('npm run --silent generate:openapi && node scripts/prisma-schemas.mjs && npm run --silent generate:prisma', {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const stale = files.filter((f) => readFileSync(f, 'utf8') !== before[f]);
   if (stale.length) {
     console.error(`Generated files are stale or were edited by hand: ${stale.join(', ')}\nRun \`npm run generate\` and commit the result.`);

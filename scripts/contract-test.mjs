@@ -58,7 +58,15 @@ const url = `http://127.0.0.1:${port}`;
 const secrets = { WEBHOOK_SIGNING_SECRET: 'contract-test-backend-secret', SERVICE_SCRAPER_SIGNING_SECRET: 'contract-test-scraper-secret' };
 const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server', 'main.ts')], {
   cwd: root,
-  env: { ...process.env, ...secrets, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: process.env.CONTRACT_LOG_LEVEL ?? 'error', RATE_LIMIT_PER_MINUTE: '1000000', STREAM_MAX_SECONDS: '2' },
+  env: {
+    ...process.env,
+    ...secrets,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.CONTRACT_LOG_LEVEL ?? 'error',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    STREAM_MAX_SECONDS: '2',
+  },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 let code;
@@ -70,20 +78,29 @@ try {
   if (seeded.status !== 0) throw new Error('seeding the contract server failed');
   const skip = Object.keys(JSON.parse(readFileSync(path.join(root, 'scripts', 'contract', 'skip.json'), 'utf8')).skip);
   const stArgs = [
-    'run', path.join(root, 'generated', 'openapi.json'),
-    '--url', url,
-    '--header', `Authorization: Bearer ${token}`,
-    '--checks', 'all',
-    '--phases', 'examples,coverage,fuzzing,stateful',
-    '--seed', '20261122',
+    'run',
+    path.join(root, 'generated', 'openapi.json'),
+    '--url',
+    url,
+    '--header',
+    `Authorization: Bearer ${token}`,
+    '--checks',
+    'all',
+    '--phases',
+    'examples,coverage,fuzzing,stateful',
+    '--seed',
+    '20261122',
     ...(maxExamples ? ['--max-examples', maxExamples] : []),
     // One worker: CPython 3.11.7 (the machines' python3) keeps the AST constructor's recursion
     // depth in shared state, so two threads parsing at once (hypothesis describes filter lambdas
     // with ast.parse) can fail with "SystemError: AST constructor recursion depth mismatch"
     // (python/cpython#106905). It failed a CI run that way; one worker makes the run deterministic.
-    '--workers', '1',
-    '--request-timeout', '10',
-    '--suppress-health-check', 'too_slow',
+    '--workers',
+    '1',
+    '--request-timeout',
+    '10',
+    '--suppress-health-check',
+    'too_slow',
     ...skip.flatMap((op) => ['--exclude-operation-id', op]),
   ];
   console.error(`[contract] schemathesis against ${url} (skipping ${skip.length ? skip.join(', ') : 'nothing'})`);

@@ -20,10 +20,24 @@ for (const provider of ['sqlite', 'postgresql']) {
   mkdirSync(migrations, { recursive: true });
   const snapshot = path.join(migrations, 'schema.snapshot.prisma');
   const from = existsSync(snapshot) ? ['--from-schema-datamodel', snapshot] : ['--from-empty'];
-  const env = { ...process.env, PRISMA_SQLITE_URL: 'file:./data/migration-scratch.db', DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://unused@127.0.0.1/unused' };
+  const env = {
+    ...process.env,
+    PRISMA_SQLITE_URL: 'file:./data/migration-scratch.db',
+    DATABASE_URL: process.env.DATABASE_URL ?? 'postgresql://unused@127.0.0.1/unused',
+  };
   const sql = execFileSync(
     process.execPath,
-    ['node_modules/prisma/build/index.js', 'migrate', 'diff', '--config', `prisma/${provider}.config.ts`, ...from, '--to-schema-datamodel', path.join(dir, 'schema.prisma'), '--script'],
+    [
+      'node_modules/prisma/build/index.js',
+      'migrate',
+      'diff',
+      '--config',
+      `prisma/${provider}.config.ts`,
+      ...from,
+      '--to-schema-datamodel',
+      path.join(dir, 'schema.prisma'),
+      '--script',
+    ],
     { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   if (/^-- This is an empty migration/m.test(sql) || !sql.trim()) {

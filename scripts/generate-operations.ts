@@ -17,7 +17,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 type Json = Record<string, unknown>;
 type Operation = { operationId: string; tags?: string[]; security?: Json[]; responses?: Json };
 type Header = { name: string; required: boolean; type: string };
-const spec = JSON.parse(readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as Json & { security?: Json[]; paths: Record<string, Record<string, Operation>> };
+const spec = JSON.parse(readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as Json & {
+  security?: Json[];
+  paths: Record<string, Record<string, Operation>>;
+};
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 /** Headers the request pipeline puts on every answer: never the handler's business. */
@@ -70,7 +73,9 @@ const lines = [
   ' */',
   'export interface HandlerResponseHeaders {',
   ...ops.map((o) => {
-    const statuses = Object.entries(o.headers).map(([status, hs]) => `${status}: {${hs.map((h) => ` ${q(h.name)}${h.required ? '' : '?'}: ${h.type};`).join('')}${hs.length ? ' ' : ''}}`);
+    const statuses = Object.entries(o.headers).map(
+      ([status, hs]) => `${status}: {${hs.map((h) => ` ${q(h.name)}${h.required ? '' : '?'}: ${h.type};`).join('')}${hs.length ? ' ' : ''}}`,
+    );
     return `  ${o.id}: { ${statuses.join('; ')} };`;
   }),
   '}',

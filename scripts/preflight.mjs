@@ -24,19 +24,28 @@ function cmp(a, b) {
 export function satisfies(version, range) {
   const v = parse(version);
   return range.split('||').some((alt) =>
-    alt.trim().split(/\s+/).every((term) => {
-      const m = /^(>=|<=|>|<|\^|=)?\s*(.+)$/.exec(term);
-      const want = parse(m[2]);
-      const c = cmp(v, want);
-      switch (m[1]) {
-        case '>=': return c >= 0;
-        case '>': return c > 0;
-        case '<=': return c <= 0;
-        case '<': return c < 0;
-        case '^': return c >= 0 && v[0] === want[0];
-        default: return c === 0;
-      }
-    }),
+    alt
+      .trim()
+      .split(/\s+/)
+      .every((term) => {
+        const m = /^(>=|<=|>|<|\^|=)?\s*(.+)$/.exec(term);
+        const want = parse(m[2]);
+        const c = cmp(v, want);
+        switch (m[1]) {
+          case '>=':
+            return c >= 0;
+          case '>':
+            return c > 0;
+          case '<=':
+            return c <= 0;
+          case '<':
+            return c < 0;
+          case '^':
+            return c >= 0 && v[0] === want[0];
+          default:
+            return c === 0;
+        }
+      }),
   );
 }
 
@@ -51,7 +60,7 @@ export function refusal(version = process.version, execPath = process.execPath) 
   return [
     `Content Pipeline needs Node 24 or 26 (package.json engines: "${range}"); this is Node ${version} (${execPath}).`,
     'Older Nodes are out of security support, and the SQLite driver (better-sqlite3 13, Node-API 10) crashes on Node 20.',
-    'Install Node 24 or 26, or use the project\'s pinned Node (fetched from the npm registry into .tools/):',
+    "Install Node 24 or 26, or use the project's pinned Node (fetched from the npm registry into .tools/):",
     '  eval "$(bash scripts/node.sh --env)"   # this shell only; then run npm ci and your command again',
     'or run one command with it:  bash scripts/node.sh npm ci && bash scripts/node.sh npm start',
   ].join('\n');

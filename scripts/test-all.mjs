@@ -76,7 +76,11 @@ function vitestCounts(file, stageName) {
       failures.push(`${stageName}: ${where} > ${t.fullName}: ${why}`);
     }
   }
-  return { passed: report.numPassedTests, failed: report.numFailedTests + (report.numRuntimeErrorTestSuites ?? 0), skipped: report.numPendingTests + report.numTodoTests };
+  return {
+    passed: report.numPassedTests,
+    failed: report.numFailedTests + (report.numRuntimeErrorTestSuites ?? 0),
+    skipped: report.numPendingTests + report.numTodoTests,
+  };
 }
 
 mkdirSync('build', { recursive: true });

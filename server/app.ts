@@ -70,23 +70,26 @@ export function createApp(parts: AppParts): express.Express {
   // Runs of middlewares are registered as one `inSequence` each: Express's router costs a layer
   // match, a parameter pass and a prefix trim per middleware and per request (issue 12 profile).
   const logging = pinoHttp({
-      logger,
-      genReqId: (req, res) => {
-        const id = `req_${requestIdRandom()}`;
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Never log the Authorization header or bodies.
-      serializers: {
-        req: (req: { method: string; url: string; id: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    });
+    logger,
+    genReqId: (req, res) => {
+      const id = `req_${requestIdRandom()}`;
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    // Never log the Authorization header or bodies.
+    serializers: {
+      req: (req: { method: string; url: string; id: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  });
   app.use(
     inSequence([
       logging,
       (_req, _res, next) => {
-        if (parts.isClosing?.()) return next(backendUnavailable('The service is shutting down; retry shortly.', { status: 503, headers: { 'Retry-After': '5', Connection: 'close' } }));
+        if (parts.isClosing?.())
+          return next(
+            backendUnavailable('The service is shutting down; retry shortly.', { status: 503, headers: { 'Retry-After': '5', Connection: 'close' } }),
+          );
         next();
       },
     ]),

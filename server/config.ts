@@ -99,7 +99,11 @@ function rateLimitStoreVar(env: Env, databaseUrl: string | null, problems: strin
   if (raw === 'auto') return databaseUrl ? 'database' : 'memory';
   if (raw === 'memory') return raw;
   if (raw === 'database' && databaseUrl) return raw;
-  problems.push(raw === 'database' ? 'RATE_LIMIT_STORE=database needs DATABASE_URL (PostgreSQL); SQLite serves one instance, counted in memory' : `RATE_LIMIT_STORE must be auto, memory or database, got ${JSON.stringify(raw)}`);
+  problems.push(
+    raw === 'database'
+      ? 'RATE_LIMIT_STORE=database needs DATABASE_URL (PostgreSQL); SQLite serves one instance, counted in memory'
+      : `RATE_LIMIT_STORE must be auto, memory or database, got ${JSON.stringify(raw)}`,
+  );
   return 'memory';
 }
 
@@ -132,14 +136,20 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDefaultWorkspace: env.WEBHOOK_DEFAULT_WORKSPACE?.trim() || null,
     shutdownGraceSeconds: intVar(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 600, problems),
   } as Config;
-  const allowHosts = (env.OUTBOUND_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const allowHosts = (env.OUTBOUND_ALLOW_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
   const llmBase = env.LLM_BASE_URL?.trim();
   if (llmBase && !/^https?:\/\//.test(llmBase)) problems.push('LLM_BASE_URL must be an http(s) URL, e.g. https://api.openai.com/v1');
   const credentialsKey = env.CREDENTIALS_KEY?.trim() || null;
   if (credentialsKey && !/^[0-9a-f]{64}$/i.test(credentialsKey)) problems.push('CREDENTIALS_KEY must be 64 hexadecimal characters (32 bytes)');
   const bsky = env.BLUESKY_SERVICE_URL?.trim();
   if (bsky && !/^https?:\/\/[^/\s]+/.test(bsky)) problems.push('BLUESKY_SERVICE_URL must be an http(s) URL, e.g. https://bsky.social');
-  const webhookTargets = (env.WEBHOOK_TARGETS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  const webhookTargets = (env.WEBHOOK_TARGETS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
   for (const t of webhookTargets) if (!/^https?:\/\/\S+$/.test(t)) problems.push(`WEBHOOK_TARGETS holds ${JSON.stringify(t)}, which is not an http(s) URL`);
   Object.assign(config, {
     outbound: {

@@ -72,15 +72,18 @@ export const missing = (message: string, extras?: ErrorExtras) => new AppError(4
 /** 409 state_conflict: the resource's state forbids it. */
 export const stateConflict = (message: string, extras?: ErrorExtras) => new AppError(409, 'state_conflict', message, extras);
 /** 409 state_conflict with `suggested_action: retry_later`: the same request again, in a moment, may pass. */
-export const retryLater = (message: string, extras?: ErrorExtras) => new AppError(409, 'state_conflict', message, { suggestedAction: 'retry_later', ...extras });
+export const retryLater = (message: string, extras?: ErrorExtras) =>
+  new AppError(409, 'state_conflict', message, { suggestedAction: 'retry_later', ...extras });
 /** 422 validation_failed: `${field} ${problem}` (the message names the field). */
 export const validationFailed = (field: string, problem: string, extras?: ErrorExtras) => new AppError(422, 'validation_failed', `${field} ${problem}`, extras);
 /** 422 validation_failed with a message that already names the field (the validator's). */
 export const invalid = (message: string, extras?: ErrorExtras) => new AppError(422, 'validation_failed', message, extras);
 /** 424 credential_missing or credential_dead. */
-export const credentialError = (code: 'credential_missing' | 'credential_dead', message: string, extras?: ErrorExtras) => new AppError(424, code, message, extras);
+export const credentialError = (code: 'credential_missing' | 'credential_dead', message: string, extras?: ErrorExtras) =>
+  new AppError(424, code, message, extras);
 /** 429 rate_limited, with Retry-After. */
-export const rateLimited = (message: string, retryAfterSeconds: number) => new AppError(429, 'rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+export const rateLimited = (message: string, retryAfterSeconds: number) =>
+  new AppError(429, 'rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 /**
  * 502 (an upstream failed) or 503 (this service cannot do it now) backend_unavailable; retryable
  * unless the upstream's own answer (`upstreamStatus`) was final.

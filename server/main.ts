@@ -40,7 +40,10 @@ export interface StartOptions {
 }
 
 export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
-  const logOptions = { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers["x-content-pipeline-loopback"]', '*.auth_material', '*.token'] };
+  const logOptions = {
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers["x-content-pipeline-loopback"]', '*.auth_material', '*.token'],
+  };
   const logger = opts.logDestination ? pino(logOptions, opts.logDestination) : pino(logOptions);
   const lifecycle = new Lifecycle();
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
@@ -128,10 +131,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
       await Promise.race([closed, grace]);
       server.closeAllConnections();
       // Closing the pool waits for queries still checked out; never let that hold the exit.
-      const closedDb = await Promise.race([
-        database.close().then(() => true),
-        new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000).unref()),
-      ]);
+      const closedDb = await Promise.race([database.close().then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5000).unref())]);
       if (!closedDb) logger.warn('the database connections did not close within 5 s; exiting anyway');
       logger.info('stopped');
     })();
@@ -155,7 +155,15 @@ async function main() {
   const mode = consoleModeOf(process.stdout);
   const running = await start(config, { logDestination: logDestination(mode) });
   if (mode === 'human') {
-    process.stdout.write(startupMessage({ url: running.url, tokenFile: running.tokenFile, tokenCreated: running.tokenCreated, dataDir: config.dataDir, databaseUrl: config.databaseUrl }));
+    process.stdout.write(
+      startupMessage({
+        url: running.url,
+        tokenFile: running.tokenFile,
+        tokenCreated: running.tokenCreated,
+        dataDir: config.dataDir,
+        databaseUrl: config.databaseUrl,
+      }),
+    );
   }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

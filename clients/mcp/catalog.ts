@@ -157,7 +157,11 @@ function buildTool(spec: Json, path: string, method: string, item: Json, op: Jso
 
   const summary = String(op.summary ?? op.operationId);
   const annotations = annotationsOf(method, op, body, summary);
-  const description = [`${summary}.`, (typeof op.description === 'string' ? op.description : '').trim(), `REST: ${method.toUpperCase()} ${path} (operation ${op.operationId as string}).`]
+  const description = [
+    `${summary}.`,
+    (typeof op.description === 'string' ? op.description : '').trim(),
+    `REST: ${method.toUpperCase()} ${path} (operation ${op.operationId as string}).`,
+  ]
     .filter(Boolean)
     .join('\n\n');
   const outputSchema = output?.type === 'object' ? (openEnded(output) as ToolDef['outputSchema']) : undefined;

@@ -75,7 +75,10 @@ export function isNetworkFailure(err: unknown): boolean {
 
 /** A local file the tool was asked to read could not be (`cpa mcp`'s upload from a path). */
 const isFileError = (err: unknown): err is NodeJS.ErrnoException =>
-  err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string' && typeof (err as NodeJS.ErrnoException).syscall === 'string' && 'path' in err;
+  err instanceof Error &&
+  typeof (err as NodeJS.ErrnoException).code === 'string' &&
+  typeof (err as NodeJS.ErrnoException).syscall === 'string' &&
+  'path' in err;
 
 /**
  * What a failed call reports: the error envelope, the HTTP status and the request id. The REST
@@ -122,8 +125,22 @@ const RESOURCES: ResourceDef[] = [
     tool: 'get_pipeline_inbox',
     arg: 'id',
   },
-  { name: 'pipeline', title: 'A pipeline', description: 'A pipeline with its counts and its most recent run.', uriTemplate: 'cpa://pipelines/{pipeline_id}', tool: 'get_pipeline', arg: 'id' },
-  { name: 'artifact', title: 'An artifact', description: 'A draft: its text, state and genealogy.', uriTemplate: 'cpa://artifacts/{artifact_id}', tool: 'get_artifact', arg: 'id' },
+  {
+    name: 'pipeline',
+    title: 'A pipeline',
+    description: 'A pipeline with its counts and its most recent run.',
+    uriTemplate: 'cpa://pipelines/{pipeline_id}',
+    tool: 'get_pipeline',
+    arg: 'id',
+  },
+  {
+    name: 'artifact',
+    title: 'An artifact',
+    description: 'A draft: its text, state and genealogy.',
+    uriTemplate: 'cpa://artifacts/{artifact_id}',
+    tool: 'get_artifact',
+    arg: 'id',
+  },
   { name: 'run', title: 'A run', description: 'One run of long-running work and its status.', uriTemplate: 'cpa://runs/{run_id}', tool: 'get_run', arg: 'id' },
 ];
 
@@ -166,7 +183,8 @@ export function createMcpServer(opts: McpServerOptions): Server {
     try {
       const data = await call(tool, (req.params.arguments ?? {}) as Record<string, unknown>);
       const text = data === undefined ? 'Done (the operation answered without a body).' : JSON.stringify(data, null, 2);
-      const structured = tool.outputSchema && data && typeof data === 'object' && !Array.isArray(data) ? { structuredContent: data as Record<string, unknown> } : {};
+      const structured =
+        tool.outputSchema && data && typeof data === 'object' && !Array.isArray(data) ? { structuredContent: data as Record<string, unknown> } : {};
       return { content: [{ type: 'text', text }], ...structured };
     } catch (err) {
       return toolError(err);
@@ -175,7 +193,13 @@ export function createMcpServer(opts: McpServerOptions): Server {
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: resources.map((r) => ({ name: r.name, title: r.title, description: r.description, uriTemplate: r.uriTemplate, mimeType: 'application/json' })),
+    resourceTemplates: resources.map((r) => ({
+      name: r.name,
+      title: r.title,
+      description: r.description,
+      uriTemplate: r.uriTemplate,
+      mimeType: 'application/json',
+    })),
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri;

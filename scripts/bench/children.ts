@@ -90,7 +90,12 @@ export interface ServerChild {
  * not set). `env` adds to or overrides the defaults (PORT 0, the label, the data directory and
  * DATABASE_URL, empty for SQLite so that a DATABASE_URL of the parent's environment is not inherited).
  */
-export async function startServerChild(kind: 'sqlite' | 'postgresql', label: string, env: Record<string, string> = {}, opts: { wholeProfile?: boolean } = {}): Promise<ServerChild> {
+export async function startServerChild(
+  kind: 'sqlite' | 'postgresql',
+  label: string,
+  env: Record<string, string> = {},
+  opts: { wholeProfile?: boolean } = {},
+): Promise<ServerChild> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `cp-bench-${label}-`));
   if (kind === 'postgresql') process.env.TEST_PG_ADMIN_URL ??= execFileSync('bash', [path.join(root, 'scripts/pg-start.sh')], { encoding: 'utf8' }).trim();
   const pg = kind === 'postgresql' ? await createPgDatabase() : null;

@@ -14,7 +14,9 @@ import { startServerChild } from './children.js';
 import { writeSection } from './report.js';
 
 type Kind = 'sqlite' | 'postgresql';
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
+const arg = (name: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
+  (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
 const dbArg = arg('db');
 const kinds: Kind[] = dbArg === 'sqlite' || dbArg === 'postgresql' ? [dbArg] : ['sqlite', 'postgresql'];
 const POSTS = Number(arg('posts') ?? 100_000);
@@ -56,7 +58,11 @@ for (const kind of kinds) {
     log(`${kind}: upload + check ${uploadSeconds.toFixed(1)} s (${Math.round(size / 1024 / 1024 / uploadSeconds)} MB/s, ${imp.summary.posts} posts counted)`);
     const cpu1 = await child.call<number>('cpu');
     t = performance.now();
-    const started = await unwrap(client.POST('/api/agent/v1/pipelines/from-intent', { body: { handle: 'bench-x', intent: 'Benchmark import', idempotency_key: `bench-imports-${kind}-${Date.now()}` } }));
+    const started = await unwrap(
+      client.POST('/api/agent/v1/pipelines/from-intent', {
+        body: { handle: 'bench-x', intent: 'Benchmark import', idempotency_key: `bench-imports-${kind}-${Date.now()}` },
+      }),
+    );
     let rssMin = Infinity;
     let rssMax = 0;
     let run;
@@ -76,7 +82,9 @@ for (const kind of kinds) {
     log(`${kind}: ingest ${ingestSeconds.toFixed(1)} s, ${Math.round(expected / ingestSeconds)} posts/s, RSS ${mb(rssMin)}–${mb(rssMax)} MB`);
     const uploadCpu = (cpu1 - cpu0) / 1e6;
     const ingestCpu = (cpu2 - cpu1) / 1e6;
-    log(`${kind}: server CPU: upload + check ${uploadCpu.toFixed(1)} s, ingest ${ingestCpu.toFixed(1)} s (${Math.round(expected / ingestCpu)} posts per CPU-second)`);
+    log(
+      `${kind}: server CPU: upload + check ${uploadCpu.toFixed(1)} s, ingest ${ingestCpu.toFixed(1)} s (${Math.round(expected / ingestCpu)} posts per CPU-second)`,
+    );
     results.push({ db: kind, uploadSeconds, ingestSeconds, posts: run.progress?.done ?? 0, rssMin, rssMax, rssBefore, uploadCpu, ingestCpu });
   } finally {
     await stop().catch((err: unknown) => log(`could not drop the bench database: ${(err as Error).message}`));

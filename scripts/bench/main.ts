@@ -42,7 +42,9 @@ function row(scenario: string, db: string, r: LoadResult, note = ''): Row {
   const problems = [r.non2xx ? `${r.non2xx} non-2xx` : '', r.errors ? `${r.errors} errors` : ''].filter(Boolean).join(', ');
   const out = { scenario, db, rps: r.rps, p50: r.p50, p99: r.p99, cpuUs: r.cpuUs, note: [note, problems].filter(Boolean).join('; ') };
   rows.push(out);
-  log(`${scenario} (${db}): ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${Math.round(r.cpuUs ?? 0)} µs server CPU/req${out.note ? ` — ${out.note}` : ''}`);
+  log(
+    `${scenario} (${db}): ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${Math.round(r.cpuUs ?? 0)} µs server CPU/req${out.note ? ` — ${out.note}` : ''}`,
+  );
   return out;
 }
 
@@ -55,23 +57,35 @@ const profileRun = path.join(profileDir, new Date().toISOString().replace(/[:.]/
 function profiled(child: Child<unknown>, db: string, scenario: string): Around | undefined {
   if (!profiling) return undefined;
   mkdirSync(profileRun, { recursive: true });
-  const file = path.join(profileRun, `${db}-${scenario.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase()}.cpuprofile`);
+  const file = path.join(
+    profileRun,
+    `${db}-${scenario
+      .replace(/[^a-z0-9]+/gi, '-')
+      .replace(/^-|-$/g, '')
+      .toLowerCase()}.cpuprofile`,
+  );
   return { start: () => child.call('profileStart'), stop: () => child.call('profileStop', { file }).then(() => log(`profile: ${path.relative(root, file)}`)) };
 }
 
 /** `measure` with the server's CPU per request, profiled with BENCH_CPU_PROF=1. */
-const measureOn = (child: Child<unknown>, db: string, scenario: string, spec: Parameters<typeof measure>[0]) => measure(spec, cpuOf(child), profiled(child, db, scenario));
+const measureOn = (child: Child<unknown>, db: string, scenario: string, spec: Parameters<typeof measure>[0]) =>
+  measure(spec, cpuOf(child), profiled(child, db, scenario));
 
 /** A fresh database of `kind` and a server child on it. */
 async function startServer(kind: Kind, label: string, env: Record<string, string> = {}): Promise<{ server: Child<Seeded>; drop(): Promise<void> }> {
-  const { child, stop } = await startServerChild(kind, `${kind}-${label}`, {
-    HOST: '127.0.0.1',
-    INSTANCE_MODE: 'desktop',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    // The quota is not what is measured: high enough never to refuse, the limiter still runs.
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    ...env,
-  }, { wholeProfile: false });
+  const { child, stop } = await startServerChild(
+    kind,
+    `${kind}-${label}`,
+    {
+      HOST: '127.0.0.1',
+      INSTANCE_MODE: 'desktop',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      // The quota is not what is measured: high enough never to refuse, the limiter still runs.
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      ...env,
+    },
+    { wholeProfile: false },
+  );
   return { server: child, drop: stop };
 }
 
@@ -81,14 +95,24 @@ async function measureReads(kind: Kind, server: Child<Seeded>) {
   const s = server.ready;
   const artifact = { url: `${s.url}${V1}/artifacts/${s.artifactId}`, headers: auth(s), seconds: SECONDS };
   if (wanted(2)) {
-    row('2 floor: bare Express + the same store read', kind, await measureOn(server, kind, '2 floor', { url: s.floorUrl, seconds: SECONDS }), 'findArtifact only: the database layer alone');
+    row(
+      '2 floor: bare Express + the same store read',
+      kind,
+      await measureOn(server, kind, '2 floor', { url: s.floorUrl, seconds: SECONDS }),
+      'findArtifact only: the database layer alone',
+    );
     const full = row('2 GET artifact (validation on)', kind, await measureOn(server, kind, '2 GET artifact', artifact));
     const half = Math.max(1, Math.floor(full.rps! / 2));
     await server.call('loopReset');
     const paced = await measurePaced({ ...artifact, rate: half }, cpuOf(server));
     const loop = await server.call<{ p99: number; max: number }>('loop');
     // The server's event-loop delay meanwhile tells its own share of the latency tail from the machine's.
-    row('2 … at half of its max rate', kind, paced, `${half} req/s offered, evenly spaced (open loop); server event loop held up p99 ${loop.p99.toFixed(1)} ms, max ${loop.max.toFixed(1)} ms`);
+    row(
+      '2 … at half of its max rate',
+      kind,
+      paced,
+      `${half} req/s offered, evenly spaced (open loop); server event loop held up p99 ${loop.p99.toFixed(1)} ms, max ${loop.max.toFixed(1)} ms`,
+    );
   }
   if (wanted(7)) {
     const pipeline = { url: `${s.url}${V1}/pipelines/${s.pipelineId}`, headers: auth(s), seconds: SECONDS };
@@ -124,12 +148,24 @@ async function measureCreates(kind: Kind, server: Child<Seeded>) {
   const statements = ((await server.call<number>('statements')) - statementsBefore) / n;
   const batches = commitsAfter.batches - commitsBefore.batches;
   const perBatch = batches ? ((commitsAfter.changes - commitsBefore.changes) / batches).toFixed(1) : '–';
-  log(`creates (${kind}): run queue depth at the end ${depth} of ${n} created; drained in ${drained} s; group commit ${perBatch} changes per batch, ${commitsAfter.fallbacks - commitsBefore.fallbacks} fallbacks; ${Math.round(withRun)} µs server CPU and ${statements.toFixed(1)} statements per create with its run`);
-  row('4 POST draft (fresh keys)', kind, creates, `draftFromPost: artifact + run per request; the worker drafts meanwhile; run queue depth at the end ${depth.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} created, drained ${drained} s later; ${perBatch} changes per commit; ${Math.round(withRun).toLocaleString('en-US')} µs of server CPU and ${statements.toFixed(1)} statements per create with its run`);
+  log(
+    `creates (${kind}): run queue depth at the end ${depth} of ${n} created; drained in ${drained} s; group commit ${perBatch} changes per batch, ${commitsAfter.fallbacks - commitsBefore.fallbacks} fallbacks; ${Math.round(withRun)} µs server CPU and ${statements.toFixed(1)} statements per create with its run`,
+  );
+  row(
+    '4 POST draft (fresh keys)',
+    kind,
+    creates,
+    `draftFromPost: artifact + run per request; the worker drafts meanwhile; run queue depth at the end ${depth.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} created, drained ${drained} s later; ${perBatch} changes per commit; ${Math.round(withRun).toLocaleString('en-US')} µs of server CPU and ${statements.toFixed(1)} statements per create with its run`,
+  );
   const replay = JSON.stringify({ idempotency_key: `bench-${kind}-${stamp}-replayed-key` });
   const first = await fetch(url, { method: 'POST', headers, body: replay });
   if (first.status !== 202) throw new Error(`the first draft answered ${first.status}`);
-  row('4 … replay of one key', kind, await measureOn(server, kind, '4 replay', { url, method: 'POST', headers, body: replay, seconds: SECONDS }), 'Idempotent-Replayed');
+  row(
+    '4 … replay of one key',
+    kind,
+    await measureOn(server, kind, '4 replay', { url, method: 'POST', headers, body: replay, seconds: SECONDS }),
+    'Idempotent-Replayed',
+  );
 }
 
 const fanRows: Array<FanOutResult & { db: string }> = [];
@@ -146,7 +182,9 @@ async function measureFanOut(kind: Kind, server: Child<Seeded>) {
       p99: r.p99,
       note: `all had it after ${r.allMedian.toFixed(1)} ms (median of ${r.events} events; worst ${r.allMax.toFixed(1)}); ${(r.heapPerSubscriber / 1024).toFixed(1)} KB heap, ${(r.rssPerSubscriber / 1024).toFixed(1)} KB RSS per idle subscriber${r.missed ? `; ${r.missed} missed` : ''}`,
     });
-    log(`fan-out ${n} (${kind}): p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, all ${r.allMedian.toFixed(1)} ms; ${(r.heapPerSubscriber / 1024).toFixed(1)} KB heap/sub`);
+    log(
+      `fan-out ${n} (${kind}): p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, all ${r.allMedian.toFixed(1)} ms; ${(r.heapPerSubscriber / 1024).toFixed(1)} KB heap/sub`,
+    );
   }
 }
 
@@ -186,46 +224,74 @@ function judge(base: Row) {
     const half = find('2 …', kind);
     const on = full?.rps ?? 0;
     const off = find('3 GET artifact', kind)?.rps ?? 0;
-    if (full?.rps) verdicts.push(`(2) ${kind}: ${(full.rps / base.rps!).toFixed(2)}× the baseline's requests per second (target ≥ 0.5×): ${mark(full.rps / base.rps! >= 0.5)}.`);
+    if (full?.rps)
+      verdicts.push(
+        `(2) ${kind}: ${(full.rps / base.rps!).toFixed(2)}× the baseline's requests per second (target ≥ 0.5×): ${mark(full.rps / base.rps! >= 0.5)}.`,
+      );
     // Issue 12's targets for the query layer alone (Kysely instead of Prisma Client).
     const i12 = kind === 'sqlite' ? 0.4 : 0.3;
-    if (full?.rps) verdicts.push(`(2, issue 12) ${kind}: GET artifact ${(full.rps / base.rps!).toFixed(2)}× (target ≥ ${i12}×): ${mark(full.rps / base.rps! >= i12)}.`);
+    if (full?.rps)
+      verdicts.push(`(2, issue 12) ${kind}: GET artifact ${(full.rps / base.rps!).toFixed(2)}× (target ≥ ${i12}×): ${mark(full.rps / base.rps! >= i12)}.`);
     const pipeline = find('7 GET pipeline', kind);
-    if (pipeline?.rps && kind === 'sqlite') verdicts.push(`(7, issue 12) ${kind}: GET pipeline ${(pipeline.rps / base.rps!).toFixed(2)}× (target ≥ 0.35×): ${mark(pipeline.rps / base.rps! >= 0.35)}.`);
+    if (pipeline?.rps && kind === 'sqlite')
+      verdicts.push(
+        `(7, issue 12) ${kind}: GET pipeline ${(pipeline.rps / base.rps!).toFixed(2)}× (target ≥ 0.35×): ${mark(pipeline.rps / base.rps! >= 0.35)}.`,
+      );
     // The same targets as CPU budgets: the ratios were set on Node 20, whose bare-Express baseline
     // cost 132 µs per request; on Node 26 it costs ~20 µs, less than the store read alone, so the
     // ratios above can no longer be met by any request path, and these budgets are what they meant.
     const budget = (what: string, r: Row | undefined, us: number) => {
-      if (r?.cpuUs) verdicts.push(`(issue 12, as CPU) ${kind}: ${what} ${Math.round(r.cpuUs)} µs of server CPU per request (budget ≤ ${us} µs = 132 µs / the ratio): ${mark(r.cpuUs <= us)}.`);
+      if (r?.cpuUs)
+        verdicts.push(
+          `(issue 12, as CPU) ${kind}: ${what} ${Math.round(r.cpuUs)} µs of server CPU per request (budget ≤ ${us} µs = 132 µs / the ratio): ${mark(r.cpuUs <= us)}.`,
+        );
     };
     budget('GET artifact', full, kind === 'sqlite' ? 330 : 440);
     if (kind === 'sqlite') budget('GET pipeline', pipeline, 377);
-    if (half?.p99 !== null && half?.p99 !== undefined) verdicts.push(`(2) ${kind}: p99 ${half.p99} ms at half of the max rate (target < 10 ms): ${mark(half.p99 < 10)}.`);
+    if (half?.p99 !== null && half?.p99 !== undefined)
+      verdicts.push(`(2) ${kind}: p99 ${half.p99} ms at half of the max rate (target < 10 ms): ${mark(half.p99 < 10)}.`);
     const cpuOn = full?.cpuUs;
     const cpuOff = find('3 GET artifact', kind)?.cpuUs;
     const memory = find('2 GET artifact, rate limit in memory', kind);
-    if (memory?.cpuUs && cpuOn) verdicts.push(`(2) ${kind}: the shared rate-limit counts cost ${Math.round(cpuOn - memory.cpuUs)} µs of server CPU per request (${Math.round(memory.rps ?? 0)} req/s with the counts in memory).`);
+    if (memory?.cpuUs && cpuOn)
+      verdicts.push(
+        `(2) ${kind}: the shared rate-limit counts cost ${Math.round(cpuOn - memory.cpuUs)} µs of server CPU per request (${Math.round(memory.rps ?? 0)} req/s with the counts in memory).`,
+      );
     if (on && off) {
       const change = 100 * ((cpuOn ?? 0) / (cpuOff ?? 1) - 1);
-      const cpu = cpuOn && cpuOff ? `; server CPU ${Math.round(cpuOff)} → ${Math.round(cpuOn)} µs per request (${change >= 0 ? '+' : ''}${change.toFixed(0)}%)` : '';
-      verdicts.push(`(3) ${kind}: response validation costs ${(100 * (1 - on / off)).toFixed(0)}% of the throughput (${Math.round(off)} → ${Math.round(on)} req/s)${cpu}.`);
+      const cpu =
+        cpuOn && cpuOff ? `; server CPU ${Math.round(cpuOff)} → ${Math.round(cpuOn)} µs per request (${change >= 0 ? '+' : ''}${change.toFixed(0)}%)` : '';
+      verdicts.push(
+        `(3) ${kind}: response validation costs ${(100 * (1 - on / off)).toFixed(0)}% of the throughput (${Math.round(off)} → ${Math.round(on)} req/s)${cpu}.`,
+      );
     }
   }
   for (const kind of kinds) {
     const creates = find('4 POST draft', kind);
     const target = kind === 'sqlite' ? 1000 : 500;
-    if (creates?.rps) verdicts.push(`(4, issue 12) ${kind}: ${Math.round(creates.rps)} creates per second (target ≥ ${target.toLocaleString('en-US')}): ${mark(creates.rps >= target)}.`);
+    if (creates?.rps)
+      verdicts.push(
+        `(4, issue 12) ${kind}: ${Math.round(creates.rps)} creates per second (target ≥ ${target.toLocaleString('en-US')}): ${mark(creates.rps >= target)}.`,
+      );
   }
   for (const f of fanRows.filter((x) => x.subscribers === 5000)) {
-    verdicts.push(`(6) ${f.db}: 5,000 subscribers, p99 ${f.p99.toFixed(1)} ms to deliver one event (target < 100 ms): ${mark(f.p99 < 100)}; ${(f.heapPerSubscriber / 1024).toFixed(1)} KB per idle subscriber (target < 20 KB): ${mark(f.heapPerSubscriber < 20 * 1024)}.`);
+    verdicts.push(
+      `(6) ${f.db}: 5,000 subscribers, p99 ${f.p99.toFixed(1)} ms to deliver one event (target < 100 ms): ${mark(f.p99 < 100)}; ${(f.heapPerSubscriber / 1024).toFixed(1)} KB per idle subscriber (target < 20 KB): ${mark(f.heapPerSubscriber < 20 * 1024)}.`,
+    );
   }
 }
 
 async function main() {
   const started = Date.now();
-  const loadAtStart = os.loadavg().map((x) => x.toFixed(1)).join(', ');
+  const loadAtStart = os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(', ');
   if (kinds.includes('postgresql')) {
-    process.env.TEST_PG_ADMIN_URL = execFileSync('bash', [path.join(root, 'scripts', 'pg-start.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    process.env.TEST_PG_ADMIN_URL = execFileSync('bash', [path.join(root, 'scripts', 'pg-start.sh')], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
   }
   log('baseline: bare Express 5 hello');
   const hello = await startChild<{ url: string }>('hello.ts', { BENCH_LABEL: 'baseline' }, { wholeProfile: false });

@@ -15,7 +15,9 @@ import { startServerChild } from './children.js';
 import { writeSection } from './report.js';
 
 type Kind = 'sqlite' | 'postgresql';
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
+const arg = (name: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
+  (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
 const dbArg = arg('db');
 const kinds: Kind[] = dbArg === 'sqlite' || dbArg === 'postgresql' ? [dbArg] : ['sqlite', 'postgresql'];
 const RUNS = Number(arg('runs') ?? 3);
@@ -68,7 +70,9 @@ for (const kind of kinds) {
         sampling = false;
         await sampler;
         runs.push({ db: kind, image: img.name, size: statSync(img.file).size, seconds, cpu, rssBefore, rssPeak, stored: made.size_bytes });
-        log(`${kind} ${img.name}: ${seconds.toFixed(2)} s (${(img.bytes.length / 1024 / 1024 / seconds).toFixed(1)} MB/s), server CPU ${cpu.toFixed(2)} s, RSS ${mb(rssBefore)} → peak ${mb(rssPeak)} MB, stored ${mb(made.size_bytes)} MB`);
+        log(
+          `${kind} ${img.name}: ${seconds.toFixed(2)} s (${(img.bytes.length / 1024 / 1024 / seconds).toFixed(1)} MB/s), server CPU ${cpu.toFixed(2)} s, RSS ${mb(rssBefore)} → peak ${mb(rssPeak)} MB, stored ${mb(made.size_bytes)} MB`,
+        );
       }
       const mid = runs.find((r) => r.seconds === median(runs.map((x) => x.seconds)))!;
       uploads.push({ ...mid, rssPeak: Math.max(...runs.map((r) => r.rssPeak)) });
@@ -96,11 +100,17 @@ for (const img of images) {
 rmSync(tmp, { recursive: true, force: true });
 
 const table = [
-  `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:media\` (median of ${RUNS} uploads each; client and server on the same machine; Node ${process.version}, ${os.cpus().length} cores, load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}). Images of camera-like noise, which compress as badly as photos.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:media\` (median of ${RUNS} uploads each; client and server on the same machine; Node ${process.version}, ${os.cpus().length} cores, load average at the end ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')}). Images of camera-like noise, which compress as badly as photos.`,
   '',
   '| database | image | size | upload → stored answer (wall) | throughput | server CPU | server RSS before → peak | stored (re-encoded) |',
   '|---|---|---:|---:|---:|---:|---|---:|',
-  ...uploads.map((u) => `| ${u.db} | ${u.image} | ${mb(u.size)} MB | ${u.seconds.toFixed(2)} s | ${(u.size / 1024 / 1024 / u.seconds).toFixed(1)} MB/s | ${u.cpu.toFixed(2)} s | ${mb(u.rssBefore)} → ${mb(u.rssPeak)} MB | ${mb(u.stored)} MB |`),
+  ...uploads.map(
+    (u) =>
+      `| ${u.db} | ${u.image} | ${mb(u.size)} MB | ${u.seconds.toFixed(2)} s | ${(u.size / 1024 / 1024 / u.seconds).toFixed(1)} MB/s | ${u.cpu.toFixed(2)} s | ${mb(u.rssBefore)} → ${mb(u.rssPeak)} MB | ${mb(u.stored)} MB |`,
+  ),
   '',
   '| image | fitted for | time (in process) | result |',
   '|---|---|---:|---|',

@@ -68,9 +68,32 @@ function partOf(fn: string, area: string): string {
   if (area === 'better-sqlite3' || (fn === '' && area === '(native / V8)')) return 'SQLite (better-sqlite3, native)';
   if (area === 'pg' || area === 'pg-protocol' || area === 'pg-pool' || area === 'pg-types') return 'pg (driver, protocol)';
   if (area === 'kysely') return 'Kysely';
-  if (area === 'express' || area === 'router' || area === 'body-parser' || area === 'content-type' || area === 'mime-types' || area === 'media-typer' || area === 'type-is' || area === 'etag' || area === 'send' || area === 'finalhandler') return 'Express and its helpers';
-  if (area === 'express-openapi-validator' || area === 'ajv' || area === 'ajv-formats' || area === 'ajv-draft-04' || area === 'fast-uri') return 'OpenAPI validation (validator, ajv)';
-  if (area === 'pino' || area === 'pino-http' || area === '@pinojs/redact' || area === 'pino-std-serializers' || area === 'sonic-boom' || area === 'fast-redact' || area === 'quick-format-unescaped' || area === 'thread-stream') return 'logging (pino, pino-http, redaction)';
+  if (
+    area === 'express' ||
+    area === 'router' ||
+    area === 'body-parser' ||
+    area === 'content-type' ||
+    area === 'mime-types' ||
+    area === 'media-typer' ||
+    area === 'type-is' ||
+    area === 'etag' ||
+    area === 'send' ||
+    area === 'finalhandler'
+  )
+    return 'Express and its helpers';
+  if (area === 'express-openapi-validator' || area === 'ajv' || area === 'ajv-formats' || area === 'ajv-draft-04' || area === 'fast-uri')
+    return 'OpenAPI validation (validator, ajv)';
+  if (
+    area === 'pino' ||
+    area === 'pino-http' ||
+    area === '@pinojs/redact' ||
+    area === 'pino-std-serializers' ||
+    area === 'sonic-boom' ||
+    area === 'fast-redact' ||
+    area === 'quick-format-unescaped' ||
+    area === 'thread-stream'
+  )
+    return 'logging (pino, pino-http, redaction)';
   if (area.startsWith('server/')) return area;
   if (area.startsWith('node:') || area === '(native / V8)') return 'Node (HTTP, streams, timers) and V8';
   return `other: ${area}`;

@@ -32,7 +32,10 @@ export function machine() {
   const pkg = (name: string) => (JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   return {
     date: new Date().toISOString(),
-    load: os.loadavg().map((x) => x.toFixed(1)).join(', '),
+    load: os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(', '),
     cpus: `${os.availableParallelism()} × ${os.cpus()[0]?.model ?? 'unknown CPU'}`,
     memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
     node: process.version,
@@ -45,7 +48,8 @@ export function machine() {
   };
 }
 
-const fmt = (n: number | null, digits = 0) => (n === null || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const fmt = (n: number | null, digits = 0) =>
+  n === null || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ratio = (n: number | null, base: number | null) => (n === null || !base ? '–' : `${(n / base).toFixed(2)}×`);
 
 function cells(r: Row, base: Row) {

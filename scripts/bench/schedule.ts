@@ -19,7 +19,9 @@ import { root } from './children.js';
 import { writeSection } from './report.js';
 
 type Kind = 'sqlite' | 'postgresql';
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
+const arg = (name: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
+  (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
 const dbArg = arg('db');
 const kinds: Kind[] = dbArg === 'sqlite' || dbArg === 'postgresql' ? [dbArg] : ['sqlite', 'postgresql'];
 const N = Number(arg('n') ?? 10_000);
@@ -58,14 +60,41 @@ for (const kind of kinds) {
     const now = new Date();
     log(`${kind}: seeding ${N} scheduled artifacts and their runs…`);
     for (let i = 0; i < N; i += BATCH) {
-      const slice = texts.slice(i, i + BATCH).map((text, k) => ({ text, id: `art_bench${String(i + k).padStart(6, '0')}`, run: `run_bench${String(i + k).padStart(6, '0')}` }));
+      const slice = texts
+        .slice(i, i + BATCH)
+        .map((text, k) => ({ text, id: `art_bench${String(i + k).padStart(6, '0')}`, run: `run_bench${String(i + k).padStart(6, '0')}` }));
       await deps.db
         .insertInto('Artifact')
-        .values(slice.map((a) => ({ id: a.id, workspaceId, pipelineId: pipeline_id, sourcePostId: post.id, rootArtifactId: a.id, text: a.text, state: 'scheduled', scheduledAt: far, publishRunId: a.run, createdAt: now, updatedAt: now })))
+        .values(
+          slice.map((a) => ({
+            id: a.id,
+            workspaceId,
+            pipelineId: pipeline_id,
+            sourcePostId: post.id,
+            rootArtifactId: a.id,
+            text: a.text,
+            state: 'scheduled',
+            scheduledAt: far,
+            publishRunId: a.run,
+            createdAt: now,
+            updatedAt: now,
+          })),
+        )
         .execute();
       await deps.db
         .insertInto('Run')
-        .values(slice.map((a) => ({ id: a.run, workspaceId, pipelineId: pipeline_id, kind: 'publish', status: 'queued', input: JSON.stringify({ artifact_id: a.id }), createdAt: now, runAfter: far })))
+        .values(
+          slice.map((a) => ({
+            id: a.run,
+            workspaceId,
+            pipelineId: pipeline_id,
+            kind: 'publish',
+            status: 'queued',
+            input: JSON.stringify({ artifact_id: a.id }),
+            createdAt: now,
+            runAfter: far,
+          })),
+        )
         .execute();
     }
     const due = new Date(Math.ceil((Date.now() + 3000) / 1000) * 1000);
@@ -73,7 +102,12 @@ for (const kind of kinds) {
     await deps.db.updateTable('Artifact').set({ scheduledAt: due }).where('id', 'like', 'art_bench%').execute();
     log(`${kind}: all due at ${due.toISOString()}; waiting…`);
     for (;;) {
-      const open = await deps.db.selectFrom('Run').select((eb) => eb.fn.countAll<number>().as('n')).where('id', 'like', 'run_bench%').where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow();
+      const open = await deps.db
+        .selectFrom('Run')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('id', 'like', 'run_bench%')
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirstOrThrow();
       if (Number(open.n) === 0) break;
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -89,7 +123,12 @@ for (const kind of kinds) {
     }
     const duplicates = [...wire.values()].filter((c) => c > 1).length;
     const missing = texts.filter((t) => !wire.has(t)).length;
-    const published = await deps.db.selectFrom('Artifact').select((eb) => eb.fn.countAll<number>().as('n')).where('id', 'like', 'art_bench%').where('state', '=', 'published').executeTakeFirstOrThrow();
+    const published = await deps.db
+      .selectFrom('Artifact')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('id', 'like', 'art_bench%')
+      .where('state', '=', 'published')
+      .executeTakeFirstOrThrow();
     const lastDelay = delays[delays.length - 1]! / 1000;
     const r: Result = {
       db: kind,
@@ -102,7 +141,9 @@ for (const kind of kinds) {
       missing,
       attempts: runs.reduce((a, x) => a + x.attempts, 0),
     };
-    log(`${kind}: ${r.n}/${N} published; last ${r.lastDelay.toFixed(1)} s after due, median ${r.medianDelay.toFixed(1)} s, ${r.rate.toFixed(0)} publishes/s; ${duplicates} duplicates, ${missing} missing at the wire; ${r.attempts} attempts`);
+    log(
+      `${kind}: ${r.n}/${N} published; last ${r.lastDelay.toFixed(1)} s after due, median ${r.medianDelay.toFixed(1)} s, ${r.rate.toFixed(0)} publishes/s; ${duplicates} duplicates, ${missing} missing at the wire; ${r.attempts} attempts`,
+    );
     results.push(r);
   } finally {
     await s.stop();

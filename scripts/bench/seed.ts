@@ -13,6 +13,12 @@ export async function seedBench(deps: ServiceDeps, token: string, posts = 300) {
     (tx, p) => enqueueRun(tx, deps, { workspaceId, pipelineId: p.id, kind: 'ingest', input: {} }),
   );
   const postIds = await seedPosts(deps, { workspaceId, pipelineId: pipeline.id, count: posts });
-  const artifact = await seedArtifact(deps, { workspaceId, pipelineId: pipeline.id, postId: postIds[0]!, state: 'review', text: 'A benchmark draft. '.repeat(20) });
+  const artifact = await seedArtifact(deps, {
+    workspaceId,
+    pipelineId: pipeline.id,
+    postId: postIds[0]!,
+    state: 'review',
+    text: 'A benchmark draft. '.repeat(20),
+  });
   return { workspaceId, pipelineId: pipeline.id, postIds, artifactId: artifact.id };
 }

@@ -61,7 +61,13 @@ serveCommands(
     commits: () => ({ ...groupCommitStats }),
     /** Statements sent to the database so far (BEGIN and COMMIT included). */
     statements: () => pgStats.statements + sqliteStats.statements,
-    queued: () => running.deps.db.selectFrom('Run').select((eb) => eb.fn.countAll().as('n')).where('status', 'in', ['queued', 'running']).executeTakeFirstOrThrow().then((r) => Number(r.n)),
+    queued: () =>
+      running.deps.db
+        .selectFrom('Run')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n)),
   },
   async () => {
     floorServer.close();

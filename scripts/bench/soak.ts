@@ -84,7 +84,10 @@ async function main() {
     const errorsOk = r.errors === 0 && r.non2xx === 0;
     const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
     const body = [
-      `Soak of ${new Date(started).toISOString()} by \`npm run bench:soak\` on ${kind}: GET /artifacts/{id} at ${rate} req/s (half of the ${Math.round(max.rps)} req/s measured just before) for ${MINUTES} minutes, 100 idle stream subscribers, one event every 5 s (${emitted} events). Load average at the end: ${os.loadavg().map((x) => x.toFixed(1)).join(', ')}.`,
+      `Soak of ${new Date(started).toISOString()} by \`npm run bench:soak\` on ${kind}: GET /artifacts/{id} at ${rate} req/s (half of the ${Math.round(max.rps)} req/s measured just before) for ${MINUTES} minutes, 100 idle stream subscribers, one event every 5 s (${emitted} events). Load average at the end: ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(', ')}.`,
       '',
       `- Requests: ${r.requests.toLocaleString('en-US')} at ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ${r.non2xx} non-2xx, ${r.errors} errors: ${errorsOk ? 'no errors' : '**errors**'}.`,
       `- Memory (heap + external after a full GC, sampled every 15 s): ${mib(atWarm.heap)} after the ${WARMUP_MINUTES}-minute warm-up, ${mib(end.heap)} at the end; trend after the warm-up ${(perMinute / 1024).toFixed(1)} KB/min (${(grown / 1024).toFixed(0)} KB over the rest of the soak): ${memoryOk ? 'no growth beyond warm-up' : '**grows**'}. RSS ${mib(atWarm.rss)} → ${mib(end.rss)}.`,

@@ -43,13 +43,19 @@ try {
   const watcher = new Sqlite(path.join(dataDir, 'content-pipeline.db'), { readonly: true });
   const stateOf = watcher.prepare('SELECT state FROM Artifact WHERE id = ?');
   await count('POST /posts/{id}/draft (fresh key) and its drafting run', async () => {
-    const res = await fetch(`${V1}/posts/${postIds[1]}/draft`, { method: 'POST', headers, body: JSON.stringify({ idempotency_key: `statements-${(n++).toString().padStart(8, '0')}` }) });
+    const res = await fetch(`${V1}/posts/${postIds[1]}/draft`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ idempotency_key: `statements-${(n++).toString().padStart(8, '0')}` }),
+    });
     const { artifact_id } = (await res.clone().json()) as { artifact_id: string };
     while ((stateOf.get(artifact_id) as { state: string }).state === 'draft') await new Promise((r) => setTimeout(r, 5));
     return res;
   });
   watcher.close();
-  await count('POST /posts/{id}/draft (replay)', () => fetch(`${V1}/posts/${postIds[1]}/draft`, { method: 'POST', headers, body: JSON.stringify({ idempotency_key: 'statements-00000000' }) }));
+  await count('POST /posts/{id}/draft (replay)', () =>
+    fetch(`${V1}/posts/${postIds[1]}/draft`, { method: 'POST', headers, body: JSON.stringify({ idempotency_key: 'statements-00000000' }) }),
+  );
 } finally {
   await running.stop();
   rmSync(dataDir, { recursive: true, force: true });

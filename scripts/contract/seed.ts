@@ -31,11 +31,29 @@ try {
   const now = new Date();
   await upsertPipelineWithRun(
     db,
-    { pipelineId: PIPELINE, workspaceId, handle: '@ada@mastodon.example', intent: 'Weekly LinkedIn posts about our open-source releases', tone: 'plain and technical', platform: 'mastodon', now },
+    {
+      pipelineId: PIPELINE,
+      workspaceId,
+      handle: '@ada@mastodon.example',
+      intent: 'Weekly LinkedIn posts about our open-source releases',
+      tone: 'plain and technical',
+      platform: 'mastodon',
+      now,
+    },
     // The ingest that brought the posts in, finished.
     async (tx) => {
       await insertRun(tx, { id: RUN, workspaceId, pipelineId: PIPELINE, kind: 'ingest', input: {}, now });
-      await tx.updateTable('Run').set({ status: 'succeeded', attempts: 1, startedAt: now, finishedAt: now, output: JSON.stringify({ fetched: POSTS.length, created: POSTS.length, updated: 0, decoded: 0, patterns: 0 }) }).where('id', '=', RUN).execute();
+      await tx
+        .updateTable('Run')
+        .set({
+          status: 'succeeded',
+          attempts: 1,
+          startedAt: now,
+          finishedAt: now,
+          output: JSON.stringify({ fetched: POSTS.length, created: POSTS.length, updated: 0, decoded: 0, patterns: 0 }),
+        })
+        .where('id', '=', RUN)
+        .execute();
     },
   );
   for (const [i, id] of POSTS.entries()) {
@@ -76,14 +94,18 @@ try {
   ];
   for (const it of items) {
     const summary = addedSummary({ kind: it.kind, url: it.url ?? undefined, artifact_id: it.artifactId ?? undefined });
-    await addItem(db, { id: it.id, workspaceId, sessionId: SESSION, kind: it.kind, text: null, url: it.url, artifactId: it.artifactId, newSourceId: it.newSourceId, now }, () => ({
-      id: `act_${it.id.slice(4)}`,
-      workspaceId,
-      sessionId: SESSION,
-      kind: 'item_added',
-      summary,
-      now,
-    }));
+    await addItem(
+      db,
+      { id: it.id, workspaceId, sessionId: SESSION, kind: it.kind, text: null, url: it.url, artifactId: it.artifactId, newSourceId: it.newSourceId, now },
+      () => ({
+        id: `act_${it.id.slice(4)}`,
+        workspaceId,
+        sessionId: SESSION,
+        kind: 'item_added',
+        summary,
+        now,
+      }),
+    );
   }
   console.error(`[contract] seeded ${PIPELINE} with ${POSTS.length} posts, ${ARTIFACT}, ${RUN}, and ${SESSION} with a source and a variant`);
 } finally {

@@ -37,7 +37,8 @@ const HANDLE = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a
 // trailing punctuation not included, at most 64 characters. The classes list the zero-width and
 // combining characters (ZWJ, U+20E2) one by one, on purpose: a tag stops at any of them.
 /* eslint-disable no-misleading-character-class -- as @atproto/api's regex (a block: the formatter puts the regex on a line of its own) */
-const TAG = /(^|\s)[#＃]((?!\ufe0f)[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*[^\d\s\p{P}\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]+[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*)?/gu;
+const TAG =
+  /(^|\s)[#＃]((?!\ufe0f)[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*[^\d\s\p{P}\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]+[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*)?/gu;
 /* eslint-enable no-misleading-character-class */
 const MAX_TAG = 64;
 

@@ -2,7 +2,17 @@
 // password. Every call opens a session on the service at `BLUESKY_SERVICE_URL` (default
 // https://bsky.social), which also proxies the app.bsky.* reads to the AppView.
 import { createHash } from 'node:crypto';
-import { AdapterError as Err, type AdapterContext, type Credentials, type BlueskyImagesEmbed, type FetchedPost, type ImageToUpload, type MediaRef, type PlatformAdapter, type Published } from './types.js';
+import {
+  AdapterError as Err,
+  type AdapterContext,
+  type Credentials,
+  type BlueskyImagesEmbed,
+  type FetchedPost,
+  type ImageToUpload,
+  type MediaRef,
+  type PlatformAdapter,
+  type Published,
+} from './types.js';
 import { jsonBody, memoized, send, sendJson } from './http.js';
 import { postProblem } from '../services/platform-text.js';
 import { count, dateOf, httpUrl, tidy } from './text.js';
@@ -52,7 +62,13 @@ export function blueskyMedia(embed: EmbedView | undefined): MediaRef[] {
   const size = (r: EmbedView['aspectRatio']) => ({ width: count(r?.width) || null, height: count(r?.height) || null });
   switch (embed.$type) {
     case 'app.bsky.embed.images#view':
-      return (embed.images ?? []).map((i) => ({ type: 'image' as const, url: httpUrl(i.fullsize) ?? httpUrl(i.thumb), archive_path: null, alt_text: alt(i.alt), ...size(i.aspectRatio) }));
+      return (embed.images ?? []).map((i) => ({
+        type: 'image' as const,
+        url: httpUrl(i.fullsize) ?? httpUrl(i.thumb),
+        archive_path: null,
+        alt_text: alt(i.alt),
+        ...size(i.aspectRatio),
+      }));
     case 'app.bsky.embed.video#view':
       return [{ type: 'video', url: httpUrl(embed.playlist), archive_path: null, alt_text: alt(embed.alt), ...size(embed.aspectRatio) }];
     case 'app.bsky.embed.recordWithMedia#view':
@@ -95,7 +111,8 @@ async function createSession(ctx: AdapterContext, handle: string, creds: Credent
 }
 
 /** One session per publish run (ctx.memo): a thread's parts and its uploads share it. */
-const sessionOnce = (ctx: AdapterContext, handle: string, creds: Credentials) => memoized(ctx, `bluesky:session:${handle}:${creds.secret}`, () => createSession(ctx, handle, creds));
+const sessionOnce = (ctx: AdapterContext, handle: string, creds: Credentials) =>
+  memoized(ctx, `bluesky:session:${handle}:${creds.secret}`, () => createSession(ctx, handle, creds));
 
 function toPost(item: FeedItem, did: string, handle: string): FetchedPost | null {
   const p = item.post;
@@ -124,7 +141,7 @@ const TID_CHARS = '234567abcdefghijklmnopqrstuvwxyz';
  */
 export function tidFor(key: { id: string; createdAt: Date; position?: number }): string {
   const clock = createHash('sha256').update(key.id).digest().readUInt16BE(0) & 0x3ff;
-  let n = (BigInt(key.createdAt.getTime()) * 1000n + BigInt(key.position ?? 0)) << 10n | BigInt(clock);
+  let n = ((BigInt(key.createdAt.getTime()) * 1000n + BigInt(key.position ?? 0)) << 10n) | BigInt(clock);
   let out = '';
   for (let i = 0; i < 13; i++) {
     out = TID_CHARS[Number(n & 31n)] + out;
@@ -163,7 +180,12 @@ async function resolveHandles(ctx: AdapterContext, s: Session, handles: string[]
       continue;
     }
     try {
-      const r = await sendJson<{ did?: unknown }>(ctx, { url: xrpc(ctx, 'com.atproto.identity.resolveHandle', new URLSearchParams({ handle })), what: 'resolveHandle', authenticated: true, headers: bearer(s) });
+      const r = await sendJson<{ did?: unknown }>(ctx, {
+        url: xrpc(ctx, 'com.atproto.identity.resolveHandle', new URLSearchParams({ handle })),
+        what: 'resolveHandle',
+        authenticated: true,
+        headers: bearer(s),
+      });
       if (typeof r.did === 'string' && r.did.startsWith('did:')) dids.set(handle, r.did);
     } catch (err) {
       if (!(err instanceof Err) || (err.kind !== 'rejected' && err.kind !== 'not_found' && err.kind !== 'invalid_response')) throw err;
@@ -175,7 +197,11 @@ async function resolveHandles(ctx: AdapterContext, s: Session, handles: string[]
 /** The post's rich-text facets (links, resolved mentions, tags), with UTF-8 byte offsets. */
 async function richText(ctx: AdapterContext, s: Session, text: string) {
   const detected = detectFacets(text);
-  const dids = await resolveHandles(ctx, s, detected.flatMap((f) => (f.kind === 'mention' ? [f.handle] : [])));
+  const dids = await resolveHandles(
+    ctx,
+    s,
+    detected.flatMap((f) => (f.kind === 'mention' ? [f.handle] : [])),
+  );
   const facets = facetsOf(text, detected, (h) => dids.get(h) ?? null);
   return facets.length ? { facets } : {};
 }
@@ -193,7 +219,8 @@ export const BLUESKY_MAX_IMAGE_BYTES = 1_000_000;
 async function uploadBlueskyImages(ctx: AdapterContext, s: Session, images: ImageToUpload[]): Promise<BlueskyImagesEmbed> {
   const out: BlueskyImagesEmbed['images'] = [];
   for (const [i, img] of images.entries()) {
-    if (img.bytes.length > BLUESKY_MAX_IMAGE_BYTES) throw new Err('invalid_input', `image ${i + 1} has ${img.bytes.length} bytes; bluesky takes at most ${BLUESKY_MAX_IMAGE_BYTES} per image`, null, 'media');
+    if (img.bytes.length > BLUESKY_MAX_IMAGE_BYTES)
+      throw new Err('invalid_input', `image ${i + 1} has ${img.bytes.length} bytes; bluesky takes at most ${BLUESKY_MAX_IMAGE_BYTES} per image`, null, 'media');
     const made = await sendJson<{ blob?: BlueskyImagesEmbed['images'][number]['image'] }>(ctx, {
       url: xrpc(ctx, 'com.atproto.repo.uploadBlob'),
       method: 'POST',
@@ -268,7 +295,9 @@ export const blueskyAdapter: PlatformAdapter = {
       // A refused create may mean the record exists: an earlier attempt that got through.
       if (!(err instanceof Err) || err.kind !== 'rejected') throw err;
       const q = new URLSearchParams({ repo: s.did, collection: COLLECTION, rkey });
-      const found = await send(ctx, { url: xrpc(ctx, 'com.atproto.repo.getRecord', q), what: 'getRecord', authenticated: true, headers: bearer(s) }).catch(() => null);
+      const found = await send(ctx, { url: xrpc(ctx, 'com.atproto.repo.getRecord', q), what: 'getRecord', authenticated: true, headers: bearer(s) }).catch(
+        () => null,
+      );
       const ref = found ? recordRef(found) : null;
       if (!ref) throw err;
       return { externalId: ref.uri, url: postUrl(s.handle, ref.uri), cid: ref.cid };

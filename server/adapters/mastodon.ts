@@ -4,7 +4,16 @@
 import { jsonBody, memoized, send, sendJson } from './http.js';
 import { postProblem } from '../services/platform-text.js';
 import { count, dateOf, htmlToText, httpUrl } from './text.js';
-import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type ImageToUpload, type MediaRef, type MediaType, type PlatformAdapter } from './types.js';
+import {
+  AdapterError,
+  type AdapterContext,
+  type Credentials,
+  type FetchedPost,
+  type ImageToUpload,
+  type MediaRef,
+  type MediaType,
+  type PlatformAdapter,
+} from './types.js';
 
 const HANDLE = /^@?([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+\.[A-Za-z0-9-]+(?::\d{1,5})?)$/;
 const PAGE = 40;
@@ -104,10 +113,14 @@ async function verify(ctx: AdapterContext, handle: string, creds: Credentials) {
   return { me, base, user };
 }
 
-const verifiedOnce = (ctx: AdapterContext, handle: string, creds: Credentials) => memoized(ctx, `mastodon:verify:${handle}:${creds.secret}`, () => verify(ctx, handle, creds));
+const verifiedOnce = (ctx: AdapterContext, handle: string, creds: Credentials) =>
+  memoized(ctx, `mastodon:verify:${handle}:${creds.secret}`, () => verify(ctx, handle, creds));
 
 /** A multipart/form-data body (the WHATWG FormData encoder of Node, through a Response). */
-export async function formData(fields: Record<string, string>, file: { name: string; type: string; bytes: Buffer }): Promise<{ body: Buffer; contentType: string }> {
+export async function formData(
+  fields: Record<string, string>,
+  file: { name: string; type: string; bytes: Buffer },
+): Promise<{ body: Buffer; contentType: string }> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
@@ -128,14 +141,30 @@ const EXTENSIONS: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': '
 async function uploadMastodonImages(ctx: AdapterContext, base: string, creds: Credentials, images: ImageToUpload[]): Promise<string[]> {
   const ids: string[] = [];
   for (const [i, img] of images.entries()) {
-    const { body, contentType } = await formData(img.altText ? { description: img.altText } : {}, { name: `image-${i + 1}.${EXTENSIONS[img.contentType] ?? 'bin'}`, type: img.contentType, bytes: img.bytes });
-    const res = await send(ctx, { url: `${base}/api/v2/media`, method: 'POST', what: 'media', authenticated: true, body, headers: { ...auth(creds), 'content-type': contentType, accept: 'application/json' } });
+    const { body, contentType } = await formData(img.altText ? { description: img.altText } : {}, {
+      name: `image-${i + 1}.${EXTENSIONS[img.contentType] ?? 'bin'}`,
+      type: img.contentType,
+      bytes: img.bytes,
+    });
+    const res = await send(ctx, {
+      url: `${base}/api/v2/media`,
+      method: 'POST',
+      what: 'media',
+      authenticated: true,
+      body,
+      headers: { ...auth(creds), 'content-type': contentType, accept: 'application/json' },
+    });
     const made = res.json<{ id?: string; url?: string | null }>();
     if (typeof made.id !== 'string') throw new AdapterError('invalid_response', 'media answered without an attachment id');
     let ready = res.status === 200 && !!made.url;
     for (let poll = 0; !ready && poll < MEDIA_POLLS; poll++) {
       await new Promise((r) => setTimeout(r, MEDIA_POLL_MS));
-      const again = await send(ctx, { url: `${base}/api/v1/media/${encodeURIComponent(made.id)}`, what: 'media', authenticated: true, headers: { ...auth(creds), accept: 'application/json' } });
+      const again = await send(ctx, {
+        url: `${base}/api/v1/media/${encodeURIComponent(made.id)}`,
+        what: 'media',
+        authenticated: true,
+        headers: { ...auth(creds), accept: 'application/json' },
+      });
       ready = again.status === 200;
     }
     if (!ready) throw new AdapterError('unavailable', `the instance was still processing image ${i + 1} after ${(MEDIA_POLLS * MEDIA_POLL_MS) / 1000} s`);

@@ -53,11 +53,25 @@ function feedMedia(item: Node): MediaRef[] {
   const add = (url: string | null, mime: string, medium: string, alt: string, width: unknown, height: unknown) => {
     if (!url || seen.has(url)) return;
     seen.add(url);
-    out.push({ type: mediaTypeOf(mime.toLowerCase(), medium.toLowerCase()), url, archive_path: null, alt_text: htmlToText(alt) || null, width: count(width) || null, height: count(height) || null });
+    out.push({
+      type: mediaTypeOf(mime.toLowerCase(), medium.toLowerCase()),
+      url,
+      archive_path: null,
+      alt_text: htmlToText(alt) || null,
+      width: count(width) || null,
+      height: count(height) || null,
+    });
   };
   const contents = [...list(item['media:content']), ...list(item['media:group']).flatMap((g) => list(g['media:content']))];
   for (const c of contents) {
-    add(httpUrl(c['@_url']), str(c['@_type']), str(c['@_medium']), str(c['media:description']) || str(c['media:title']) || str(item['media:description']), c['@_width'], c['@_height']);
+    add(
+      httpUrl(c['@_url']),
+      str(c['@_type']),
+      str(c['@_medium']),
+      str(c['media:description']) || str(c['media:title']) || str(item['media:description']),
+      c['@_width'],
+      c['@_height'],
+    );
   }
   for (const e of list(item.enclosure)) add(httpUrl(e['@_url']), str(e['@_type']), '', '', null, null);
   for (const l of list(item.link).filter((l) => l['@_rel'] === 'enclosure')) add(httpUrl(l['@_href']), str(l['@_type']), '', str(l['@_title']), null, null);

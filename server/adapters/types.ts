@@ -111,7 +111,11 @@ export type UploadedImages = { mediaIds: string[] } | { embed: BlueskyImagesEmbe
 
 export interface BlueskyImagesEmbed {
   $type: 'app.bsky.embed.images';
-  images: Array<{ image: { $type: 'blob'; ref: { $link: string }; mimeType: string; size: number }; alt: string; aspectRatio: { width: number; height: number } }>;
+  images: Array<{
+    image: { $type: 'blob'; ref: { $link: string }; mimeType: string; size: number };
+    alt: string;
+    aspectRatio: { width: number; height: number };
+  }>;
 }
 
 export interface ProbeResult {

@@ -65,7 +65,11 @@ export class DeliveryWorker {
     const concurrency = this.opts.concurrency ?? 4;
     while (!this.stopped) {
       const now = this.deps.clock.now();
-      const claimed = await deliveries.claimDue(this.deps.db, { now, lockedUntil: new Date(now.getTime() + (this.opts.leaseMs ?? 60_000)), limit: concurrency });
+      const claimed = await deliveries.claimDue(this.deps.db, {
+        now,
+        lockedUntil: new Date(now.getTime() + (this.opts.leaseMs ?? 60_000)),
+        limit: concurrency,
+      });
       if (!claimed.length) break;
       await Promise.all(claimed.map((d) => this.attempt(d)));
       made += claimed.length;
@@ -123,8 +127,22 @@ export class DeliveryWorker {
     const finishedAt = this.deps.clock.now();
     const next = outcome === 'transient' ? nextAttemptAt(attempt, finishedAt, jitterOf(uuid)) : null;
     const settled: deliveries.AttemptResult['next'] =
-      outcome === 'succeeded' ? { status: 'succeeded', nextAttemptAt: finishedAt } : next ? { status: 'pending', nextAttemptAt: next } : { status: 'failed', nextAttemptAt: finishedAt };
-    await deliveries.recordAttempt(this.deps.db, { id: attemptId, deliveryId: d.id, attempt, status, error, responseBody, startedAt, finishedAt, next: settled });
+      outcome === 'succeeded'
+        ? { status: 'succeeded', nextAttemptAt: finishedAt }
+        : next
+          ? { status: 'pending', nextAttemptAt: next }
+          : { status: 'failed', nextAttemptAt: finishedAt };
+    await deliveries.recordAttempt(this.deps.db, {
+      id: attemptId,
+      deliveryId: d.id,
+      attempt,
+      status,
+      error,
+      responseBody,
+      startedAt,
+      finishedAt,
+      next: settled,
+    });
     const log = { deliveryId: d.id, attemptId, attempt, target: d.target, status, outcome, next: settled.status };
     if (settled.status === 'failed') this.opts.logger.warn({ ...log, error }, 'webhook delivery failed for good; `cpa admin deliveries retry` sends it again');
     else this.opts.logger.debug(log, 'webhook delivery attempted');

@@ -122,7 +122,9 @@ export class EventHub implements EventWaker {
     }
     const upTo = this.cursor;
     const start = req.afterSeq ?? upTo;
-    const sub = new Subscriber(res, req.workspaceId, req.types ? new Set(req.types) : null, start, this.opts.limits ?? DEFAULT_LIMITS, (s, reason) => this.remove(s, reason));
+    const sub = new Subscriber(res, req.workspaceId, req.types ? new Set(req.types) : null, start, this.opts.limits ?? DEFAULT_LIMITS, (s, reason) =>
+      this.remove(s, reason),
+    );
     let set = this.byWorkspace.get(req.workspaceId);
     if (!set) this.byWorkspace.set(req.workspaceId, (set = new Set()));
     set.add(sub);

@@ -23,7 +23,9 @@ export function signedString(t: number, pathWithQuery: string, rawBody: Buffer |
 }
 
 export function sign(secret: string, t: number, pathWithQuery: string, rawBody: Buffer | string): string {
-  return createHmac('sha256', secret).update(signedString(t, pathWithQuery, rawBody)).digest('hex');
+  return createHmac('sha256', secret)
+    .update(signedString(t, pathWithQuery, rawBody))
+    .digest('hex');
 }
 
 export function signatureHeader(secret: string, t: number, pathWithQuery: string, rawBody: Buffer | string): string {

@@ -50,13 +50,16 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
   // express-openapi-validator
   if (Array.isArray(e.errors) || e.name?.endsWith('Error')) {
     const malformed = status === 400 ? routes.matchRequest(req).malformed[0] : undefined;
-    if (malformed) return validationFailed(`path.${malformed}`, 'is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).');
+    if (malformed)
+      return validationFailed(`path.${malformed}`, 'is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).');
     if (status === 400) return invalid(validatorMessage(e.errors, e.message ?? 'The request failed validation.'));
     if (status === 415) {
       const route = routes.matchRequest(req).route;
       if (!route?.binaryBody) return badRequest('Send the body as application/json.', { status: 415 });
       const types = route.bodyTypes;
-      return badRequest(`Send the file with its Content-Type: ${types.slice(0, -1).join(', ')}${types.length > 1 ? ' or ' : ''}${types[types.length - 1]}.`, { status: 415 });
+      return badRequest(`Send the file with its Content-Type: ${types.slice(0, -1).join(', ')}${types.length > 1 ? ' or ' : ''}${types[types.length - 1]}.`, {
+        status: 415,
+      });
     }
     if (status === 413) return badRequest('The request body is larger than 1048576 bytes.', { status: 413 });
     if (status === 404) return notFoundRoute(req);
@@ -112,7 +115,6 @@ export function errorHandler(routes: RouteTable): ErrorRequestHandler {
     }
   };
 }
-
 
 /** The envelope written past every hook on the response (the validator's `json`). */
 export function sendRaw(res: Response, e: AppError): void {

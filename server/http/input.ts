@@ -65,10 +65,7 @@ export function storableInput(routes: RouteTable): RequestHandler {
   return (req, _res, next) => {
     const { route, params } = routes.matchRequest(req);
     if (!route) return next();
-    const found =
-      firstUnstorable(params, 'path') ??
-      firstUnstorable(req.query, 'query') ??
-      (req.body === undefined ? null : firstUnstorable(req.body, 'body'));
+    const found = firstUnstorable(params, 'path') ?? firstUnstorable(req.query, 'query') ?? (req.body === undefined ? null : firstUnstorable(req.body, 'body'));
     next(found ? validationFailed(found, PROBLEM) : undefined);
   };
 }

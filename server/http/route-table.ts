@@ -32,7 +32,12 @@ export interface Route {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
-type Operation = { operationId: string; security?: Array<Record<string, unknown>>; parameters?: unknown[]; requestBody?: { content?: Record<string, { schema?: unknown }> } };
+type Operation = {
+  operationId: string;
+  security?: Array<Record<string, unknown>>;
+  parameters?: unknown[];
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+};
 type Spec = {
   security?: Array<Record<string, unknown>>;
   paths: Record<string, Record<string, Operation> & { parameters?: unknown[] }>;

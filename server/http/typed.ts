@@ -28,11 +28,7 @@ export interface SseBody {
   sse: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-type ContentOf<R> = R extends { content: { 'application/json': infer B } }
-  ? B
-  : R extends { content: { 'text/event-stream': unknown } }
-    ? SseBody
-    : never;
+type ContentOf<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/event-stream': unknown } } ? SseBody : never;
 
 type Responses<K extends OpId> = operations[K]['responses'];
 
@@ -40,7 +36,11 @@ type Responses<K extends OpId> = operations[K]['responses'];
 // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- an object with no property is what is meant: `keyof NoHeaders` is never, and `NoHeaders extends H` holds when every header of H is optional
 type NoHeaders = Record<never, never>;
 /** The headers of one answer: those the contract declares for it, less the pipeline's (`NoHeaders` for an error). */
-type HeadersOf<K extends OpId, S> = K extends keyof HandlerResponseHeaders ? (S extends keyof HandlerResponseHeaders[K] ? HandlerResponseHeaders[K][S] : NoHeaders) : NoHeaders;
+type HeadersOf<K extends OpId, S> = K extends keyof HandlerResponseHeaders
+  ? S extends keyof HandlerResponseHeaders[K]
+    ? HandlerResponseHeaders[K][S]
+    : NoHeaders
+  : NoHeaders;
 /** `headers` is required when the contract requires one of them, optional otherwise, absent when none is declared. */
 type HeadersField<H> = keyof H extends never ? { headers?: never } : NoHeaders extends H ? { headers?: H } : { headers: H };
 
@@ -82,7 +82,9 @@ export function commitHook<T>(req: Pick<HandlerRequest<OpId>, 'idempotency'>, st
  * key had stored the same upload before.
  */
 export function uploadReply<B>(r: { status: 200 | 201; body: B }) {
-  return r.status === 201 ? { status: 201 as const, body: r.body } : { status: 200 as const, body: r.body, headers: { 'Idempotent-Replayed': 'true' as const } };
+  return r.status === 201
+    ? { status: 201 as const, body: r.body }
+    : { status: 200 as const, body: r.body, headers: { 'Idempotent-Replayed': 'true' as const } };
 }
 
 export type Handler<K extends OpId> = (req: HandlerRequest<K>) => Promise<Reply<K>>;

@@ -73,6 +73,10 @@ class RoutedValidator extends Base {
 export function contractValidator(routes: RouteTable, options: OpenApiValidatorOpts): RequestHandler[] {
   const v = new RoutedValidator(routes, options);
   // What the library's `middleware()` does (index.js), with our class.
-  const spec = new OpenApiSpecLoader({ apiDoc: structuredClone(options.apiSpec) as never, validateApiSpec: options.validateApiSpec ?? false, $refParser: options.$refParser }).load();
+  const spec = new OpenApiSpecLoader({
+    apiDoc: structuredClone(options.apiSpec) as never,
+    validateApiSpec: options.validateApiSpec ?? false,
+    $refParser: options.$refParser,
+  }).load();
   return (v.installMiddleware(spec) as RequestHandler[]).filter((mw) => !SKIPPED.has(mw.name));
 }

@@ -15,7 +15,15 @@ export interface RunRequest {
 }
 
 export function enqueueRun(tx: RunTx, deps: Pick<ServiceDeps, 'clock' | 'ids'>, r: RunRequest): Promise<RunRow> {
-  return insertRun(tx, { id: deps.ids.id('run'), workspaceId: r.workspaceId, pipelineId: r.pipelineId, kind: r.kind, input: r.input, now: deps.clock.now(), runAfter: r.runAfter });
+  return insertRun(tx, {
+    id: deps.ids.id('run'),
+    workspaceId: r.workspaceId,
+    pipelineId: r.pipelineId,
+    kind: r.kind,
+    input: r.input,
+    now: deps.clock.now(),
+    runAfter: r.runAfter,
+  });
 }
 
 /** Queues a run outside any other transaction and wakes the worker. */

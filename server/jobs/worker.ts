@@ -105,7 +105,9 @@ export class JobWorker {
     const left = [...this.active.keys()];
     if (left.length) {
       this.log.warn({ runs: left }, 'handing unfinished runs back to the queue');
-      await store.releaseRuns(this.deps.db, { workerId: this.id, ids: left, now: this.deps.clock.now() }).catch((err: unknown) => this.log.error({ err }, 'could not release runs'));
+      await store
+        .releaseRuns(this.deps.db, { workerId: this.id, ids: left, now: this.deps.clock.now() })
+        .catch((err: unknown) => this.log.error({ err }, 'could not release runs'));
     }
   }
 
@@ -268,7 +270,14 @@ export class JobWorker {
     const runAfter = new Date(this.deps.clock.now().getTime() + delay);
     ctx.log.info({ attempt: ctx.run.attempts, delayMs: delay, code: failure.code }, 'transient failure; the run will be retried');
     // The last transient error stays visible on the queued run until the next attempt.
-    await store.requeueRun(this.deps.db, { id: ctx.run.id, workerId: this.id, runAfter, errorCode: failure.code, errorMessage: failure.message, errorUpstreamStatus: failure.upstreamStatus ?? null });
+    await store.requeueRun(this.deps.db, {
+      id: ctx.run.id,
+      workerId: this.id,
+      runAfter,
+      errorCode: failure.code,
+      errorMessage: failure.message,
+      errorUpstreamStatus: failure.upstreamStatus ?? null,
+    });
     const t = setTimeout(() => {
       this.retryTimers.delete(t);
       this.kick();
@@ -282,7 +291,15 @@ export class JobWorker {
     const finished = await store.finishRun(
       this.deps.db,
       this.deps.provider,
-      { id: ctx.run.id, workerId: this.id, now: this.deps.clock.now(), status: 'failed', errorCode: failure.code.slice(0, 64), errorMessage: failure.message.slice(0, 2000), errorUpstreamStatus: failure.upstreamStatus ?? null },
+      {
+        id: ctx.run.id,
+        workerId: this.id,
+        now: this.deps.clock.now(),
+        status: 'failed',
+        errorCode: failure.code.slice(0, 64),
+        errorMessage: failure.message.slice(0, 2000),
+        errorUpstreamStatus: failure.upstreamStatus ?? null,
+      },
       job?.onFailed ? (tx) => job.onFailed!(tx, ctx, failure) : undefined,
     );
     if (finished) this.deps.events.wake();

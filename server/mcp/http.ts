@@ -70,7 +70,13 @@ export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; charg
       await charge(req, res, messages);
       // No retries here: the tools' REST calls are not counted again (the MCP request was), and any
       // other failure comes back to the agent as a tool error.
-      const client = createApiClient({ baseUrl: loopbackUrl(req), token: tokenOf(req), maxRetries: 0, userAgent: 'content-pipeline-mcp/1', fetch: loopbackFetch });
+      const client = createApiClient({
+        baseUrl: loopbackUrl(req),
+        token: tokenOf(req),
+        maxRetries: 0,
+        userAgent: 'content-pipeline-mcp/1',
+        fetch: loopbackFetch,
+      });
       // A batch's calls run MCP_MAX_CONCURRENT_CALLS at a time, and none starts after the budget.
       const server = createMcpServer({ catalog: opts.catalog, client, version: opts.version, deadline: { at: now() + MCP_REQUEST_BUDGET_MS, now } });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -89,6 +95,10 @@ export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; charg
     res
       .status(405)
       .setHeader('Allow', 'POST')
-      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.' }, id: null });
+      .json({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.' },
+        id: null,
+      });
   });
 }

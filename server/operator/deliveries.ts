@@ -37,7 +37,7 @@ function printDelivery(cli: Cli, d: Awaited<ReturnType<typeof showDelivery>>) {
 export function registerDeliveryCommands(admin: CommandUnknownOpts, opts: OperatorOptions = {}) {
   const deliveries = admin
     .command('deliveries')
-    .description('webhook deliveries of the emitter (WEBHOOK_TARGETS): list, show, retry; reads the server\'s database (DATA_DIR or DATABASE_URL)');
+    .description("webhook deliveries of the emitter (WEBHOOK_TARGETS): list, show, retry; reads the server's database (DATA_DIR or DATABASE_URL)");
 
   deliveries
     .command('list')
@@ -47,7 +47,9 @@ export function registerDeliveryCommands(admin: CommandUnknownOpts, opts: Operat
     .option('--limit <n>', 'how many (1 to 1000)', '20')
     .action(
       action(async (cli, o) => {
-        const rows = await withDatabase(cli, opts, async (db) => (await deliveriesAdmin()).listDeliveries(db, { status: parseStatus(o.status), eventId: o.event, limit: parseLimit(o.limit) }));
+        const rows = await withDatabase(cli, opts, async (db) =>
+          (await deliveriesAdmin()).listDeliveries(db, { status: parseStatus(o.status), eventId: o.event, limit: parseLimit(o.limit) }),
+        );
         if (cli.json) return printJson({ data: rows });
         printTable(
           ['id', 'event_id', 'target', 'status', 'attempts', 'last_status', 'next_attempt_at'],
@@ -58,7 +60,7 @@ export function registerDeliveryCommands(admin: CommandUnknownOpts, opts: Operat
 
   deliveries
     .command('show')
-    .description('one delivery and all its attempts (by delivery id, or by an attempt\'s wd_… id)')
+    .description("one delivery and all its attempts (by delivery id, or by an attempt's wd_… id)")
     .argument('<id>', 'dlv_… or wd_…')
     .action(
       action(async (cli, id) => {

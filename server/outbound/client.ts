@@ -100,7 +100,12 @@ export function createOutboundClient(config: Config, options: OutboundClientOpti
   const allow = new AllowList(config.outbound.allowHosts);
   const resolve = options.resolve ?? systemResolve;
   const tlsOptions = extraCa(config);
-  const connector = createGuardedConnector({ allow, resolve, tls: tlsOptions, connectTimeoutMs: options.connectTimeoutMs ?? OUTBOUND_DEFAULTS.connectTimeoutMs });
+  const connector = createGuardedConnector({
+    allow,
+    resolve,
+    tls: tlsOptions,
+    connectTimeoutMs: options.connectTimeoutMs ?? OUTBOUND_DEFAULTS.connectTimeoutMs,
+  });
   const agent = new Agent({ connect: connector, headersTimeout: 30_000, bodyTimeout: 30_000, keepAliveTimeout: 4_000 });
 
   /** Scheme, credentials and IP-literal checks of one hop (names are checked at connect time). */

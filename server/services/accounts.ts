@@ -13,7 +13,8 @@ import { credentialDead, credentialMissing, upstreamAppError } from './upstream.
 type ConnectRequest = components['schemas']['ConnectAccountRequest'];
 type S = components['schemas'];
 
-const aad = (a: { workspaceId: string; platform: string; handle: string }, part: 'credentials' | 'proxy') => `account|${a.workspaceId}|${a.platform}|${a.handle}|${part}`;
+const aad = (a: { workspaceId: string; platform: string; handle: string }, part: 'credentials' | 'proxy') =>
+  `account|${a.workspaceId}|${a.platform}|${a.handle}|${part}`;
 
 export function accountView(a: AccountRow): S['Account'] {
   return {

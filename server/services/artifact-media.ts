@@ -38,13 +38,24 @@ export async function replaceArtifactMedia(deps: ServiceDeps, caller: Caller, id
     const a = await findArtifact(tx, caller.workspaceId, id);
     if (!a) throw notFound('artifact');
     if (!EDITABLE.includes(a.state)) {
-      throw stateConflict(`The artifact is ${a.state}; its media can no longer change. Re-draft it (parent_artifact_id) to start a new version with these media.`, {
-        suggestedAction: 'fetch_artifact',
-        suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${id}`,
-      });
+      throw stateConflict(
+        `The artifact is ${a.state}; its media can no longer change. Re-draft it (parent_artifact_id) to start a new version with these media.`,
+        {
+          suggestedAction: 'fetch_artifact',
+          suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${id}`,
+        },
+      );
     }
     const current = new Map(mediaOf(a).map((m) => [m.id, m]));
-    const uploads = new Map((await findUploads(tx, caller.workspaceId, body.media.map((m) => m.id).filter((x) => !current.has(x)))).map((u) => [u.id, u]));
+    const uploads = new Map(
+      (
+        await findUploads(
+          tx,
+          caller.workspaceId,
+          body.media.map((m) => m.id).filter((x) => !current.has(x)),
+        )
+      ).map((u) => [u.id, u]),
+    );
     const items = body.media.map((m, i): ArtifactMediaItem => {
       const known = current.get(m.id);
       const upload = uploads.get(m.id);
@@ -62,7 +73,11 @@ export async function replaceArtifactMedia(deps: ServiceDeps, caller: Caller, id
           width: upload.width,
           height: upload.height,
         };
-      } else throw validationFailed(`body.media[${i}].id`, `names neither an item of this artifact nor an upload of your workspace (${m.id}); upload images with POST /media.`);
+      } else
+        throw validationFailed(
+          `body.media[${i}].id`,
+          `names neither an item of this artifact nor an upload of your workspace (${m.id}); upload images with POST /media.`,
+        );
       return alts[i] === undefined ? item : { ...item, alt_text: alts[i] ?? null };
     });
     await storeMedia(tx, a, JSON.stringify(items), uploadIdsOf(items), deps.clock.now());

@@ -34,7 +34,16 @@ export async function transitionArtifact(deps: ServiceDeps, caller: Caller, id: 
   if (!a) throw notFound('artifact');
   if (!MOVES[to].includes(a.state)) throw conflict(id, a.state, to);
   // A compare-and-set: a concurrent move (or the drafting run finishing) may have won meanwhile.
-  const moved = a.state === 'scheduled' || a.state === 'publish_failed' ? await discardFromPublishing(deps, caller, a.state, a.publishRunId, id) : await store.transitionArtifact(deps.db, { id, workspaceId: caller.workspaceId, from: MOVES[to].filter((s) => s !== 'scheduled' && s !== 'publish_failed'), to, now: deps.clock.now() });
+  const moved =
+    a.state === 'scheduled' || a.state === 'publish_failed'
+      ? await discardFromPublishing(deps, caller, a.state, a.publishRunId, id)
+      : await store.transitionArtifact(deps.db, {
+          id,
+          workspaceId: caller.workspaceId,
+          from: MOVES[to].filter((s) => s !== 'scheduled' && s !== 'publish_failed'),
+          to,
+          now: deps.clock.now(),
+        });
   if (!moved) {
     const now = await store.findArtifact(deps.db, caller.workspaceId, id);
     throw conflict(id, now?.state ?? 'gone', to);
@@ -51,7 +60,8 @@ function discardFromPublishing(deps: ServiceDeps, caller: Caller, state: 'schedu
   return transaction(deps.db, async (tx) => {
     const now = deps.clock.now();
     const m = await discardPublishing(tx, { id, workspaceId: caller.workspaceId, from: [state], runId, now });
-    if (m && state === 'scheduled' && runId) await cancelQueuedRun(tx, { id: runId, now, code: 'discarded', message: 'The artifact was discarded before its publish time.' });
+    if (m && state === 'scheduled' && runId)
+      await cancelQueuedRun(tx, { id: runId, now, code: 'discarded', message: 'The artifact was discarded before its publish time.' });
     return m;
   });
 }

@@ -79,7 +79,10 @@ export async function publishArtifact(
   if (!PUBLISHABLE.includes(a.state)) throw refusal(a.state, id);
   // Nothing written for followers or connections goes public by accident.
   if (!PUBLIC_AUDIENCES.has(a.sourceVisibility) && body.confirm_non_public !== true) {
-    throw forbidden(`The artifact ${id} is drawn from ${a.sourceVisibility}-only posts; publishing it makes that text public. Send confirm_non_public: true to publish it anyway.`, fetchIt(id));
+    throw forbidden(
+      `The artifact ${id} is drawn from ${a.sourceVisibility}-only posts; publishing it makes that text public. Send confirm_non_public: true to publish it anyway.`,
+      fetchIt(id),
+    );
   }
   const pipeline = await findPipeline(deps.db, caller.workspaceId, a.pipelineId);
   if (!pipeline) throw notFound('pipeline');
@@ -100,16 +103,37 @@ export async function publishArtifact(
   }
   const done = await parts.listParts(deps.db, id);
   const accepted = await transaction(deps.db, async (tx) => {
-    const run = await enqueueRun(tx, deps, { workspaceId: caller.workspaceId, pipelineId: a.pipelineId, kind: 'publish', input: { artifact_id: id, ...(body.confirm_non_public === true ? { confirm_non_public: true } : {}) }, runAfter: when?.at });
+    const run = await enqueueRun(tx, deps, {
+      workspaceId: caller.workspaceId,
+      pipelineId: a.pipelineId,
+      kind: 'publish',
+      input: { artifact_id: id, ...(body.confirm_non_public === true ? { confirm_non_public: true } : {}) },
+      runAfter: when?.at,
+    });
     // Compare-and-set on the state we checked: a concurrent publish or move makes this one 409.
-    const moved = await parts.assignPublishRun(tx, { id, workspaceId: caller.workspaceId, from: [a.state], runId: run.id, now: deps.clock.now(), schedule: when, currentRunId: a.publishRunId });
+    const moved = await parts.assignPublishRun(tx, {
+      id,
+      workspaceId: caller.workspaceId,
+      from: [a.state],
+      runId: run.id,
+      now: deps.clock.now(),
+      schedule: when,
+      currentRunId: a.publishRunId,
+    });
     if (!moved) {
       const now = await store.findArtifact(tx, caller.workspaceId, id);
       throw refusal(now?.state ?? 'gone', id);
     }
     // A reschedule (or a publish-now of a scheduled artifact) replaces the schedule's run.
-    if (a.state === 'scheduled' && a.publishRunId) await cancelQueuedRun(tx, { id: a.publishRunId, now: deps.clock.now(), code: 'rescheduled', message: `Replaced by the publish run ${run.id}.` });
-    if (when) await recordEvent(tx, deps, caller.workspaceId, 'artifact.scheduled', { artifact_id: id, pipeline_id: a.pipelineId, run_id: run.id, scheduled_at: when.at.toISOString() });
+    if (a.state === 'scheduled' && a.publishRunId)
+      await cancelQueuedRun(tx, { id: a.publishRunId, now: deps.clock.now(), code: 'rescheduled', message: `Replaced by the publish run ${run.id}.` });
+    if (when)
+      await recordEvent(tx, deps, caller.workspaceId, 'artifact.scheduled', {
+        artifact_id: id,
+        pipeline_id: a.pipelineId,
+        run_id: run.id,
+        scheduled_at: when.at.toISOString(),
+      });
     const answer: PublishAccepted = { artifact: artifactView(moved, await listVariants({ db: tx }, moved), done), run: runView(run) };
     await onCommit?.(tx, answer);
     return answer;
@@ -123,7 +147,8 @@ export async function publishArtifact(
 async function markPublished(deps: ServiceDeps, caller: Caller, a: ArtifactRow): Promise<S['Artifact']> {
   const moved = await transaction(deps.db, async (tx) => {
     const m = await store.transitionArtifact(tx, { id: a.id, workspaceId: caller.workspaceId, from: [a.state], to: 'published', now: deps.clock.now() });
-    if (m) await recordEvent(tx, deps, caller.workspaceId, 'artifact.published', { artifact_id: a.id, pipeline_id: a.pipelineId, published_url: null, parts: 0 });
+    if (m)
+      await recordEvent(tx, deps, caller.workspaceId, 'artifact.published', { artifact_id: a.id, pipeline_id: a.pipelineId, published_url: null, parts: 0 });
     return m;
   });
   if (!moved) {
@@ -139,7 +164,10 @@ export async function unscheduleArtifact(deps: ServiceDeps, caller: Caller, id: 
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
   const notScheduled = (state: string) =>
-    stateConflict(state === 'publishing' ? 'The artifact is already being published; it is too late to unschedule it.' : `The artifact is ${state}, not scheduled.`, fetchIt(id));
+    stateConflict(
+      state === 'publishing' ? 'The artifact is already being published; it is too late to unschedule it.' : `The artifact is ${state}, not scheduled.`,
+      fetchIt(id),
+    );
   if (a.state !== 'scheduled') throw notScheduled(a.state);
   const moved = await transaction(deps.db, async (tx) => {
     const m = await parts.unschedule(tx, { id, workspaceId: caller.workspaceId, now: deps.clock.now() });
@@ -147,7 +175,13 @@ export async function unscheduleArtifact(deps: ServiceDeps, caller: Caller, id: 
       const now = await store.findArtifact(tx, caller.workspaceId, id);
       throw notScheduled(now?.state ?? 'gone');
     }
-    if (a.publishRunId) await cancelQueuedRun(tx, { id: a.publishRunId, now: deps.clock.now(), code: 'unscheduled', message: 'The artifact was unscheduled before its publish time.' });
+    if (a.publishRunId)
+      await cancelQueuedRun(tx, {
+        id: a.publishRunId,
+        now: deps.clock.now(),
+        code: 'unscheduled',
+        message: 'The artifact was unscheduled before its publish time.',
+      });
     return m;
   });
   return viewOf(deps, moved);

@@ -34,12 +34,20 @@ export function extractHashtags(text: string): string[] {
 
 /** The first line, cut at its first sentence end when it is long; links and trailing hashtags removed. */
 export function extractHook(text: string): string {
-  const lines = text.split('\n').map((l) => l.replace(LINK, '').replace(/(\s#[\p{L}\p{N}_]+)+\s*$/u, '').trim());
+  const lines = text.split('\n').map((l) =>
+    l
+      .replace(LINK, '')
+      .replace(/(\s#[\p{L}\p{N}_]+)+\s*$/u, '')
+      .trim(),
+  );
   const first = lines.find((l) => l.length > 0) ?? '';
   if ([...first].length <= HOOK_MAX) return first;
   const sentence = /^(.{20,}?[.!?…])(\s|$)/su.exec(first);
   if (sentence && [...sentence[1]].length <= HOOK_MAX) return sentence[1];
-  return `${[...first].slice(0, HOOK_MAX - 1).join('').trimEnd()}…`;
+  return `${[...first]
+    .slice(0, HOOK_MAX - 1)
+    .join('')
+    .trimEnd()}…`;
 }
 
 export function classifyFormat(text: string, hook: string, links: string[]): PostFormat {
@@ -66,7 +74,11 @@ export function decodeText(text: string): DecodeResult {
 export function hookKind(hook: string): HookKind {
   const h = hook.trim();
   if (h.endsWith('?')) return 'question';
-  if (/^(\d[\d,.]*\b|(one|two|three|four|five|six|seven|eight|nine|ten)\b)/i.test(h) || /\b\d+\s+(ways|things|tips|lessons|reasons|steps|mistakes|ideas|tools)\b/i.test(h)) return 'number';
+  if (
+    /^(\d[\d,.]*\b|(one|two|three|four|five|six|seven|eight|nine|ten)\b)/i.test(h) ||
+    /\b\d+\s+(ways|things|tips|lessons|reasons|steps|mistakes|ideas|tools)\b/i.test(h)
+  )
+    return 'number';
   if (/^(how|why|what|when|where|who)\b/i.test(h)) return 'how_why';
   if (/^(i|we|i'm|i've|we're|we've|my|our)\b/i.test(h)) return 'personal';
   if (/^(stop|start|try|don't|do|use|read|learn|build|ship|remember|never|always)\b/i.test(h)) return 'imperative';

@@ -98,7 +98,11 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     variantsOfPipeline(deps.db, { workspaceId: caller.workspaceId, pipelineId, states: ['review', 'ready', 'scheduled', 'publish_failed'], limit: 500 }),
     artifactsFromRetired(deps.db, pipeline.id, 50),
   ]);
-  const artifacts = await health.findArtifacts(deps.db, caller.workspaceId, failedRuns.map(artifactOfRun).filter((id): id is string => id !== null));
+  const artifacts = await health.findArtifacts(
+    deps.db,
+    caller.workspaceId,
+    failedRuns.map(artifactOfRun).filter((id): id is string => id !== null),
+  );
   return {
     pipeline,
     now,
@@ -119,7 +123,9 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
       const reason = variantProblem(variant);
       return reason ? [{ variant, reason }] : [];
     }),
-    exportOnly: variants.filter((v) => v.state === 'scheduled' && v.platform !== pipeline.platform && isTargetPlatform(v.platform) && !rulesFor(v.platform).publishable).map((variant) => ({ variant })),
+    exportOnly: variants
+      .filter((v) => v.state === 'scheduled' && v.platform !== pipeline.platform && isTargetPlatform(v.platform) && !rulesFor(v.platform).publishable)
+      .map((variant) => ({ variant })),
     fromDirect,
   };
 }
@@ -136,8 +142,11 @@ export function accountIssues(f: Facts): Issue[] {
   const { platform, handle } = f.pipeline;
   if (!f.account) {
     if (!f.needsAccount) return [];
-    const what = platform === 'archive' ? `No archive is imported under the name ${handle}; import it` : `No connected ${platform} account for ${handle}; connect it`;
-    return [{ code: 'no_account', severity: 'error', message: `${what} (platform ${platform}).`, suggested_action: 'connect_account', suggested_endpoint: CONNECT }];
+    const what =
+      platform === 'archive' ? `No archive is imported under the name ${handle}; import it` : `No connected ${platform} account for ${handle}; connect it`;
+    return [
+      { code: 'no_account', severity: 'error', message: `${what} (platform ${platform}).`, suggested_action: 'connect_account', suggested_endpoint: CONNECT },
+    ];
   }
   if (f.account.status !== 'dead') return [];
   const why = f.account.lastProbeError ? `: ${f.account.lastProbeError}` : '';
@@ -168,7 +177,15 @@ export function ingestIssues(f: Facts): Issue[] {
   }
   if (!lastGood) {
     const what = count ? 'No ingest has succeeded yet; the first one is still queued or running.' : 'The pipeline has never been ingested.';
-    return [{ code: 'ingest_never_succeeded', severity: 'warning', message: what, suggested_action: count ? 'fetch_pipeline' : 'start_pipeline', suggested_endpoint: count ? pipelineEndpoint(f) : FROM_INTENT }];
+    return [
+      {
+        code: 'ingest_never_succeeded',
+        severity: 'warning',
+        message: what,
+        suggested_action: count ? 'fetch_pipeline' : 'start_pipeline',
+        suggested_endpoint: count ? pipelineEndpoint(f) : FROM_INTENT,
+      },
+    ];
   }
   const age = f.now.getTime() - (lastGood.finishedAt ?? lastGood.createdAt).getTime();
   if (age <= STALE_AFTER_MS) return [];
@@ -250,7 +267,8 @@ export function writerIssues(f: Facts): Issue[] {
       {
         code: 'no_writer_configured',
         severity: 'info',
-        message: 'No language-model provider is configured (LLM_BASE_URL); drafts use the built-in writer, which needs no network. Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for model-written drafts.',
+        message:
+          'No language-model provider is configured (LLM_BASE_URL); drafts use the built-in writer, which needs no network. Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for model-written drafts.',
         suggested_action: 'configure_writer',
         suggested_endpoint: diagnoseEndpoint(f),
       },
@@ -367,7 +385,11 @@ export function variantIssues(f: Facts): Issue[] {
 export function directMessageIssues(f: Facts): Issue[] {
   const published = f.fromDirect.filter((a) => a.state === 'published');
   const waiting = f.fromDirect.filter((a) => a.state !== 'published');
-  const list = (rows: ArtifactRow[]) => `${rows.slice(0, 10).map((a) => (a.publishedUrl ? `${a.id} (${a.publishedUrl})` : a.id)).join(', ')}${rows.length > 10 ? ', …' : ''}`;
+  const list = (rows: ArtifactRow[]) =>
+    `${rows
+      .slice(0, 10)
+      .map((a) => (a.publishedUrl ? `${a.id} (${a.publishedUrl})` : a.id))
+      .join(', ')}${rows.length > 10 ? ', …' : ''}`;
   const fetch = (a: ArtifactRow) => ({ suggested_action: 'fetch_artifact', suggested_endpoint: `GET ${API_PREFIX}/artifacts/${a.id}` });
   const issues: Issue[] = [];
   if (published.length) {
@@ -389,7 +411,20 @@ export function directMessageIssues(f: Facts): Issue[] {
   return issues;
 }
 
-const CHECKS = [accountIssues, ingestIssues, retryingIssues, stalledIssues, postIssues, draftIssues, publishIssues, variantIssues, writerIssues, deliveryIssues, altTextIssues, directMessageIssues];
+const CHECKS = [
+  accountIssues,
+  ingestIssues,
+  retryingIssues,
+  stalledIssues,
+  postIssues,
+  draftIssues,
+  publishIssues,
+  variantIssues,
+  writerIssues,
+  deliveryIssues,
+  altTextIssues,
+  directMessageIssues,
+];
 const RANK: Record<Issue['severity'], number> = { error: 0, warning: 1, info: 2 };
 
 export function issuesOf(f: Facts): Issue[] {

@@ -125,7 +125,8 @@ async function lineageFor(deps: ServiceDeps, caller: Caller, post: PostRow, body
   const foreign = more.filter((id) => !found.some((p) => p.id === id && p.pipelineId === post.pipelineId));
   if (foreign.length) throw validationFailed('body.additional_post_ids', `must be posts of the same pipeline; not: ${foreign.join(', ')}.`);
   const retired = found.filter((p) => p.visibility === RETIRED).map((p) => p.id);
-  if (retired.length) throw validationFailed('body.additional_post_ids', `must be source posts; these were direct messages and are retired: ${retired.join(', ')}.`);
+  if (retired.length)
+    throw validationFailed('body.additional_post_ids', `must be source posts; these were direct messages and are retired: ${retired.join(', ')}.`);
   // Sources in the order given (the drafted-from post first), each with its media.
   const ordered = [post, ...more.map((id) => found.find((p) => p.id === id)!)];
   return { ...base, sources: [post.id, ...more], parent: null, visibility: narrowest(ordered.map((p) => p.visibility)), media: carriedMedia(ordered) };
@@ -175,7 +176,9 @@ async function materialFor(deps: ServiceDeps, workspaceId: string, ids: string[]
       url: p.url,
       platform: p.platform,
       metrics: { likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes },
-      decode: d ? { hook: d.hook, format: d.format, length: d.length, hashtags: JSON.parse(d.hashtags) as string[], links: JSON.parse(d.links) as string[] } : null,
+      decode: d
+        ? { hook: d.hook, format: d.format, length: d.length, hashtags: JSON.parse(d.hashtags) as string[], links: JSON.parse(d.links) as string[] }
+        : null,
     });
   }
   return material;

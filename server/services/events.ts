@@ -106,7 +106,9 @@ async function workspaceFor(deps: Pick<ServiceDeps, 'db' | 'config'>, data: Reco
   }
   const sole = await store.soleWorkspace(deps.db);
   if (sole) return sole;
-  throw backendUnavailable('The event names no resource of this instance and WEBHOOK_DEFAULT_WORKSPACE is not set; the event cannot be placed.', { status: 503 });
+  throw backendUnavailable('The event names no resource of this instance and WEBHOOK_DEFAULT_WORKSPACE is not set; the event cannot be placed.', {
+    status: 503,
+  });
 }
 
 /**
@@ -117,7 +119,8 @@ async function workspaceFor(deps: Pick<ServiceDeps, 'db' | 'config'>, data: Reco
 function createdAtOf(raw: string): Date {
   let d = new Date(raw);
   if (Number.isNaN(d.getTime())) d = new Date(new Date(raw.replace(/:60(?=(\.\d+)?(z|[+-]\d\d:\d\d)$)/i, ':59')).getTime() + 999);
-  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1) throw validationFailed('body.created_at', `${JSON.stringify(raw)} is not a time this service can store.`);
+  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1)
+    throw validationFailed('body.created_at', `${JSON.stringify(raw)} is not a time this service can store.`);
   return d;
 }
 
@@ -134,9 +137,7 @@ export async function receiveEvent(deps: ServiceDeps, envelope: EventEnvelope): 
   const createdAt = createdAtOf(envelope.created_at);
   const workspaceId = await workspaceFor(deps, data);
   try {
-    await store.appendEvents(deps.db, deps.provider, [
-      { id: envelope.id, workspaceId, type, data, createdAt, targets: deps.config.webhookTargets },
-    ]);
+    await store.appendEvents(deps.db, deps.provider, [{ id: envelope.id, workspaceId, type, data, createdAt, targets: deps.config.webhookTargets }]);
   } catch (err) {
     // Two deliveries of one event at the same moment: the second insert loses on the unique id.
     if (isUniqueViolation(err) && (await store.findEventById(deps.db, envelope.id))) return { duplicate: true };

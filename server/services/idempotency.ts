@@ -32,7 +32,9 @@ export type Claim =
 /** The fingerprint of a request: its path parameters and its body without the key, in canonical JSON. */
 export function requestHash(pathParams: unknown, body: Record<string, unknown>): string {
   const { idempotency_key: _key, ...rest } = body;
-  return createHash('sha256').update(stringify({ path: pathParams, body: rest }) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(stringify({ path: pathParams, body: rest }) ?? '')
+    .digest('hex');
 }
 
 /** What a claim needs: the database and its provider, and the clock. */

@@ -58,7 +58,10 @@ export async function inspectImage(buf: Buffer): Promise<ImageInfo> {
   const frameHeight = frames > 1 ? (meta.pageHeight ?? Math.floor(meta.height / frames)) : meta.height;
   const pixels = meta.width * frameHeight * frames;
   if (pixels > MAX_PIXELS || meta.width > MAX_SIDE || frameHeight > MAX_SIDE) {
-    throw new ImageError('too_many_pixels', `has ${meta.width}×${frameHeight} pixels${frames > 1 ? ` × ${frames} frames` : ''} (${pixels} in all); at most ${MAX_PIXELS} pixels and ${MAX_SIDE} on a side are accepted`);
+    throw new ImageError(
+      'too_many_pixels',
+      `has ${meta.width}×${frameHeight} pixels${frames > 1 ? ` × ${frames} frames` : ''} (${pixels} in all); at most ${MAX_PIXELS} pixels and ${MAX_SIDE} on a side are accepted`,
+    );
   }
   if (frames > MAX_FRAMES) throw new ImageError('too_many_frames', `has ${frames} frames; an animated image may have at most ${MAX_FRAMES}`);
   const swapped = (meta.orientation ?? 1) >= 5;
@@ -119,7 +122,10 @@ export async function fitImage(buf: Buffer, limits: FitLimits): Promise<Fitted> 
   const info = await inspectImage(buf);
   const animated = info.frames > 1;
   let format: ImageFormat = limits.formats.includes(info.format) ? info.format : limits.formats[0]!;
-  const tooWide = (limits.maxWidth && info.width > limits.maxWidth) || (limits.maxHeight && info.height > limits.maxHeight) || (limits.maxPixels && info.width * info.height > limits.maxPixels);
+  const tooWide =
+    (limits.maxWidth && info.width > limits.maxWidth) ||
+    (limits.maxHeight && info.height > limits.maxHeight) ||
+    (limits.maxPixels && info.width * info.height > limits.maxPixels);
   const tooHeavy = limits.maxBytes !== null && buf.length > limits.maxBytes;
   if (!tooWide && !tooHeavy && format === info.format) return { bytes: buf, format, width: info.width, height: info.height, changed: false };
   const meta = await sharp(buf).metadata();

@@ -63,10 +63,15 @@ async function receive(deps: ServiceDeps, body: AsyncIterable<Buffer>): Promise<
   const hash = createHash('sha256');
   let size: number;
   try {
-    size = await readUpload(body, deps.config.importMaxBytes, `The upload is larger than ${deps.config.importMaxBytes} bytes (IMPORT_MAX_BYTES).`, async (chunk) => {
-      hash.update(chunk);
-      await writer.write(chunk);
-    });
+    size = await readUpload(
+      body,
+      deps.config.importMaxBytes,
+      `The upload is larger than ${deps.config.importMaxBytes} bytes (IMPORT_MAX_BYTES).`,
+      async (chunk) => {
+        hash.update(chunk);
+        await writer.write(chunk);
+      },
+    );
     await writer.close();
   } catch (err) {
     await writer.abort();
@@ -96,11 +101,18 @@ async function scan(source: ByteSource, format: string | undefined, includeNonPu
  * Accepts an upload: 201 with the new import, or 200 with the first one when the same key and
  * the same bytes and options come again (the key with anything else is 422 `idempotency_key`).
  */
-export async function createImport(deps: ServiceDeps, caller: Caller, q: ImportRequest, body: AsyncIterable<Buffer>): Promise<{ status: 200 | 201; body: S['Import'] }> {
+export async function createImport(
+  deps: ServiceDeps,
+  caller: Caller,
+  q: ImportRequest,
+  body: AsyncIterable<Buffer>,
+): Promise<{ status: 200 | 201; body: S['Import'] }> {
   const handle = normalizeHandle(q.handle);
   const includeNonPublic = q.include_non_public ?? false;
   const got = await receive(deps, body);
-  const requestHash = createHash('sha256').update(JSON.stringify([got.sha256, handle, q.format ?? null, includeNonPublic])).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify([got.sha256, handle, q.format ?? null, includeNonPublic]))
+    .digest('hex');
   const replay = async () => {
     const first = await store.findImportByKey(deps.db, caller.workspaceId, q.idempotency_key);
     if (!first) return null;
@@ -141,7 +153,13 @@ export async function createImport(deps: ServiceDeps, caller: Caller, q: ImportR
   try {
     // The archive account of the handle: what `from-intent` with this handle ingests from.
     const key = { workspaceId: caller.workspaceId, platform: 'archive' as const, handle };
-    ({ superseded, account } = await store.insertImport(deps.db, row, { id: deps.ids.id('acc'), ...key, credentials: sealedCredentials(deps, key, { secret: '', secondary: found.layout.format }), proxyUrl: null, now }));
+    ({ superseded, account } = await store.insertImport(deps.db, row, {
+      id: deps.ids.id('acc'),
+      ...key,
+      credentials: sealedCredentials(deps, key, { secret: '', secondary: found.layout.format }),
+      proxyUrl: null,
+      now,
+    }));
   } catch (err) {
     // Two uploads with one key at once: the second finds the first's row.
     const again = isUniqueViolation(err) ? await replay() : null;
@@ -149,7 +167,10 @@ export async function createImport(deps: ServiceDeps, caller: Caller, q: ImportR
     await blobs(deps).remove(got.blobId);
     throw err;
   }
-  for (const id of superseded) await blobs(deps).remove(id).catch(() => undefined);
+  for (const id of superseded)
+    await blobs(deps)
+      .remove(id)
+      .catch(() => undefined);
   const created = await store.findImport(deps.db, caller.workspaceId, row.id);
   return { status: 201, body: importView(created!, accountView(account)) };
 }
@@ -175,17 +196,27 @@ export interface ExportToRead {
   total: number;
 }
 
-export async function exportToRead(deps: ServiceDeps, workspaceId: string, handle: string, creds: { secret: string; secondary: string | null }): Promise<ExportToRead> {
+export async function exportToRead(
+  deps: ServiceDeps,
+  workspaceId: string,
+  handle: string,
+  creds: { secret: string; secondary: string | null },
+): Promise<ExportToRead> {
   // An upload leaves the account's credential empty; a later `accounts/connect` with the export's
   // content puts the content there, and then that is the newest export.
   const imp = creds.secret === '' ? await store.latestImport(deps.db, workspaceId, handle) : null;
   if (imp?.blobId) {
     const summary = JSON.parse(imp.summary) as { posts: number };
-    return { source: blobSource(deps, imp.blobId, Number(imp.sizeBytes)), format: imp.format as ArchiveFormat, includeNonPublic: Boolean(imp.includeNonPublic), ownUserId: imp.ownUserId, total: summary.posts };
+    return {
+      source: blobSource(deps, imp.blobId, Number(imp.sizeBytes)),
+      format: imp.format as ArchiveFormat,
+      includeNonPublic: Boolean(imp.includeNonPublic),
+      ownUserId: imp.ownUserId,
+      total: summary.posts,
+    };
   }
   // An export connected through accounts/connect: its content is the credential.
   const source = bufferSource(Buffer.from(creds.secret, 'utf8'));
   const found = await scan(source, creds.secondary ?? undefined, false);
   return { source, format: found.layout.format, includeNonPublic: false, ownUserId: found.ownUserId, total: found.summary.posts };
 }
-

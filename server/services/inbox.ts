@@ -13,13 +13,29 @@ import { mediaIssues, mediaOf } from './media-items.js';
 type S = components['schemas'];
 type Item = S['InboxItem'];
 
-export const PRIORITY = { credential: 95, ingest: 90, directMessage: 88, publishFailed: 85, draftFailed: 80, variantUnpostable: 75, scheduled: 70, altText: 70, review: 60, sourceMin: 10, sourceMax: 50 } as const;
+export const PRIORITY = {
+  credential: 95,
+  ingest: 90,
+  directMessage: 88,
+  publishFailed: 85,
+  draftFailed: 80,
+  variantUnpostable: 75,
+  scheduled: 70,
+  altText: 70,
+  review: 60,
+  sourceMin: 10,
+  sourceMax: 50,
+} as const;
 const MAX_ITEMS = 100;
 /** How many of the newest posts without a draft are ranked. */
 const POSTS_RANKED = 500;
 
 const firstLine = (text: string) => {
-  const line = text.split('\n').find((l) => l.trim())?.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? '';
   return [...line].length > 120 ? `${[...line].slice(0, 119).join('')}…` : line;
 };
 
@@ -33,7 +49,10 @@ function anomalies(f: Facts): Item[] {
       id: `flagged_anomaly:${issue.code}:${f.account?.id ?? f.pipeline.id}`,
       kind: 'flagged_anomaly',
       priority: PRIORITY.credential,
-      title: issue.code === 'no_account' ? `No ${f.pipeline.platform} account for ${f.pipeline.handle}` : `The ${f.pipeline.platform} credential of ${f.pipeline.handle} is dead`,
+      title:
+        issue.code === 'no_account'
+          ? `No ${f.pipeline.platform} account for ${f.pipeline.handle}`
+          : `The ${f.pipeline.platform} credential of ${f.pipeline.handle} is dead`,
       created_at: (f.account?.lastProbedAt ?? f.pipeline.createdAt).toISOString(),
       anomaly: { code: issue.code, message: issue.message },
       suggested_action: issue.suggested_action,
@@ -92,7 +111,10 @@ function anomalies(f: Facts): Item[] {
       created_at: v.updatedAt.toISOString(),
       artifact_id: v.artifactId,
       post_id: v.sourcePostId,
-      anomaly: { code: 'variant_unpostable', message: `The ${v.platform} variant cannot be posted: ${reason}. Send its text or your own split (parts).`.slice(0, 2000) },
+      anomaly: {
+        code: 'variant_unpostable',
+        message: `The ${v.platform} variant cannot be posted: ${reason}. Send its text or your own split (parts).`.slice(0, 2000),
+      },
       suggested_action: 'put_variant',
       suggested_endpoint: variantEndpoint(v),
     });
@@ -172,7 +194,10 @@ function sourceItems(posts: PostRow[]): Item[] {
 
 export async function pipelineInbox(deps: ServiceDeps, caller: Caller, pipelineId: string): Promise<S['Inbox']> {
   const f = await pipelineFacts(deps, caller, pipelineId);
-  const [reviews, posts] = await Promise.all([health.artifactsInReview(deps.db, f.pipeline.id, MAX_ITEMS), health.postsWithoutArtifact(deps.db, f.pipeline.id, POSTS_RANKED)]);
+  const [reviews, posts] = await Promise.all([
+    health.artifactsInReview(deps.db, f.pipeline.id, MAX_ITEMS),
+    health.postsWithoutArtifact(deps.db, f.pipeline.id, POSTS_RANKED),
+  ]);
   const items: Item[] = [
     ...anomalies(f),
     ...scheduledItems(f),

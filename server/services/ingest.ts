@@ -64,7 +64,9 @@ export const ingestJob: JobHandler = async (ctx) => {
   if (platform === 'archive' && account) return ingestArchive(ctx, pipeline, account);
   let fetched;
   try {
-    fetched = await adapter.listPosts(adapterContext(deps, account?.proxyUrl ?? null), handle, account?.creds ?? { secret: '', secondary: null }, { max: adapter.ingestLimit });
+    fetched = await adapter.listPosts(adapterContext(deps, account?.proxyUrl ?? null), handle, account?.creds ?? { secret: '', secondary: null }, {
+      max: adapter.ingestLimit,
+    });
   } catch (err) {
     if (err instanceof AdapterError && err.kind === 'credential_rejected' && account) await markAccountDead(deps, null, account.account.id, err.message);
     throw upstreamJobError(err, platform);
@@ -77,7 +79,19 @@ export const ingestJob: JobHandler = async (ctx) => {
     if (ctx.signal.aborted) throw new Error('stopping');
     const saved = await savePostWithDecode(
       deps.db,
-      { id: deps.ids.id('post'), workspaceId: ws, pipelineId: pipeline.id, platform, externalId: f.externalId, url: f.url, text: f.text, publishedAt: f.publishedAt, ...f.metrics, visibility: f.visibility ?? 'public', media: JSON.stringify(f.media ?? []) },
+      {
+        id: deps.ids.id('post'),
+        workspaceId: ws,
+        pipelineId: pipeline.id,
+        platform,
+        externalId: f.externalId,
+        url: f.url,
+        text: f.text,
+        publishedAt: f.publishedAt,
+        ...f.metrics,
+        visibility: f.visibility ?? 'public',
+        media: JSON.stringify(f.media ?? []),
+      },
       decodeText,
       deps.ids.id('dec'),
       async (tx, s) => {
@@ -116,17 +130,29 @@ async function retireWithdrawn(ctx: JobContext, pipelineId: string, externalIds:
       if (!moved) continue;
       unscheduled.push(a.id);
       if (a.publishRunId) {
-        await cancelQueuedRun(tx, { id: a.publishRunId, now, code: 'source_retired', message: `The artifact ${a.id} draws on a direct message that ingest retired as a source; it was unscheduled. Publishing it needs confirm_non_public.` });
+        await cancelQueuedRun(tx, {
+          id: a.publishRunId,
+          now,
+          code: 'source_retired',
+          message: `The artifact ${a.id} draws on a direct message that ingest retired as a source; it was unscheduled. Publishing it needs confirm_non_public.`,
+        });
       }
     }
-    const drawnFrom = (p: { id: string }) => artifacts.filter((a) => a.sourcePostId === p.id || (JSON.parse(a.sourcePostIds) as string[]).includes(p.id)).map((a) => a.id);
+    const drawnFrom = (p: { id: string }) =>
+      artifacts.filter((a) => a.sourcePostId === p.id || (JSON.parse(a.sourcePostIds) as string[]).includes(p.id)).map((a) => a.id);
     await recordEvents(
       tx,
       deps,
       ctx.run.workspaceId,
       posts.map((p) => ({
         type: 'post.retired' as const,
-        data: { post_id: p.id, operator_id: pipelineId, reason: 'direct_message', artifact_ids: drawnFrom(p), unscheduled_artifact_ids: drawnFrom(p).filter((id) => unscheduled.includes(id)) },
+        data: {
+          post_id: p.id,
+          operator_id: pipelineId,
+          reason: 'direct_message',
+          artifact_ids: drawnFrom(p),
+          unscheduled_artifact_ids: drawnFrom(p).filter((id) => unscheduled.includes(id)),
+        },
       })),
     );
     return { post_ids: posts.map((p) => p.id), artifact_ids: artifacts.map((a) => a.id), unscheduled_artifact_ids: unscheduled };
@@ -158,13 +184,17 @@ async function ingestArchive(ctx: JobContext, pipeline: { id: string; handle: st
   let batch: BatchPost[] = [];
   const flush = async () => {
     if (!batch.length) return;
-    const saved = await saveIngestBatch(deps.db, { posts: batch, now: deps.clock.now(), decode: decodeText, newDecodeId: () => deps.ids.id('dec') }, async (tx, s) => {
-      const events = [
-        ...s.posts.filter((p) => p.created).map((p) => ({ type: 'post.ready' as const, data: { post_id: p.id, operator_id: pipeline.id } })),
-        ...s.decoded.map((d) => ({ type: 'decode.ready' as const, data: { post_id: d.postId, decode_id: d.decodeId } })),
-      ];
-      if (events.length) await recordEvents(tx, deps, ws, events);
-    });
+    const saved = await saveIngestBatch(
+      deps.db,
+      { posts: batch, now: deps.clock.now(), decode: decodeText, newDecodeId: () => deps.ids.id('dec') },
+      async (tx, s) => {
+        const events = [
+          ...s.posts.filter((p) => p.created).map((p) => ({ type: 'post.ready' as const, data: { post_id: p.id, operator_id: pipeline.id } })),
+          ...s.decoded.map((d) => ({ type: 'decode.ready' as const, data: { post_id: d.postId, decode_id: d.decodeId } })),
+        ];
+        if (events.length) await recordEvents(tx, deps, ws, events);
+      },
+    );
     out.fetched += batch.length;
     out.created += saved.posts.filter((p) => p.created).length;
     out.updated += saved.posts.filter((p) => !p.created).length;
@@ -213,7 +243,13 @@ async function refreshPatterns(ctx: JobContext, pipelineId: string): Promise<num
       reposts: post.reposts,
       replies: post.replies,
       quotes: post.quotes,
-      decode: { hook: decode.hook, format: decode.format as never, length: decode.length, hashtags: JSON.parse(decode.hashtags) as string[], links: JSON.parse(decode.links) as string[] },
+      decode: {
+        hook: decode.hook,
+        format: decode.format as never,
+        length: decode.length,
+        hashtags: JSON.parse(decode.hashtags) as string[],
+        links: JSON.parse(decode.links) as string[],
+      },
     })),
   );
   const changed = await replacePatterns(
@@ -232,6 +268,9 @@ export const ingestHooks: JobHooks = {
   },
   async onFailed(tx, ctx, failure) {
     if (!ctx.run.pipelineId) return;
-    await recordEvent(tx, ctx.deps, ctx.run.workspaceId, 'operator.error', { operator_id: ctx.run.pipelineId, error: { code: failure.code, message: failure.message } });
+    await recordEvent(tx, ctx.deps, ctx.run.workspaceId, 'operator.error', {
+      operator_id: ctx.run.pipelineId,
+      error: { code: failure.code, message: failure.message },
+    });
   },
 };

@@ -32,7 +32,13 @@ export function mediaIssues(items: ArtifactMediaItem[]): S['ArtifactMediaIssue']
   return items.flatMap((m, index) =>
     m.alt_text || m.type === 'audio' || m.type === 'other'
       ? []
-      : [{ media_id: m.id, index, code: 'missing_alt_text' as const, message: `The ${m.type} at position ${index + 1} has no alt text; people who use a screen reader cannot know what it shows. Set alt_text with PUT /artifacts/{id}/media.` }],
+      : [
+          {
+            media_id: m.id,
+            index,
+            code: 'missing_alt_text' as const,
+            message: `The ${m.type} at position ${index + 1} has no alt text; people who use a screen reader cannot know what it shows. Set alt_text with PUT /artifacts/{id}/media.`,
+          },
+        ],
   );
 }
-

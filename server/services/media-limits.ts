@@ -46,11 +46,66 @@ export interface PlatformMediaLimits {
 }
 
 export const MEDIA_LIMITS: Record<MediaPlatform, PlatformMediaLimits> = {
-  mastodon: { maxItems: 4, maxImageBytes: 16_777_216, maxGifBytes: null, maxPixels: 33_177_600, maxWidth: null, maxHeight: null, formats: ['jpeg', 'png', 'gif', 'webp'], animation: 'kept', maxAltText: 1500, imagesOnly: true },
-  bluesky: { maxItems: 4, maxImageBytes: 1_000_000, maxGifBytes: null, maxPixels: null, maxWidth: 2000, maxHeight: 2000, formats: ['jpeg', 'png', 'webp'], animation: 'first_frame', maxAltText: 2000, imagesOnly: true },
-  x: { maxItems: 4, maxImageBytes: 5 * 1024 * 1024, maxGifBytes: 15 * 1024 * 1024, maxPixels: null, maxWidth: null, maxHeight: null, formats: ['jpeg', 'png', 'gif', 'webp'], animation: 'alone', maxAltText: 1000, imagesOnly: true },
-  linkedin: { maxItems: 20, maxImageBytes: null, maxGifBytes: null, maxPixels: 36_152_320, maxWidth: null, maxHeight: null, formats: ['jpeg', 'png', 'gif'], animation: 'kept', maxAltText: 4086, imagesOnly: true },
-  threads: { maxItems: 20, maxImageBytes: 8 * 1024 * 1024, maxGifBytes: null, maxPixels: null, maxWidth: 1440, maxHeight: null, formats: ['jpeg', 'png'], animation: 'first_frame', maxAltText: 1000, imagesOnly: true },
+  mastodon: {
+    maxItems: 4,
+    maxImageBytes: 16_777_216,
+    maxGifBytes: null,
+    maxPixels: 33_177_600,
+    maxWidth: null,
+    maxHeight: null,
+    formats: ['jpeg', 'png', 'gif', 'webp'],
+    animation: 'kept',
+    maxAltText: 1500,
+    imagesOnly: true,
+  },
+  bluesky: {
+    maxItems: 4,
+    maxImageBytes: 1_000_000,
+    maxGifBytes: null,
+    maxPixels: null,
+    maxWidth: 2000,
+    maxHeight: 2000,
+    formats: ['jpeg', 'png', 'webp'],
+    animation: 'first_frame',
+    maxAltText: 2000,
+    imagesOnly: true,
+  },
+  x: {
+    maxItems: 4,
+    maxImageBytes: 5 * 1024 * 1024,
+    maxGifBytes: 15 * 1024 * 1024,
+    maxPixels: null,
+    maxWidth: null,
+    maxHeight: null,
+    formats: ['jpeg', 'png', 'gif', 'webp'],
+    animation: 'alone',
+    maxAltText: 1000,
+    imagesOnly: true,
+  },
+  linkedin: {
+    maxItems: 20,
+    maxImageBytes: null,
+    maxGifBytes: null,
+    maxPixels: 36_152_320,
+    maxWidth: null,
+    maxHeight: null,
+    formats: ['jpeg', 'png', 'gif'],
+    animation: 'kept',
+    maxAltText: 4086,
+    imagesOnly: true,
+  },
+  threads: {
+    maxItems: 20,
+    maxImageBytes: 8 * 1024 * 1024,
+    maxGifBytes: null,
+    maxPixels: null,
+    maxWidth: 1440,
+    maxHeight: null,
+    formats: ['jpeg', 'png'],
+    animation: 'first_frame',
+    maxAltText: 1000,
+    imagesOnly: true,
+  },
 };
 
 /** What is known of one item when it is checked (sizes are null until its bytes were read). */
@@ -100,29 +155,51 @@ export function checkMedia(items: MediaFacts[], platform: MediaPlatform): MediaP
   const l = MEDIA_LIMITS[platform];
   const out: MediaProblem[] = [];
   if (items.length > l.maxItems) {
-    out.push({ mediaId: null, code: 'too_many_items', message: `${platform} takes at most ${l.maxItems} images in one post; this one has ${items.length}.`, fixable: false, severity: 'error' });
+    out.push({
+      mediaId: null,
+      code: 'too_many_items',
+      message: `${platform} takes at most ${l.maxItems} images in one post; this one has ${items.length}.`,
+      fixable: false,
+      severity: 'error',
+    });
   }
   const animated = items.filter((m) => (m.frames ?? 1) > 1 || (m.type === 'gif' && m.format === 'gif'));
   if (l.animation === 'alone' && animated.length && items.length > 1) {
-    out.push({ mediaId: animated[0]!.id, code: 'animated_not_alone', message: `${platform} takes an animated GIF only alone in its post; this one has ${items.length} media.`, fixable: false, severity: 'error' });
+    out.push({
+      mediaId: animated[0]!.id,
+      code: 'animated_not_alone',
+      message: `${platform} takes an animated GIF only alone in its post; this one has ${items.length} media.`,
+      fixable: false,
+      severity: 'error',
+    });
   }
   for (const m of items) {
-    const at = (code: MediaProblemCode, message: string, fixable: boolean, severity: MediaProblem['severity'] = 'error') => out.push({ mediaId: m.id, code, message, fixable, severity });
+    const at = (code: MediaProblemCode, message: string, fixable: boolean, severity: MediaProblem['severity'] = 'error') =>
+      out.push({ mediaId: m.id, code, message, fixable, severity });
     if (m.type !== 'image' && m.type !== 'gif') {
       at('not_an_image', `${m.id} is a ${m.type}; only images are published with a post.`, false);
       continue;
     }
     if (!m.altText) at('missing_alt_text', `${m.id} has no alt text.`, false, 'warning');
-    else if ([...m.altText].length > l.maxAltText) at('alt_text_too_long', `${m.id}'s alt text has ${[...m.altText].length} characters; ${platform} takes at most ${l.maxAltText}.`, false);
-    if (m.format && !l.formats.includes(m.format)) at('format_not_taken', `${platform} does not take ${m.format.toUpperCase()} images; it will be converted to ${l.formats[0]!.toUpperCase()}.`, true);
+    else if ([...m.altText].length > l.maxAltText)
+      at('alt_text_too_long', `${m.id}'s alt text has ${[...m.altText].length} characters; ${platform} takes at most ${l.maxAltText}.`, false);
+    if (m.format && !l.formats.includes(m.format))
+      at('format_not_taken', `${platform} does not take ${m.format.toUpperCase()} images; it will be converted to ${l.formats[0]!.toUpperCase()}.`, true);
     const isAnimated = (m.frames ?? 1) > 1;
     if (isAnimated && l.animation === 'first_frame') at('animation_lost', `${platform} shows only the first frame of the animated ${m.id}.`, true, 'warning');
     const limit = m.format === 'gif' && l.maxGifBytes !== null ? l.maxGifBytes : l.maxImageBytes;
-    if (limit !== null && m.sizeBytes !== null && m.sizeBytes > limit) at('too_many_bytes', `${m.id} has ${m.sizeBytes} bytes; ${platform} takes at most ${mb(limit)} (${limit} bytes).`, true);
+    if (limit !== null && m.sizeBytes !== null && m.sizeBytes > limit)
+      at('too_many_bytes', `${m.id} has ${m.sizeBytes} bytes; ${platform} takes at most ${mb(limit)} (${limit} bytes).`, true);
     if (m.width && m.height) {
-      if (l.maxPixels !== null && m.width * m.height > l.maxPixels) at('too_many_pixels', `${m.id} has ${m.width}×${m.height} pixels; ${platform} takes at most ${l.maxPixels}.`, true);
+      if (l.maxPixels !== null && m.width * m.height > l.maxPixels)
+        at('too_many_pixels', `${m.id} has ${m.width}×${m.height} pixels; ${platform} takes at most ${l.maxPixels}.`, true);
       if ((l.maxWidth !== null && m.width > l.maxWidth) || (l.maxHeight !== null && m.height > l.maxHeight)) {
-        at('too_wide', `${m.id} is ${m.width}×${m.height}; ${platform} shows at most ${l.maxWidth ?? '∞'}×${l.maxHeight ?? '∞'} and will be sent scaled down.`, true, 'warning');
+        at(
+          'too_wide',
+          `${m.id} is ${m.width}×${m.height}; ${platform} shows at most ${l.maxWidth ?? '∞'}×${l.maxHeight ?? '∞'} and will be sent scaled down.`,
+          true,
+          'warning',
+        );
       }
     }
   }
@@ -132,7 +209,13 @@ export function checkMedia(items: MediaFacts[], platform: MediaPlatform): MediaP
 /** The limits `fitImage` needs for a platform (largest size, pixels, bytes, formats). */
 export function fitLimitsFor(platform: MediaPlatform, format: ImageFormat): FitLimits {
   const l = MEDIA_LIMITS[platform];
-  return { maxBytes: format === 'gif' && l.maxGifBytes !== null ? l.maxGifBytes : l.maxImageBytes, maxWidth: l.maxWidth, maxHeight: l.maxHeight, maxPixels: l.maxPixels, formats: l.formats };
+  return {
+    maxBytes: format === 'gif' && l.maxGifBytes !== null ? l.maxGifBytes : l.maxImageBytes,
+    maxWidth: l.maxWidth,
+    maxHeight: l.maxHeight,
+    maxPixels: l.maxPixels,
+    formats: l.formats,
+  };
 }
 
 /**

@@ -54,7 +54,9 @@ export function mediaUploadView(row: MediaUploadRow, inUse: boolean): S['MediaUp
 /** The whole body, refused with 413 past the limit (an image is decoded whole anyway). */
 async function readBody(deps: ServiceDeps, body: AsyncIterable<Buffer>): Promise<Buffer> {
   const parts: Buffer[] = [];
-  const size = await readUpload(body, deps.config.mediaMaxBytes, `The image is larger than ${deps.config.mediaMaxBytes} bytes (MEDIA_MAX_BYTES).`, (chunk) => parts.push(chunk));
+  const size = await readUpload(body, deps.config.mediaMaxBytes, `The image is larger than ${deps.config.mediaMaxBytes} bytes (MEDIA_MAX_BYTES).`, (chunk) =>
+    parts.push(chunk),
+  );
   return Buffer.concat(parts, size);
 }
 
@@ -82,14 +84,23 @@ async function storeBytes(deps: ServiceDeps, bytes: Buffer): Promise<string> {
  * Accepts an image: 201 with the new upload, or 200 with the first one when the same key comes
  * again with the same bytes and alt text (the key with anything else is 422 `idempotency_key`).
  */
-export async function uploadMedia(deps: ServiceDeps, caller: Caller, q: MediaUploadRequest, body: AsyncIterable<Buffer>): Promise<{ status: 200 | 201; body: S['MediaUpload'] }> {
+export async function uploadMedia(
+  deps: ServiceDeps,
+  caller: Caller,
+  q: MediaUploadRequest,
+  body: AsyncIterable<Buffer>,
+): Promise<{ status: 200 | 201; body: S['MediaUpload'] }> {
   const altText = cleanAltText(q.alt_text, 'alt_text');
   const raw = await readBody(deps, body);
-  const requestHash = createHash('sha256').update(raw).update(JSON.stringify([altText])).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(raw)
+    .update(JSON.stringify([altText]))
+    .digest('hex');
   const replay = async () => {
     const earlier = await store.findUploadByKey(deps.db, caller.workspaceId, q.idempotency_key);
     if (!earlier) return null;
-    if (earlier.requestHash !== requestHash) throw validationFailed('idempotency_key', 'was already used for another upload (other bytes or alt_text); use a new key.');
+    if (earlier.requestHash !== requestHash)
+      throw validationFailed('idempotency_key', 'was already used for another upload (other bytes or alt_text); use a new key.');
     return { status: 200 as const, body: mediaUploadView(earlier, await store.uploadInUse(deps.db, earlier.id)) };
   };
   const earlier = await replay();
@@ -162,12 +173,18 @@ export const MEDIA_DOWNLOAD_TIMEOUT_MS = 30_000;
 export async function downloadImage(deps: ServiceDeps, url: string): Promise<MediaBytes> {
   let res;
   try {
-    res = await deps.outbound.request({ url, maxBytes: deps.config.mediaMaxBytes, timeoutMs: MEDIA_DOWNLOAD_TIMEOUT_MS, headers: { accept: 'image/jpeg, image/png, image/webp, image/gif' } });
+    res = await deps.outbound.request({
+      url,
+      maxBytes: deps.config.mediaMaxBytes,
+      timeoutMs: MEDIA_DOWNLOAD_TIMEOUT_MS,
+      headers: { accept: 'image/jpeg, image/png, image/webp, image/gif' },
+    });
   } catch (err) {
     if (err instanceof OutboundError) throw backendUnavailable(`The image at ${url} could not be downloaded (${err.message}).`, { status: 502 });
     throw err;
   }
-  if (res.status < 200 || res.status > 299) throw backendUnavailable(`The image at ${url} answered HTTP ${res.status}.`, { status: 502, upstreamStatus: res.status });
+  if (res.status < 200 || res.status > 299)
+    throw backendUnavailable(`The image at ${url} answered HTTP ${res.status}.`, { status: 502, upstreamStatus: res.status });
   return cleanImage(res.body, `the image at ${url}`);
 }
 
@@ -193,7 +210,8 @@ async function archiveImage(deps: ServiceDeps, workspaceId: string, postId: stri
     let size = 0;
     for await (const chunk of archive.open(entry)) {
       size += (chunk as Buffer).length;
-      if (size > deps.config.mediaMaxBytes) throw validationFailed('media', `${entry} in the archive is larger than ${deps.config.mediaMaxBytes} bytes (MEDIA_MAX_BYTES).`);
+      if (size > deps.config.mediaMaxBytes)
+        throw validationFailed('media', `${entry} in the archive is larger than ${deps.config.mediaMaxBytes} bytes (MEDIA_MAX_BYTES).`);
       parts.push(chunk as Buffer);
     }
     return await cleanImage(Buffer.concat(parts), `${entry} in the archive`);

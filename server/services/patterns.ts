@@ -59,7 +59,11 @@ const HOOK_WORDS: Record<string, string> = {
   imperative: 'open with an imperative',
   statement: 'open with a plain statement',
 };
-const LENGTH_WORDS: Record<string, string> = { short: 'short (up to 140 characters)', medium: 'medium (141 to 500 characters)', long: 'long (over 500 characters)' };
+const LENGTH_WORDS: Record<string, string> = {
+  short: 'short (up to 140 characters)',
+  medium: 'medium (141 to 500 characters)',
+  long: 'long (over 500 characters)',
+};
 
 function describe(kind: PatternKind, key: string, n: number, of: number): string {
   const share = `${n} of the ${of} best-performing posts`;

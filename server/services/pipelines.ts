@@ -42,7 +42,12 @@ export async function getRun(deps: ServiceDeps, caller: Caller, id: string) {
  * before its account is connected, and its run then fails with `credential_missing` (and an
  * `operator.error` event; diagnose suggests `connect_account`).
  */
-export async function createFromIntent(deps: ServiceDeps, caller: Caller, input: { handle: string; intent: string; tone?: string }, onCommit?: CommitHook<FromIntentResponse>) {
+export async function createFromIntent(
+  deps: ServiceDeps,
+  caller: Caller,
+  input: { handle: string; intent: string; tone?: string },
+  onCommit?: CommitHook<FromIntentResponse>,
+) {
   const platform = (await platformOfConnectedHandle(deps, caller.workspaceId, input.handle)) ?? platformForHandle(input.handle);
   const { answer } = await store.upsertPipelineWithRun(
     deps.db,

@@ -41,9 +41,27 @@ export const PLATFORM_RULES: Record<TargetPlatform, PlatformRules> = {
   bluesky: { platform: 'bluesky', limit: 300, counting: 'graphemes', urlLength: null, hashtagNorm: null, maxLinks: null, maxBytes: 3000, publishable: true },
   // twitter-text's weighted length: most CJK and emoji weigh 2, every URL 23.
   x: { platform: 'x', limit: 280, counting: 'weighted', urlLength: 23, hashtagNorm: 2, maxLinks: null, maxBytes: null, publishable: false },
-  linkedin: { platform: 'linkedin', limit: 3000, counting: 'utf16_code_units', urlLength: null, hashtagNorm: 3, maxLinks: null, maxBytes: null, publishable: false },
+  linkedin: {
+    platform: 'linkedin',
+    limit: 3000,
+    counting: 'utf16_code_units',
+    urlLength: null,
+    hashtagNorm: 3,
+    maxLinks: null,
+    maxBytes: null,
+    publishable: false,
+  },
   // Meta's Threads API: 500 characters, emoji counted as their UTF-8 bytes, at most 5 links, one topic tag.
-  threads: { platform: 'threads', limit: 500, counting: 'emoji_as_utf8_bytes', urlLength: null, hashtagNorm: 1, maxLinks: 5, maxBytes: null, publishable: false },
+  threads: {
+    platform: 'threads',
+    limit: 500,
+    counting: 'emoji_as_utf8_bytes',
+    urlLength: null,
+    hashtagNorm: 1,
+    maxLinks: 5,
+    maxBytes: null,
+    publishable: false,
+  },
 };
 
 export const rulesFor = (platform: TargetPlatform): PlatformRules => PLATFORM_RULES[platform];
@@ -138,7 +156,11 @@ const TRAILING_TAGS = /(?:^|\s)((?:#[\p{L}\p{M}\p{N}_]+\s*)+)$/u;
  * Threads 1; the first ones are kept). Hashtags inside sentences are prose and stay.
  */
 export function adaptText(platform: TargetPlatform, text: string): string {
-  const clean = text.replace(/\r\n?/g, '\n').replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  const clean = text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   const norm = PLATFORM_RULES[platform].hashtagNorm;
   const m = TRAILING_TAGS.exec(clean);
   if (norm === null || !m) return clean;
@@ -180,7 +202,11 @@ export function trimBreakable(s: string): string {
 function protectedSpans(text: string): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   for (const e of twitterText.extractUrlsWithIndices(text)) spans.push([e.indices[0], e.indices[1]]);
-  for (const re of [/https?:\/\/[^\s]+/gu, /(?<![\p{L}\p{N}_])@[\p{L}\p{M}\p{N}_.-]+(?:@[\p{L}\p{M}\p{N}_.-]+)?/gu, /(?<![\p{L}\p{N}_&])#[\p{L}\p{M}\p{N}_]+/gu]) {
+  for (const re of [
+    /https?:\/\/[^\s]+/gu,
+    /(?<![\p{L}\p{N}_])@[\p{L}\p{M}\p{N}_.-]+(?:@[\p{L}\p{M}\p{N}_.-]+)?/gu,
+    /(?<![\p{L}\p{N}_&])#[\p{L}\p{M}\p{N}_]+/gu,
+  ]) {
     for (const m of text.matchAll(re)) spans.push([m.index, m.index + m[0].length]);
   }
   return spans;

@@ -8,11 +8,7 @@ import { postView } from './views.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 
-export async function listPosts(
-  deps: ServiceDeps,
-  caller: Caller,
-  q: { pipelineId: string; cursor?: string; limit?: number; hasArtifact?: boolean },
-) {
+export async function listPosts(deps: ServiceDeps, caller: Caller, q: { pipelineId: string; cursor?: string; limit?: number; hasArtifact?: boolean }) {
   const pipeline = await pipelines.findPipeline(deps.db, caller.workspaceId, q.pipelineId);
   if (!pipeline) throw notFound('pipeline');
   const limit = q.limit ?? DEFAULT_PAGE_SIZE;

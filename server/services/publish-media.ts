@@ -35,19 +35,40 @@ const named = (items: ArtifactMediaItem[], id: string | null) => {
  * `allowMissingAlt`), alt text longer than the platform takes, more images than the thread has
  * room for. Everything `fitForPlatform` can fix (size, pixels, format) is left to the run.
  */
-export function refuseMedia(items: ArtifactMediaItem[], platform: MediaPlatform, partCount: number, allowMissingAlt: boolean, extras: ErrorExtras): AppError | null {
+export function refuseMedia(
+  items: ArtifactMediaItem[],
+  platform: MediaPlatform,
+  partCount: number,
+  allowMissingAlt: boolean,
+  extras: ErrorExtras,
+): AppError | null {
   if (!items.length) return null;
   const per = MEDIA_LIMITS[platform].maxItems;
   const fix = 'Drop or change it with PUT /artifacts/{id}/media.';
   if (items.length > per * partCount) {
-    return stateConflict(`The artifact has ${items.length} images; ${platform} takes ${per} per post, so its thread of ${partCount} part${partCount === 1 ? '' : 's'} has room for ${per * partCount} (the first ${per} go with part 1, the next with part 2, …). Drop images with PUT /artifacts/{id}/media, or split the text into more parts.`, extras);
+    return stateConflict(
+      `The artifact has ${items.length} images; ${platform} takes ${per} per post, so its thread of ${partCount} part${partCount === 1 ? '' : 's'} has room for ${per * partCount} (the first ${per} go with part 1, the next with part 2, …). Drop images with PUT /artifacts/{id}/media, or split the text into more parts.`,
+      extras,
+    );
   }
-  const facts = items.map((m) => ({ id: m.id, type: m.type, format: null, sizeBytes: null, width: m.width, height: m.height, frames: null, altText: m.alt_text }));
+  const facts = items.map((m) => ({
+    id: m.id,
+    type: m.type,
+    format: null,
+    sizeBytes: null,
+    width: m.width,
+    height: m.height,
+    frames: null,
+    altText: m.alt_text,
+  }));
   for (const p of checkMedia(facts, platform)) {
     if (p.code === 'too_many_items' || p.fixable) continue;
     if (p.code === 'missing_alt_text') {
       if (allowMissingAlt) continue;
-      return stateConflict(`The image ${named(items, p.mediaId)} has no alt text; people who use a screen reader cannot know what it shows. Set its alt_text with PUT /artifacts/{id}/media, or send allow_missing_alt_text: true to publish it without.`, { ...extras, suggestedAction: 'set_alt_text' });
+      return stateConflict(
+        `The image ${named(items, p.mediaId)} has no alt text; people who use a screen reader cannot know what it shows. Set its alt_text with PUT /artifacts/{id}/media, or send allow_missing_alt_text: true to publish it without.`,
+        { ...extras, suggestedAction: 'set_alt_text' },
+      );
     }
     if (p.severity === 'error') return stateConflict(`${platform} cannot take ${named(items, p.mediaId)}: ${p.message} ${fix}`, extras);
   }
@@ -55,20 +76,32 @@ export function refuseMedia(items: ArtifactMediaItem[], platform: MediaPlatform,
 }
 
 /** What to do about an item the run cannot use: the media of a publishing artifact no longer change. */
-const REDRAFT = 'To publish without it, re-draft the artifact (POST /posts/{id}/draft with parent_artifact_id) and drop it from the new version with PUT /artifacts/{id}/media.';
+const REDRAFT =
+  'To publish without it, re-draft the artifact (POST /posts/{id}/draft with parent_artifact_id) and drop it from the new version with PUT /artifacts/{id}/media.';
 
 /** One item's bytes, fitted to the platform; a failure names the item (a retryable one stays retryable). */
-async function imageFor(deps: ServiceDeps, workspaceId: string, platform: MediaPlatform, items: ArtifactMediaItem[], item: ArtifactMediaItem): Promise<ImageToUpload> {
+async function imageFor(
+  deps: ServiceDeps,
+  workspaceId: string,
+  platform: MediaPlatform,
+  items: ArtifactMediaItem[],
+  item: ArtifactMediaItem,
+): Promise<ImageToUpload> {
   const name = named(items, item.id);
   let found;
   try {
     found = await mediaItemBytes(deps, workspaceId, item);
   } catch (err) {
-    if (err instanceof AppError && err.retryable) throw new TransientError(`The bytes of ${name} could not be read: ${err.message}`, 'media_unavailable', err.extras.upstreamStatus ?? null);
+    if (err instanceof AppError && err.retryable)
+      throw new TransientError(`The bytes of ${name} could not be read: ${err.message}`, 'media_unavailable', err.extras.upstreamStatus ?? null);
     if (err instanceof AppError) throw new JobError('media_unavailable', `The bytes of ${name} could not be read: ${err.message}`);
     throw err;
   }
-  if (!found) throw new JobError('media_unavailable', `The bytes of ${name} are nowhere to be read (its upload is gone, or it has neither an archive entry nor an address). ${REDRAFT}`);
+  if (!found)
+    throw new JobError(
+      'media_unavailable',
+      `The bytes of ${name} are nowhere to be read (its upload is gone, or it has neither an archive entry nor an address). ${REDRAFT}`,
+    );
   try {
     const fitted = await fitForPlatform(found.bytes, platform);
     return { bytes: fitted.bytes, contentType: CONTENT_TYPES[fitted.format], altText: item.alt_text, width: fitted.width, height: fitted.height };
@@ -91,7 +124,18 @@ interface RecordedUpload {
  */
 export async function uploadPartImages(
   deps: ServiceDeps,
-  q: { adapter: PlatformAdapter; ctx: AdapterContext; handle: string; creds: Credentials; platform: MediaPlatform; workspaceId: string; artifactId: string; position: number; items: ArtifactMediaItem[]; all: ArtifactMediaItem[] },
+  q: {
+    adapter: PlatformAdapter;
+    ctx: AdapterContext;
+    handle: string;
+    creds: Credentials;
+    platform: MediaPlatform;
+    workspaceId: string;
+    artifactId: string;
+    position: number;
+    items: ArtifactMediaItem[];
+    all: ArtifactMediaItem[];
+  },
 ): Promise<UploadedImages | null> {
   if (!q.items.length || !q.adapter.uploadImages) return null;
   const recorded = await parts.findPartMedia(deps.db, q.artifactId, q.position);

@@ -27,9 +27,11 @@ export interface PublishTime {
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d{1,9})?([Zz]|[+-]\d\d:\d\d)$/;
 const LOCAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/;
 
-
 function instantOf(at: string): Date {
-  if (!RFC3339.test(at)) throw invalid(`body.at ${JSON.stringify(at)} is not an RFC 3339 time with an offset, e.g. 2026-12-01T09:30:00+01:00 or 2026-12-01T08:30:00Z (for a wall-clock time, send local_time with time_zone).`);
+  if (!RFC3339.test(at))
+    throw invalid(
+      `body.at ${JSON.stringify(at)} is not an RFC 3339 time with an offset, e.g. 2026-12-01T09:30:00+01:00 or 2026-12-01T08:30:00Z (for a wall-clock time, send local_time with time_zone).`,
+    );
   try {
     return new Date(Temporal.Instant.from(at).epochMilliseconds);
   } catch {
@@ -38,7 +40,8 @@ function instantOf(at: string): Date {
 }
 
 function zonedOf(local: string, zone: string, offset: string | undefined): { at: Date; zone: string } {
-  if (!LOCAL.test(local)) throw invalid(`body.local_time ${JSON.stringify(local)} is not a local time of the form YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS, without an offset.`);
+  if (!LOCAL.test(local))
+    throw invalid(`body.local_time ${JSON.stringify(local)} is not a local time of the form YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS, without an offset.`);
   let wall: PlainDateTime;
   try {
     wall = Temporal.PlainDateTime.from(local, { overflow: 'reject' });
@@ -46,7 +49,10 @@ function zonedOf(local: string, zone: string, offset: string | undefined): { at:
     throw invalid(`body.local_time ${JSON.stringify(local)} is not a valid date and time (a day or an hour out of range).`);
   }
   // An IANA name, not an offset: a fixed offset belongs in `at`.
-  if (!/^[A-Za-z]/.test(zone)) throw invalid(`body.time_zone ${JSON.stringify(zone)} is not an IANA time zone name (e.g. Europe/Paris); for a fixed offset, send at with the offset instead.`);
+  if (!/^[A-Za-z]/.test(zone))
+    throw invalid(
+      `body.time_zone ${JSON.stringify(zone)} is not an IANA time zone name (e.g. Europe/Paris); for a fixed offset, send at with the offset instead.`,
+    );
   let earlier: ZonedDateTime;
   let later: ZonedDateTime;
   try {
@@ -57,16 +63,21 @@ function zonedOf(local: string, zone: string, offset: string | undefined): { at:
   }
   // In a gap (clocks going forward) the wall time does not exist: Temporal shifts it.
   if (!earlier.toPlainDateTime().equals(wall)) {
-    throw invalid(`body.local_time ${local} does not exist in ${earlier.timeZoneId}: the clocks skip that hour (daylight saving time starts). Pick a time outside the gap, e.g. ${later.toPlainDateTime().toString()}.`);
+    throw invalid(
+      `body.local_time ${local} does not exist in ${earlier.timeZoneId}: the clocks skip that hour (daylight saving time starts). Pick a time outside the gap, e.g. ${later.toPlainDateTime().toString()}.`,
+    );
   }
   const options = earlier.offset === later.offset ? [earlier] : [earlier, later];
   if (offset !== undefined) {
     const chosen = options.find((z) => z.offset === offset);
-    if (!chosen) throw invalid(`body.utc_offset ${offset} is not an offset ${earlier.timeZoneId} has at ${local}; it has ${options.map((z) => z.offset).join(' or ')}.`);
+    if (!chosen)
+      throw invalid(`body.utc_offset ${offset} is not an offset ${earlier.timeZoneId} has at ${local}; it has ${options.map((z) => z.offset).join(' or ')}.`);
     return { at: new Date(chosen.epochMilliseconds), zone: chosen.timeZoneId };
   }
   if (options.length > 1) {
-    throw invalid(`body.local_time ${local} occurs twice in ${earlier.timeZoneId} (the clocks go back): send utc_offset ${earlier.offset} for the first, ${later.offset} for the second.`);
+    throw invalid(
+      `body.local_time ${local} occurs twice in ${earlier.timeZoneId} (the clocks go back): send utc_offset ${earlier.offset} for the first, ${later.offset} for the second.`,
+    );
   }
   return { at: new Date(earlier.epochMilliseconds), zone: earlier.timeZoneId };
 }
@@ -74,8 +85,10 @@ function zonedOf(local: string, zone: string, offset: string | undefined): { at:
 /** The requested publish time, or null to publish now. Every refusal is 422 naming its field. */
 export function publishTime(input: PublishTimeInput, now: Date): PublishTime | null {
   const { at, local_time: local, time_zone: zone, utc_offset: offset } = input;
-  if (at !== undefined && (local !== undefined || zone !== undefined)) throw invalid('body.at cannot be sent with local_time or time_zone: send one way of giving the time.');
-  if (offset !== undefined && local === undefined) throw invalid('body.utc_offset only goes with local_time and time_zone (it picks one of the two instants of an ambiguous local time).');
+  if (at !== undefined && (local !== undefined || zone !== undefined))
+    throw invalid('body.at cannot be sent with local_time or time_zone: send one way of giving the time.');
+  if (offset !== undefined && local === undefined)
+    throw invalid('body.utc_offset only goes with local_time and time_zone (it picks one of the two instants of an ambiguous local time).');
   if (local !== undefined && zone === undefined) throw invalid('body.time_zone is required with local_time (an IANA name such as Europe/Paris).');
   if (zone !== undefined && local === undefined) throw invalid('body.local_time is required with time_zone.');
   let result: PublishTime;

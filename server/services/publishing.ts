@@ -47,10 +47,13 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
   const id = artifactIdOf(ctx);
   // Only the run the artifact names publishes it: an unschedule or a reschedule meanwhile took it away.
   const a = await parts.startPublishing(deps.db, { id, runId: run.id, now: deps.clock.now() });
-  if (!a) return { artifact_id: id, skipped: 'The artifact is no longer this run\'s to publish (unscheduled, rescheduled or gone).' };
+  if (!a) return { artifact_id: id, skipped: "The artifact is no longer this run's to publish (unscheduled, rescheduled or gone)." };
   // Retired as a source after this run was queued (a direct message): it goes out only if the request confirmed.
   if (a.sourceVisibility === RETIRED && ctx.input.confirm_non_public !== true) {
-    throw new JobError('forbidden', `The artifact ${id} draws on a direct message that ingest retired as a source; publish it again with confirm_non_public: true to make that text public.`);
+    throw new JobError(
+      'forbidden',
+      `The artifact ${id} draws on a direct message that ingest retired as a source; publish it again with confirm_non_public: true to make that text public.`,
+    );
   }
   const pipeline = await findPipeline(deps.db, a.workspaceId, a.pipelineId);
   if (!pipeline) throw new JobError('not_found', 'The pipeline of this artifact no longer exists.');
@@ -77,7 +80,18 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
     let posted: Published;
     try {
       // Uploaded and recorded before the post; a retry finds the record and uploads nothing again.
-      const uploaded = await uploadPartImages(deps, { adapter, ctx: actx(), handle: account.account.handle, creds: account.creds, platform: platform as 'mastodon' | 'bluesky', workspaceId: a.workspaceId, artifactId: id, position: i, items: imagesOf[i] ?? [], all: media });
+      const uploaded = await uploadPartImages(deps, {
+        adapter,
+        ctx: actx(),
+        handle: account.account.handle,
+        creds: account.creds,
+        platform: platform as 'mastodon' | 'bluesky',
+        workspaceId: a.workspaceId,
+        artifactId: id,
+        position: i,
+        items: imagesOf[i] ?? [],
+        all: media,
+      });
       posted = await adapter.publish(actx(), account.account.handle, account.creds, {
         text: texts[i],
         media: uploaded,
@@ -109,7 +123,14 @@ export const publishHooks: JobHooks = {
     const id = String(output.artifact_id);
     const url = typeof output.published_url === 'string' ? output.published_url : null;
     const moved = await parts.endPublishing(tx, { id, runId: run.id, now: deps.clock.now(), ok: true, url });
-    if (moved) await recordEvent(tx, deps, moved.workspaceId, 'artifact.published', { artifact_id: id, pipeline_id: moved.pipelineId, run_id: run.id, published_url: url, parts: Number(output.parts) || 0 });
+    if (moved)
+      await recordEvent(tx, deps, moved.workspaceId, 'artifact.published', {
+        artifact_id: id,
+        pipeline_id: moved.pipelineId,
+        run_id: run.id,
+        published_url: url,
+        parts: Number(output.parts) || 0,
+      });
   },
   async onFailed(tx, ctx, failure: RunFailure) {
     const { deps, run } = ctx;
@@ -126,4 +147,3 @@ export const publishHooks: JobHooks = {
     });
   },
 };
-

@@ -57,7 +57,13 @@ export function addedSummary(body: Pick<ItemRequest, 'kind' | 'text' | 'url' | '
   return `Added a variant: artifact ${body.artifact_id}`;
 }
 
-export async function addItem(deps: ServiceDeps, caller: Caller, sessionId: string, body: ItemRequest, onCommit?: CommitHook<S['SessionItem']>): Promise<S['SessionItem']> {
+export async function addItem(
+  deps: ServiceDeps,
+  caller: Caller,
+  sessionId: string,
+  body: ItemRequest,
+  onCommit?: CommitHook<S['SessionItem']>,
+): Promise<S['SessionItem']> {
   checkFields(body);
   if (body.kind === 'artifact' && !(await findArtifact(deps.db, caller.workspaceId, body.artifact_id!))) {
     throw validationFailed('body.artifact_id', 'names no artifact of your workspace.');
@@ -104,7 +110,11 @@ export async function regenerateVariant(deps: ServiceDeps, caller: Caller, sessi
       const row = await insertArtifact(tx, newArtifactFor(deps, lineage));
       const run = await queueDraftRun(tx, deps, lineage, 'regenerate_variant', row.id, null);
       const summary = `Regenerated variant ${variantId}: round ${next} (artifact ${row.id})`;
-      return { runId: run.id, artifactId: row.id, activity: { id: deps.ids.id('act'), workspaceId: caller.workspaceId, sessionId, kind: 'variant_regenerated', summary, now } };
+      return {
+        runId: run.id,
+        artifactId: row.id,
+        activity: { id: deps.ids.id('act'), workspaceId: caller.workspaceId, sessionId, kind: 'variant_regenerated', summary, now },
+      };
     });
     if (round) {
       deps.jobs.kick();
@@ -134,15 +144,21 @@ export const refreshJob: JobHandler = async (ctx) => {
   // The run acts for the workspace that queued it; markdown mode needs no token-bound schema.
   const page = await fetchUrl(deps, { workspaceId: run.workspaceId, tokenId: run.id }, { url: source.url, mode: 'markdown' });
   const markdown = page.markdown ?? '';
-  const contentHash = createHash('sha256').update(`${page.title ?? ''}\n${markdown}`).digest('hex');
+  const contentHash = createHash('sha256')
+    .update(`${page.title ?? ''}\n${markdown}`)
+    .digest('hex');
   const now = deps.clock.now();
-  const snapshot = await sources.recordRefresh(deps.db, { source, page: { snapshotId: deps.ids.id('snap'), contentHash, title: page.title, markdown, now } }, async (tx, snap) => {
-    const summary = snap ? `Refreshed ${short(source.url, 200)}: changed (snapshot ${snap.id})` : `Refreshed ${short(source.url, 200)}: unchanged`;
-    for (const sessionId of await store.sessionsTracking(tx, run.workspaceId, source.id)) {
-      await store.insertActivity(tx, { id: deps.ids.id('act'), workspaceId: run.workspaceId, sessionId, kind: 'source_refreshed', summary, now });
-    }
-    if (snap) await recordEvent(tx, deps, run.workspaceId, 'webpage.ready', { webpage_id: source.id, snapshot_id: snap.id });
-  });
+  const snapshot = await sources.recordRefresh(
+    deps.db,
+    { source, page: { snapshotId: deps.ids.id('snap'), contentHash, title: page.title, markdown, now } },
+    async (tx, snap) => {
+      const summary = snap ? `Refreshed ${short(source.url, 200)}: changed (snapshot ${snap.id})` : `Refreshed ${short(source.url, 200)}: unchanged`;
+      for (const sessionId of await store.sessionsTracking(tx, run.workspaceId, source.id)) {
+        await store.insertActivity(tx, { id: deps.ids.id('act'), workspaceId: run.workspaceId, sessionId, kind: 'source_refreshed', summary, now });
+      }
+      if (snap) await recordEvent(tx, deps, run.workspaceId, 'webpage.ready', { webpage_id: source.id, snapshot_id: snap.id });
+    },
+  );
   if (snapshot) deps.events.wake();
   return { source_id: source.id, changed: snapshot !== null, snapshot_id: snapshot?.id ?? source.lastSnapshotId, content_hash: contentHash };
 };

@@ -15,7 +15,11 @@ export function credentialMissing(platform: Platform, handle: string): AppError 
 
 export function credentialDead(platform: Platform, handle: string, why: string | null): AppError {
   const reason = why ? `: ${why}` : '';
-  return credentialError('credential_dead', `The ${platform} credential of ${handle} no longer works${reason}. Connect the account again with a fresh credential.`, connectHint(platform));
+  return credentialError(
+    'credential_dead',
+    `The ${platform} credential of ${handle} no longer works${reason}. Connect the account again with a fresh credential.`,
+    connectHint(platform),
+  );
 }
 
 /**

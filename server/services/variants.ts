@@ -37,7 +37,12 @@ export function deriveVariant(platform: TargetPlatform, text: string, opts: { nu
 
 /** The variants a freshly written artifact gets, one per target (inside the transaction that writes its text). */
 export async function addDraftedVariants(tx: Db, a: ArtifactRow, targets: TargetPlatform[], now: Date): Promise<void> {
-  await store.insertVariants(tx, a, targets.map((t) => deriveVariant(t, a.text, { numbered: false, origin: 'drafted' })), now);
+  await store.insertVariants(
+    tx,
+    a,
+    targets.map((t) => deriveVariant(t, a.text, { numbered: false, origin: 'drafted' })),
+    now,
+  );
 }
 
 /**
@@ -51,10 +56,13 @@ export async function publishableParts(deps: { db: Db }, artifact: ArtifactRow, 
   if (!v) return [artifact.text];
   const parts = JSON.parse(v.parts) as string[];
   if (v.problem !== null || !parts.length) {
-    throw stateConflict(`The ${platform} variant of artifact ${artifact.id} cannot be posted: ${v.problem ?? 'it has no parts'}. Send its text or parts with PUT ${API_PREFIX}/artifacts/${artifact.id}/variants/${platform}.`, {
-      suggestedAction: 'fetch_artifact',
-      suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${artifact.id}`,
-    });
+    throw stateConflict(
+      `The ${platform} variant of artifact ${artifact.id} cannot be posted: ${v.problem ?? 'it has no parts'}. Send its text or parts with PUT ${API_PREFIX}/artifacts/${artifact.id}/variants/${platform}.`,
+      {
+        suggestedAction: 'fetch_artifact',
+        suggestedEndpoint: `GET ${API_PREFIX}/artifacts/${artifact.id}`,
+      },
+    );
   }
   return parts;
 }
@@ -97,12 +105,18 @@ function refusal(a: ArtifactRow): AppError {
     return retryLater(`The artifact ${a.id} is still being written; send its variants once it is in review.`, extras);
   }
   if (a.state === 'scheduled') {
-    return stateConflict(`The artifact ${a.id} is scheduled; its variants are frozen until it goes out. Unschedule it (back to ready), change the variant, then publish it again with its time.`, {
-      suggestedAction: 'unschedule_artifact',
-      suggestedEndpoint: `DELETE ${API_PREFIX}/artifacts/${a.id}/schedule`,
-    });
+    return stateConflict(
+      `The artifact ${a.id} is scheduled; its variants are frozen until it goes out. Unschedule it (back to ready), change the variant, then publish it again with its time.`,
+      {
+        suggestedAction: 'unschedule_artifact',
+        suggestedEndpoint: `DELETE ${API_PREFIX}/artifacts/${a.id}/schedule`,
+      },
+    );
   }
-  return stateConflict(`The artifact ${a.id} is ${a.state}; its variants can change only while it is in review, ready or publish_failed.`, { ...extras, suggestedAction: 'fetch_artifact' });
+  return stateConflict(`The artifact ${a.id} is ${a.state}; its variants can change only while it is in review, ready or publish_failed.`, {
+    ...extras,
+    suggestedAction: 'fetch_artifact',
+  });
 }
 
 /**
@@ -120,7 +134,10 @@ async function keepLiveParts(deps: ServiceDeps, a: ArtifactRow, platform: string
   for (const p of live) {
     if (values.parts[p.position] === posted[p.position]) continue;
     const at = field === 'body.parts' ? `body.parts[${p.position}]` : field;
-    throw validationFailed(at, `would change part ${p.position + 1}, which is already live (${p.url ?? p.externalId}); after a failed publish, send parts that begin with the ${live.length} live part${live.length === 1 ? '' : 's'} as posted (numbering included) and fix only the rest.`);
+    throw validationFailed(
+      at,
+      `would change part ${p.position + 1}, which is already live (${p.url ?? p.externalId}); after a failed publish, send parts that begin with the ${live.length} live part${live.length === 1 ? '' : 's'} as posted (numbering included) and fix only the rest.`,
+    );
   }
 }
 
@@ -134,7 +151,8 @@ export async function putVariant(deps: ServiceDeps, caller: Caller, id: string, 
   const a = await findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
   if (!VARIANT_EDITABLE_STATES.includes(a.state)) throw refusal(a);
-  if (body.text !== undefined && body.parts !== undefined) throw validationFailed('body.parts', 'cannot be given with text: send text (split for you) or parts (your own split).');
+  if (body.text !== undefined && body.parts !== undefined)
+    throw validationFailed('body.parts', 'cannot be given with text: send text (split for you) or parts (your own split).');
   const numbered = body.numbered ?? false;
   let values: VariantValues;
   if (body.parts !== undefined) values = ownParts(platform, body.parts, numbered);
@@ -148,7 +166,13 @@ export async function putVariant(deps: ServiceDeps, caller: Caller, id: string, 
     }
   }
   if (a.state === 'publish_failed') await keepLiveParts(deps, a, platform, values, body.parts !== undefined ? 'body.parts' : 'body.text');
-  const done = await store.putVariant(deps.db, { workspaceId: caller.workspaceId, artifactId: a.id, states: VARIANT_EDITABLE_STATES, values, now: deps.clock.now() });
+  const done = await store.putVariant(deps.db, {
+    workspaceId: caller.workspaceId,
+    artifactId: a.id,
+    states: VARIANT_EDITABLE_STATES,
+    values,
+    now: deps.clock.now(),
+  });
   if (!done) {
     const now = await findArtifact(deps.db, caller.workspaceId, id);
     throw now ? refusal(now) : notFound('artifact');

@@ -16,7 +16,11 @@ export function runView(r: RunRow): S['Run'] {
   // A queued run keeps the error of its last transient failure until the next attempt starts (jobs/worker.ts).
   const retrying = r.status === 'queued' && r.errorCode !== null;
   // The upstream's HTTP status, when the error came from its answer (a 503 feed, a 404 page).
-  const failure = { code: r.errorCode ?? 'failed', message: r.errorMessage ?? 'The run failed.', ...(r.errorUpstreamStatus !== null ? { upstream_status: r.errorUpstreamStatus } : {}) };
+  const failure = {
+    code: r.errorCode ?? 'failed',
+    message: r.errorMessage ?? 'The run failed.',
+    ...(r.errorUpstreamStatus !== null ? { upstream_status: r.errorUpstreamStatus } : {}),
+  };
   const lastError = retrying || r.status === 'failed' ? failure : null;
   return {
     run_id: r.id,

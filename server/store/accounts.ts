@@ -4,9 +4,7 @@ import { first, type Db, type Row } from './database.js';
 export type AccountRow = Row<'Account'>;
 
 export function findAccount(db: Db, workspaceId: string, platform: string, handle: string): Promise<AccountRow | null> {
-  return first(
-    db.selectFrom('Account').selectAll().where('workspaceId', '=', workspaceId).where('platform', '=', platform).where('handle', '=', handle),
-  );
+  return first(db.selectFrom('Account').selectAll().where('workspaceId', '=', workspaceId).where('platform', '=', platform).where('handle', '=', handle));
 }
 
 /** Every account of the workspace with exactly this handle (one per platform at most). */
@@ -43,6 +41,10 @@ export async function saveAccount(db: Db, a: AccountWrite): Promise<{ account: A
 
 /** Records a probe's outcome (a failed probe during ingest or publish marks the account dead). */
 export async function setProbeResult(db: Db, q: { id: string; status: 'active' | 'dead'; error: string | null; now: Date }): Promise<{ count: number }> {
-  const r = await db.updateTable('Account').set({ status: q.status, lastProbeError: q.error, lastProbedAt: q.now, updatedAt: q.now }).where('id', '=', q.id).executeTakeFirst();
+  const r = await db
+    .updateTable('Account')
+    .set({ status: q.status, lastProbeError: q.error, lastProbedAt: q.now, updatedAt: q.now })
+    .where('id', '=', q.id)
+    .executeTakeFirst();
   return { count: Number(r.numUpdatedRows) };
 }

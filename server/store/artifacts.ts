@@ -6,13 +6,18 @@ import { firstOf, precompiled } from './precompiled.js';
 
 export type ArtifactRow = Row<'Artifact'>;
 
-const artifactById = precompiled((db, workspaceId: string, id: string) => db.selectFrom('Artifact').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
+const artifactById = precompiled((db, workspaceId: string, id: string) =>
+  db.selectFrom('Artifact').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId),
+);
 
 export async function findArtifact(db: Db, workspaceId: string, id: string): Promise<ArtifactRow | null> {
   return firstOf(await artifactById(db, workspaceId, id));
 }
 
-export type NewArtifact = Pick<ArtifactRow, 'id' | 'workspaceId' | 'pipelineId' | 'sourcePostId' | 'parentArtifactId' | 'rootArtifactId' | 'generation' | 'text' | 'state' | 'sourceVisibility'> & {
+export type NewArtifact = Pick<
+  ArtifactRow,
+  'id' | 'workspaceId' | 'pipelineId' | 'sourcePostId' | 'parentArtifactId' | 'rootArtifactId' | 'generation' | 'text' | 'state' | 'sourceVisibility'
+> & {
   ancestors: string[];
   /** A brief's further source posts, after `sourcePostId` (absent or empty for a riff). */
   moreSourcePostIds?: string[];

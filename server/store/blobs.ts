@@ -74,7 +74,10 @@ function chunkStore(db: Db): BlobStore {
         let buf = Buffer.concat(pending);
         while (buf.length >= CHUNK_BYTES || (all && buf.length > 0)) {
           const part = buf.subarray(0, CHUNK_BYTES);
-          await db.insertInto('BlobChunk').values({ blobId: id, seq, data: Buffer.from(part), createdAt: new Date() }).execute();
+          await db
+            .insertInto('BlobChunk')
+            .values({ blobId: id, seq, data: Buffer.from(part), createdAt: new Date() })
+            .execute();
           seq += 1;
           buf = buf.subarray(part.length);
         }
@@ -103,7 +106,14 @@ function chunkStore(db: Db): BlobStore {
           const cached = recent.get(`${id}:${seq}`);
           const rows = cached
             ? [{ seq, data: cached }]
-            : await db.selectFrom('BlobChunk').select(['seq', 'data']).where('blobId', '=', id).where('seq', '>=', seq).where('seq', '<=', Math.min(last, seq + 7)).orderBy('seq').execute();
+            : await db
+                .selectFrom('BlobChunk')
+                .select(['seq', 'data'])
+                .where('blobId', '=', id)
+                .where('seq', '>=', seq)
+                .where('seq', '<=', Math.min(last, seq + 7))
+                .orderBy('seq')
+                .execute();
           if (!rows.length) return;
           for (const r of rows) {
             const data = Buffer.from(r.data);

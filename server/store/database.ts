@@ -87,7 +87,9 @@ function sqliteUpToDate(file: string): boolean {
   const db = new Sqlite(file, { readonly: true, fileMustExist: true });
   try {
     if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get()) return false;
-    const rows = db.prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL').all() as Array<{ migration_name: string }>;
+    const rows = db.prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL').all() as Array<{
+      migration_name: string;
+    }>;
     const done = new Set(rows.map((r) => r.migration_name));
     return wanted.every((name) => done.has(name));
   } finally {

@@ -29,7 +29,11 @@ export async function listDecodes(db: Db, postIds: string[]): Promise<DecodeRow[
 }
 
 const sameDecode = (row: DecodeRow, d: DecodeData) =>
-  row.hook === d.hook && row.format === d.format && row.length === d.length && row.hashtags === JSON.stringify(d.hashtags) && row.links === JSON.stringify(d.links);
+  row.hook === d.hook &&
+  row.format === d.format &&
+  row.length === d.length &&
+  row.hashtags === JSON.stringify(d.hashtags) &&
+  row.links === JSON.stringify(d.links);
 
 async function saveOnce(db: Db, p: NewPost, decode: (text: string) => DecodeData, decodeId: string, also: (tx: IngestTx, saved: SavedPost) => Promise<void>) {
   return transaction(db, async (tx) => {
@@ -59,7 +63,13 @@ async function saveOnce(db: Db, p: NewPost, decode: (text: string) => DecodeData
  * stores its decode; then `also` writes the events, in the same transaction. Two ingests of one
  * pipeline racing on a new post: the loser's insert hits the unique key and is retried as an update.
  */
-export async function savePostWithDecode(db: Db, p: NewPost, decode: (text: string) => DecodeData, decodeId: string, also: (tx: IngestTx, saved: SavedPost) => Promise<void>): Promise<SavedPost> {
+export async function savePostWithDecode(
+  db: Db,
+  p: NewPost,
+  decode: (text: string) => DecodeData,
+  decodeId: string,
+  also: (tx: IngestTx, saved: SavedPost) => Promise<void>,
+): Promise<SavedPost> {
   try {
     return await saveOnce(db, p, decode, decodeId, also);
   } catch (err) {
@@ -78,7 +88,10 @@ export async function postsWithDecodes(db: Db, pipelineId: string) {
     .orderBy('id', 'desc')
     .limit(5000)
     .execute();
-  const decodes = await listDecodes(db, posts.map((p) => p.id));
+  const decodes = await listDecodes(
+    db,
+    posts.map((p) => p.id),
+  );
   const byPost = new Map(decodes.map((d) => [d.postId, d]));
   return posts.flatMap((post) => {
     const d = byPost.get(post.id);
@@ -116,7 +129,16 @@ export async function saveIngestBatch(
   // The same external id twice in one batch: the last one wins, as two upserts would.
   const unique = [...new Map(batch.posts.map((p) => [p.externalId, p])).values()];
   return transaction(db, async (tx) => {
-    const known = await tx.selectFrom('SourcePost').select(['id', 'externalId']).where('pipelineId', '=', pipelineId).where('externalId', 'in', unique.map((p) => p.externalId)).execute();
+    const known = await tx
+      .selectFrom('SourcePost')
+      .select(['id', 'externalId'])
+      .where('pipelineId', '=', pipelineId)
+      .where(
+        'externalId',
+        'in',
+        unique.map((p) => p.externalId),
+      )
+      .execute();
     const idOf = new Map(known.map((k) => [k.externalId, k.id]));
     const rows = unique.map((p) => ({ ...p, id: idOf.get(p.externalId) ?? p.id, createdAt: batch.now, updatedAt: batch.now }));
     await tx
@@ -137,7 +159,10 @@ export async function saveIngestBatch(
         })),
       )
       .execute();
-    const existing = await listDecodes(tx, rows.map((r) => r.id));
+    const existing = await listDecodes(
+      tx,
+      rows.map((r) => r.id),
+    );
     const byPost = new Map(existing.map((d) => [d.postId, d]));
     const changed: Array<{ id: string; postId: string; workspaceId: string; d: DecodeData }> = [];
     for (const r of rows) {
@@ -149,13 +174,34 @@ export async function saveIngestBatch(
     if (changed.length) {
       await tx
         .insertInto('Decode')
-        .values(changed.map((c) => ({ id: c.id, workspaceId: c.workspaceId, postId: c.postId, hook: c.d.hook, format: c.d.format, length: c.d.length, hashtags: JSON.stringify(c.d.hashtags), links: JSON.stringify(c.d.links), createdAt: batch.now })))
+        .values(
+          changed.map((c) => ({
+            id: c.id,
+            workspaceId: c.workspaceId,
+            postId: c.postId,
+            hook: c.d.hook,
+            format: c.d.format,
+            length: c.d.length,
+            hashtags: JSON.stringify(c.d.hashtags),
+            links: JSON.stringify(c.d.links),
+            createdAt: batch.now,
+          })),
+        )
         .onConflict((oc) =>
-          oc.column('postId').doUpdateSet((eb) => ({ hook: eb.ref('excluded.hook'), format: eb.ref('excluded.format'), length: eb.ref('excluded.length'), hashtags: eb.ref('excluded.hashtags'), links: eb.ref('excluded.links') })),
+          oc.column('postId').doUpdateSet((eb) => ({
+            hook: eb.ref('excluded.hook'),
+            format: eb.ref('excluded.format'),
+            length: eb.ref('excluded.length'),
+            hashtags: eb.ref('excluded.hashtags'),
+            links: eb.ref('excluded.links'),
+          })),
         )
         .execute();
     }
-    const saved: SavedBatch = { posts: rows.map((r) => ({ id: r.id, created: !idOf.has(r.externalId) })), decoded: changed.map((c) => ({ postId: c.postId, decodeId: c.id })) };
+    const saved: SavedBatch = {
+      posts: rows.map((r) => ({ id: r.id, created: !idOf.has(r.externalId) })),
+      decoded: changed.map((c) => ({ postId: c.postId, decodeId: c.id })),
+    };
     await also(tx, saved);
     return saved;
   });

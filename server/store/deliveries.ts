@@ -44,11 +44,28 @@ export async function recordAttempt(db: Db, a: AttemptResult): Promise<void> {
   await transaction(db, async (tx) => {
     await tx
       .insertInto('DeliveryAttempt')
-      .values({ id: a.id, deliveryId: a.deliveryId, attempt: a.attempt, status: a.status, error: a.error, responseBody: a.responseBody, startedAt: a.startedAt, finishedAt: a.finishedAt })
+      .values({
+        id: a.id,
+        deliveryId: a.deliveryId,
+        attempt: a.attempt,
+        status: a.status,
+        error: a.error,
+        responseBody: a.responseBody,
+        startedAt: a.startedAt,
+        finishedAt: a.finishedAt,
+      })
       .execute();
     await tx
       .updateTable('Delivery')
-      .set({ attempts: a.attempt, status: a.next.status, nextAttemptAt: a.next.nextAttemptAt, lockedUntil: null, lastStatus: a.status, lastError: a.error, updatedAt: a.finishedAt })
+      .set({
+        attempts: a.attempt,
+        status: a.next.status,
+        nextAttemptAt: a.next.nextAttemptAt,
+        lockedUntil: null,
+        lastStatus: a.status,
+        lastError: a.error,
+        updatedAt: a.finishedAt,
+      })
       .where('id', '=', a.deliveryId)
       .execute();
   });

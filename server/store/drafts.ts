@@ -59,7 +59,12 @@ const writeTexts: Batcher<Written, ArtifactRow | null> = {
       for (const q of items) {
         out.push(
           await first(
-            tx.updateTable('Artifact').set({ text: q.text, state: 'review', updatedAt: q.now }).where('id', '=', q.id).where('state', '=', 'draft').returningAll(),
+            tx
+              .updateTable('Artifact')
+              .set({ text: q.text, state: 'review', updatedAt: q.now })
+              .where('id', '=', q.id)
+              .where('state', '=', 'draft')
+              .returningAll(),
           ),
         );
       }
@@ -86,7 +91,12 @@ const writeTexts: Batcher<Written, ArtifactRow | null> = {
 export async function discardUnwritten(tx: DraftTx, q: { id: string; now: Date }): Promise<boolean> {
   // The compare-and-set returns the row it moved: no read before it.
   const a = await first(
-    tx.updateTable('Artifact').set({ state: 'discarded', updatedAt: q.now }).where('id', '=', q.id).where('state', '=', 'draft').returning(['sourcePostIds', 'sourcePostId']),
+    tx
+      .updateTable('Artifact')
+      .set({ state: 'discarded', updatedAt: q.now })
+      .where('id', '=', q.id)
+      .where('state', '=', 'draft')
+      .returning(['sourcePostIds', 'sourcePostId']),
   );
   if (!a) return false;
   const listed = JSON.parse(a.sourcePostIds) as string[];

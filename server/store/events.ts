@@ -70,7 +70,10 @@ export function findEventById(db: Db, id: string): Promise<EventRow | null> {
 }
 
 export async function maxEventSeq(db: Db): Promise<number> {
-  const r = await db.selectFrom('Event').select((eb) => eb.fn.max('seq').as('max')).executeTakeFirst();
+  const r = await db
+    .selectFrom('Event')
+    .select((eb) => eb.fn.max('seq').as('max'))
+    .executeTakeFirst();
   return Number(r?.max ?? 0);
 }
 
@@ -80,7 +83,10 @@ export function eventsAfter(db: Db, afterSeq: number, limit: number): Promise<Ev
 }
 
 /** One workspace's events in (afterSeq, upToSeq], optionally of some types only (a stream's backlog). */
-export async function workspaceEventsBetween(db: Db, q: { workspaceId: string; afterSeq: number; upToSeq: number; types: string[] | null; limit: number }): Promise<EventRow[]> {
+export async function workspaceEventsBetween(
+  db: Db,
+  q: { workspaceId: string; afterSeq: number; upToSeq: number; types: string[] | null; limit: number },
+): Promise<EventRow[]> {
   if (q.types && !q.types.length) return [];
   let query = db.selectFrom('Event').selectAll().where('workspaceId', '=', q.workspaceId).where('seq', '>', q.afterSeq).where('seq', '<=', q.upToSeq);
   if (q.types) query = query.where('type', 'in', q.types);

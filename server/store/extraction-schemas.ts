@@ -13,7 +13,11 @@ export function findExtractionSchema(db: Db, workspaceId: string, id: string): P
 }
 
 export async function countExtractionSchemas(db: Db, workspaceId: string): Promise<number> {
-  const r = await db.selectFrom('ExtractionSchema').select((eb) => eb.fn.countAll().as('n')).where('workspaceId', '=', workspaceId).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('ExtractionSchema')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 

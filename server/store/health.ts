@@ -17,19 +17,37 @@ export async function ingestRuns(db: Db, pipelineId: string): Promise<{ last: Ru
   const [last, lastGood, any] = await Promise.all([
     newest(['succeeded', 'failed']),
     newest(['succeeded']),
-    ingest(db, pipelineId).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    ingest(db, pipelineId)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { last, lastGood, count: Number(any.n) };
 }
 
 /** Runs of the pipeline still queued although they were due before `dueBefore`. */
 export function stalledRuns(db: Db, pipelineId: string, dueBefore: Date): Promise<RunRow[]> {
-  return db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).where('status', '=', 'queued').where('runAfter', '<', dueBefore).orderBy('runAfter', 'asc').limit(20).execute();
+  return db
+    .selectFrom('Run')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where('status', '=', 'queued')
+    .where('runAfter', '<', dueBefore)
+    .orderBy('runAfter', 'asc')
+    .limit(20)
+    .execute();
 }
 
 /** Runs of the pipeline waiting for another attempt after a transient failure (queued, with an error kept), soonest first. */
 export function retryingRuns(db: Db, pipelineId: string): Promise<RunRow[]> {
-  return db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).where('status', '=', 'queued').where('errorCode', 'is not', null).orderBy('runAfter', 'asc').limit(20).execute();
+  return db
+    .selectFrom('Run')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where('status', '=', 'queued')
+    .where('errorCode', 'is not', null)
+    .orderBy('runAfter', 'asc')
+    .limit(20)
+    .execute();
 }
 
 /** Drafting runs of the pipeline that failed since `since`, newest first. */
@@ -48,16 +66,38 @@ export function failedDraftRuns(db: Db, pipelineId: string, since: Date, take: n
 }
 
 export function artifactsInReview(db: Db, pipelineId: string, take: number): Promise<ArtifactRow[]> {
-  return db.selectFrom('Artifact').selectAll().where('pipelineId', '=', pipelineId).where('state', '=', 'review').orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(take).execute();
+  return db
+    .selectFrom('Artifact')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where('state', '=', 'review')
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(take)
+    .execute();
 }
 
 /** Posts without any draft, newest first. */
 export function postsWithoutArtifact(db: Db, pipelineId: string, take: number): Promise<PostRow[]> {
-  return db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', pipelineId).where('artifactCount', '=', 0).where('visibility', '!=', RETIRED).orderBy('publishedAt', 'desc').orderBy('id', 'desc').limit(take).execute();
+  return db
+    .selectFrom('SourcePost')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where('artifactCount', '=', 0)
+    .where('visibility', '!=', RETIRED)
+    .orderBy('publishedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(take)
+    .execute();
 }
 
 export async function countPosts(db: Db, pipelineId: string): Promise<number> {
-  const r = await db.selectFrom('SourcePost').select((eb) => eb.fn.countAll().as('n')).where('pipelineId', '=', pipelineId).where('visibility', '!=', RETIRED).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('SourcePost')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('pipelineId', '=', pipelineId)
+    .where('visibility', '!=', RETIRED)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -68,9 +108,25 @@ export async function findArtifacts(db: Db, workspaceId: string, ids: string[]):
 
 /** Webhook deliveries that ended `failed` since `since`, of events of this workspace (newest first). */
 export async function failedDeliveries(db: Db, workspaceId: string, since: Date): Promise<DeliveryRow[]> {
-  const failed = await db.selectFrom('Delivery').selectAll().where('status', '=', 'failed').where('updatedAt', '>=', since).orderBy('updatedAt', 'desc').limit(500).execute();
+  const failed = await db
+    .selectFrom('Delivery')
+    .selectAll()
+    .where('status', '=', 'failed')
+    .where('updatedAt', '>=', since)
+    .orderBy('updatedAt', 'desc')
+    .limit(500)
+    .execute();
   if (!failed.length) return [];
-  const ours = await db.selectFrom('Event').select('id').where('workspaceId', '=', workspaceId).where('id', 'in', failed.map((d) => d.eventId)).execute();
+  const ours = await db
+    .selectFrom('Event')
+    .select('id')
+    .where('workspaceId', '=', workspaceId)
+    .where(
+      'id',
+      'in',
+      failed.map((d) => d.eventId),
+    )
+    .execute();
   const ids = new Set(ours.map((e) => e.id));
   return failed.filter((d) => ids.has(d.eventId));
 }

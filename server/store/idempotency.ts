@@ -45,7 +45,12 @@ const insertClaims: Batcher<NewClaim, boolean> = {
 };
 
 function findKey(db: Db, k: RecordKey): Promise<IdempotencyRow | null> {
-  return first(db.selectFrom('IdempotencyRecord').selectAll().where((eb) => eb.and(keyOf(k))));
+  return first(
+    db
+      .selectFrom('IdempotencyRecord')
+      .selectAll()
+      .where((eb) => eb.and(keyOf(k))),
+  );
 }
 
 /**
@@ -84,7 +89,11 @@ const completeKeys: Batcher<Completion, void> = {
   async run(db, done) {
     if (done.length === 1) {
       const k = done[0]!;
-      await db.updateTable('IdempotencyRecord').set({ state: 'completed', responseStatus: k.status, responseBody: k.body }).where((eb) => eb.and(keyOf(k))).execute();
+      await db
+        .updateTable('IdempotencyRecord')
+        .set({ state: 'completed', responseStatus: k.status, responseBody: k.body })
+        .where((eb) => eb.and(keyOf(k)))
+        .execute();
       return [undefined];
     }
     const rows = sql.join(done.map((k) => sql`(${k.workspaceId}, ${k.operation}, ${k.key}, CAST(${k.status} AS INTEGER), ${k.body})`));
@@ -100,7 +109,11 @@ export function completeKey(db: IdempotencyTx, k: Completion): Promise<void> {
 }
 
 export async function releaseKey(db: Db, k: RecordKey): Promise<void> {
-  await db.deleteFrom('IdempotencyRecord').where((eb) => eb.and(keyOf(k))).where('state', '=', 'in_progress').execute();
+  await db
+    .deleteFrom('IdempotencyRecord')
+    .where((eb) => eb.and(keyOf(k)))
+    .where('state', '=', 'in_progress')
+    .execute();
 }
 
 export async function deleteExpiredKeys(db: Db, now: Date): Promise<number> {

@@ -15,7 +15,15 @@ export function findImportByKey(db: Db, workspaceId: string, key: string): Promi
 /** The newest ready import of a handle (what an ingest of that archive reads). */
 export function latestImport(db: Db, workspaceId: string, handle: string): Promise<ImportRow | null> {
   return first(
-    db.selectFrom('Import').selectAll().where('workspaceId', '=', workspaceId).where('handle', '=', handle).where('status', '=', 'ready').orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(1),
+    db
+      .selectFrom('Import')
+      .selectAll()
+      .where('workspaceId', '=', workspaceId)
+      .where('handle', '=', handle)
+      .where('status', '=', 'ready')
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1),
   );
 }
 
@@ -28,11 +36,28 @@ export type NewImport = Omit<ImportRow, 'status'>;
  */
 export async function insertImport(db: Db, row: NewImport, account: AccountWrite): Promise<{ superseded: string[]; account: AccountRow }> {
   return transaction(db, async (tx) => {
-    const older = await tx.selectFrom('Import').select(['id', 'blobId']).where('workspaceId', '=', row.workspaceId).where('handle', '=', row.handle).where('status', '=', 'ready').execute();
+    const older = await tx
+      .selectFrom('Import')
+      .select(['id', 'blobId'])
+      .where('workspaceId', '=', row.workspaceId)
+      .where('handle', '=', row.handle)
+      .where('status', '=', 'ready')
+      .execute();
     if (older.length) {
-      await tx.updateTable('Import').set({ status: 'superseded', blobId: null }).where('id', 'in', older.map((o) => o.id)).execute();
+      await tx
+        .updateTable('Import')
+        .set({ status: 'superseded', blobId: null })
+        .where(
+          'id',
+          'in',
+          older.map((o) => o.id),
+        )
+        .execute();
     }
-    await tx.insertInto('Import').values({ ...row, status: 'ready' }).execute();
+    await tx
+      .insertInto('Import')
+      .values({ ...row, status: 'ready' })
+      .execute();
     const saved = await saveAccount(tx, account);
     return { superseded: older.map((o) => o.blobId).filter((b): b is string => b !== null), account: saved.account };
   });

@@ -46,7 +46,12 @@ class CachedStatement implements SqliteStatement {
 
   constructor(private readonly stmt: Sqlite.Statement) {
     this.reader = stmt.reader;
-    const dates = stmt.reader ? stmt.columns().filter((c) => c.type?.toUpperCase() === 'DATETIME').map((c) => c.name) : [];
+    const dates = stmt.reader
+      ? stmt
+          .columns()
+          .filter((c) => c.type?.toUpperCase() === 'DATETIME')
+          .map((c) => c.name)
+      : [];
     this.dates = dates.length ? dates : null;
   }
 

@@ -30,7 +30,11 @@ export async function uploadInUse(db: Db, uploadId: string): Promise<boolean> {
 /** Records the uploads a new artifact uses (inside the transaction that creates it). */
 export async function linkUploads(db: Db, a: { id: string; workspaceId: string }, uploadIds: string[]): Promise<void> {
   const unique = [...new Set(uploadIds)];
-  if (unique.length) await db.insertInto('ArtifactUpload').values(unique.map((uploadId) => ({ artifactId: a.id, uploadId, workspaceId: a.workspaceId }))).execute();
+  if (unique.length)
+    await db
+      .insertInto('ArtifactUpload')
+      .values(unique.map((uploadId) => ({ artifactId: a.id, uploadId, workspaceId: a.workspaceId })))
+      .execute();
 }
 
 /** Replaces the artifact's media list and the uploads it uses (call inside the transaction that changes the artifact). */
@@ -71,5 +75,14 @@ export async function deleteUnusedUpload(db: Db, id: string): Promise<boolean> {
 
 /** The pipeline's artifacts in one of `states` that have media, newest first (for the alt-text checks). */
 export function artifactsWithMedia(db: Db, pipelineId: string, states: string[], take: number): Promise<Array<Row<'Artifact'>>> {
-  return db.selectFrom('Artifact').selectAll().where('pipelineId', '=', pipelineId).where('state', 'in', states).where('media', '!=', '[]').orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(take).execute();
+  return db
+    .selectFrom('Artifact')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where('state', 'in', states)
+    .where('media', '!=', '[]')
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(take)
+    .execute();
 }

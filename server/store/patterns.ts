@@ -31,7 +31,12 @@ export async function replacePatterns(
       byKey.delete(`${p.kind}\u0000${p.key}`);
       if (old && old.occurrences === p.occurrences && old.description === p.description) continue;
       const row = old
-        ? await tx.updateTable('Pattern').set({ occurrences: p.occurrences, description: p.description, updatedAt: q.now }).where('id', '=', old.id).returningAll().executeTakeFirstOrThrow()
+        ? await tx
+            .updateTable('Pattern')
+            .set({ occurrences: p.occurrences, description: p.description, updatedAt: q.now })
+            .where('id', '=', old.id)
+            .returningAll()
+            .executeTakeFirstOrThrow()
         : await tx
             .insertInto('Pattern')
             .values({ id: q.newId(), workspaceId: q.workspaceId, pipelineId: q.pipelineId, ...p, createdAt: q.now, updatedAt: q.now })

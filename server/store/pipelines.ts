@@ -6,7 +6,9 @@ import { firstOf, precompiled } from './precompiled.js';
 export type PipelineRow = Row<'Pipeline'>;
 export type RunRow = Row<'Run'>;
 
-const pipelineById = precompiled((db, workspaceId: string, id: string) => db.selectFrom('Pipeline').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId));
+const pipelineById = precompiled((db, workspaceId: string, id: string) =>
+  db.selectFrom('Pipeline').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId),
+);
 
 export async function findPipeline(db: Db, workspaceId: string, id: string): Promise<PipelineRow | null> {
   return firstOf(await pipelineById(db, workspaceId, id));
@@ -17,20 +19,35 @@ const pipelineWithCounts = precompiled((db, workspaceId: string, id: string) =>
     .selectFrom('Pipeline')
     .selectAll('Pipeline')
     .select((eb) => [
-      eb.selectFrom('SourcePost').select((c) => c.fn.countAll().as('n')).whereRef('SourcePost.pipelineId', '=', 'Pipeline.id').where('SourcePost.visibility', '!=', RETIRED).as('postCount'),
-      eb.selectFrom('Artifact').select((c) => c.fn.countAll().as('n')).whereRef('Artifact.pipelineId', '=', 'Pipeline.id').as('artifactCount'),
+      eb
+        .selectFrom('SourcePost')
+        .select((c) => c.fn.countAll().as('n'))
+        .whereRef('SourcePost.pipelineId', '=', 'Pipeline.id')
+        .where('SourcePost.visibility', '!=', RETIRED)
+        .as('postCount'),
+      eb
+        .selectFrom('Artifact')
+        .select((c) => c.fn.countAll().as('n'))
+        .whereRef('Artifact.pipelineId', '=', 'Pipeline.id')
+        .as('artifactCount'),
     ])
     .where('Pipeline.id', '=', id)
     .where('Pipeline.workspaceId', '=', workspaceId),
 );
 
-const lastRunOf = precompiled((db, pipelineId: string) => db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(1));
+const lastRunOf = precompiled((db, pipelineId: string) =>
+  db.selectFrom('Run').selectAll().where('pipelineId', '=', pipelineId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(1),
+);
 
 /**
  * The pipeline with its post and artifact counts (one statement), and its last run (a second):
  * what GET /pipelines/{id} shows. Null when the workspace has no such pipeline.
  */
-export async function findPipelineWithStats(db: Db, workspaceId: string, id: string): Promise<{ pipeline: PipelineRow; counts: { posts: number; artifacts: number }; last: RunRow | null } | null> {
+export async function findPipelineWithStats(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<{ pipeline: PipelineRow; counts: { posts: number; artifacts: number }; last: RunRow | null } | null> {
   const row = firstOf(await pipelineWithCounts(db, workspaceId, id));
   if (!row) return null;
   const { postCount, artifactCount, ...pipeline } = row;
@@ -51,10 +68,24 @@ export async function upsertPipelineWithRun<T>(
       tx.selectFrom('Pipeline').selectAll().where('workspaceId', '=', p.workspaceId).where('handle', '=', p.handle).where('intent', '=', p.intent),
     );
     const pipeline = existing
-      ? await tx.updateTable('Pipeline').set({ tone: p.tone ?? existing.tone, updatedAt: p.now }).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
+      ? await tx
+          .updateTable('Pipeline')
+          .set({ tone: p.tone ?? existing.tone, updatedAt: p.now })
+          .where('id', '=', existing.id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
       : await tx
           .insertInto('Pipeline')
-          .values({ id: p.pipelineId, workspaceId: p.workspaceId, handle: p.handle, intent: p.intent, tone: p.tone, platform: p.platform, createdAt: p.now, updatedAt: p.now })
+          .values({
+            id: p.pipelineId,
+            workspaceId: p.workspaceId,
+            handle: p.handle,
+            intent: p.intent,
+            tone: p.tone,
+            platform: p.platform,
+            createdAt: p.now,
+            updatedAt: p.now,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
     return { pipeline, answer: await also(tx, pipeline, Boolean(existing)) };

@@ -19,7 +19,14 @@ export interface PostPosition {
 
 /** The first page without a filter (the common case), precompiled; the other shapes below. */
 const firstPage = precompiled((db, pipelineId: string, limit: number) =>
-  db.selectFrom('SourcePost').selectAll().where('pipelineId', '=', pipelineId).where('visibility', '!=', RETIRED).orderBy('publishedAt', 'desc').orderBy('id', 'desc').limit(limit),
+  db
+    .selectFrom('SourcePost')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where('visibility', '!=', RETIRED)
+    .orderBy('publishedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit),
 );
 /** A following page without a filter, precompiled. */
 const nextPage = precompiled((db, pipelineId: string, publishedAt: Date, id: string, limit: number) =>
@@ -53,7 +60,8 @@ export function findPost(db: Db, workspaceId: string, id: string): Promise<PostR
 
 /** A post as ingest produces it: every column but the counters and times the store keeps. */
 /** A post to store; audience, media and thread parent default to public, none and none (API adapters). */
-export type NewPost = Omit<PostRow, 'artifactCount' | 'createdAt' | 'updatedAt' | 'visibility' | 'media' | 'replyTo'> & Partial<Pick<PostRow, 'visibility' | 'media' | 'replyTo'>>;
+export type NewPost = Omit<PostRow, 'artifactCount' | 'createdAt' | 'updatedAt' | 'visibility' | 'media' | 'replyTo'> &
+  Partial<Pick<PostRow, 'visibility' | 'media' | 'replyTo'>>;
 
 /**
  * Inserts a post, or updates the metrics, text (and media and audience, when given) of the post with the same external id. A new
@@ -71,7 +79,17 @@ export async function upsertPost(db: Db, p: NewPost): Promise<{ post: PostRow; c
   if (inserted) return { post: inserted, created: true };
   const post = await db
     .updateTable('SourcePost')
-    .set({ text: p.text, url: p.url, likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes, ...(p.media === undefined ? {} : { media: p.media }), ...(p.visibility === undefined ? {} : { visibility: p.visibility }), updatedAt: now })
+    .set({
+      text: p.text,
+      url: p.url,
+      likes: p.likes,
+      reposts: p.reposts,
+      replies: p.replies,
+      quotes: p.quotes,
+      ...(p.media === undefined ? {} : { media: p.media }),
+      ...(p.visibility === undefined ? {} : { visibility: p.visibility }),
+      updatedAt: now,
+    })
     .where('pipelineId', '=', p.pipelineId)
     .where('externalId', '=', p.externalId)
     .returningAll()
@@ -87,7 +105,13 @@ export async function upsertPost(db: Db, p: NewPost): Promise<{ post: PostRow; c
  */
 export async function retirePosts(tx: Db, q: { pipelineId: string; externalIds: string[]; now: Date }): Promise<PostRow[]> {
   if (!q.externalIds.length) return [];
-  const found = await tx.selectFrom('SourcePost').selectAll().where('pipelineId', '=', q.pipelineId).where('externalId', 'in', q.externalIds).where('visibility', '!=', RETIRED).execute();
+  const found = await tx
+    .selectFrom('SourcePost')
+    .selectAll()
+    .where('pipelineId', '=', q.pipelineId)
+    .where('externalId', 'in', q.externalIds)
+    .where('visibility', '!=', RETIRED)
+    .execute();
   if (!found.length) return [];
   const ids = found.map((p) => p.id);
   await tx.updateTable('SourcePost').set({ visibility: RETIRED, text: '', url: null, media: '[]', updatedAt: q.now }).where('id', 'in', ids).execute();
@@ -108,12 +132,23 @@ export async function narrowArtifactsOf(tx: Db, q: { pipelineId: string; postIds
     .where('pipelineId', '=', q.pipelineId)
     .where((eb) => eb.or([eb('sourcePostId', 'in', q.postIds), ...q.postIds.map((id) => eb('sourcePostIds', 'like', `%${JSON.stringify(id)}%`))]))
     .execute();
-  const ids = candidates.filter((a) => q.postIds.includes(a.sourcePostId) || (JSON.parse(a.sourcePostIds) as string[]).some((id) => q.postIds.includes(id))).map((a) => a.id);
+  const ids = candidates
+    .filter((a) => q.postIds.includes(a.sourcePostId) || (JSON.parse(a.sourcePostIds) as string[]).some((id) => q.postIds.includes(id)))
+    .map((a) => a.id);
   if (!ids.length) return [];
   return tx.updateTable('Artifact').set({ sourceVisibility: RETIRED, updatedAt: q.now }).where('id', 'in', ids).returningAll().execute();
 }
 
 /** Artifacts of the pipeline drawn from a retired post that are not discarded (for diagnose and the inbox), newest first. */
 export function artifactsFromRetired(db: Db, pipelineId: string, limit: number): Promise<ArtifactRow[]> {
-  return db.selectFrom('Artifact').selectAll().where('pipelineId', '=', pipelineId).where('sourceVisibility', '=', RETIRED).where('state', '!=', 'discarded').orderBy('updatedAt', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('Artifact')
+    .selectAll()
+    .where('pipelineId', '=', pipelineId)
+    .where('sourceVisibility', '=', RETIRED)
+    .where('state', '!=', 'discarded')
+    .orderBy('updatedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

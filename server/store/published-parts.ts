@@ -21,7 +21,11 @@ export function listPartsOf(db: Db, artifactIds: string[]): Promise<PublishedPar
 
 /** Records a part as soon as it is live; a part already recorded stays as it was. */
 export async function recordPart(db: Db, p: PublishedPartRow): Promise<void> {
-  await db.insertInto('PublishedPart').values(p).onConflict((oc) => oc.columns(['artifactId', 'position']).doNothing()).execute();
+  await db
+    .insertInto('PublishedPart')
+    .values(p)
+    .onConflict((oc) => oc.columns(['artifactId', 'position']).doNothing())
+    .execute();
 }
 
 const clearedError = { publishErrorCode: null, publishErrorMessage: null } as const;
@@ -32,7 +36,11 @@ const clearedSchedule = { scheduledAt: null, scheduledLocal: null, scheduledZone
  * No move clears `publishRunId`: an artifact without one was never handed to a publish run and has
  * no published parts, which GET /artifacts/{id} relies on to skip reading them (services/artifacts.ts viewOf).
  */
-function move(db: Db, where: Partial<Record<'id' | 'workspaceId' | 'publishRunId', string>> & { states: string[] }, set: Updateable<DB['Artifact']>): Promise<ArtifactRow | null> {
+function move(
+  db: Db,
+  where: Partial<Record<'id' | 'workspaceId' | 'publishRunId', string>> & { states: string[] },
+  set: Updateable<DB['Artifact']>,
+): Promise<ArtifactRow | null> {
   let q = db.updateTable('Artifact').set(set).where('state', 'in', where.states);
   for (const k of ['id', 'workspaceId', 'publishRunId'] as const) if (where[k] !== undefined) q = q.where(k, '=', where[k]);
   return first(q.returningAll());
@@ -44,12 +52,24 @@ function move(db: Db, where: Partial<Record<'id' | 'workspaceId' | 'publishRunId
  */
 export function assignPublishRun(
   tx: Db,
-  q: { id: string; workspaceId: string; from: string[]; runId: string; now: Date; schedule: { at: Date; localTime: string | null; timeZone: string | null } | null; currentRunId: string | null },
+  q: {
+    id: string;
+    workspaceId: string;
+    from: string[];
+    runId: string;
+    now: Date;
+    schedule: { at: Date; localTime: string | null; timeZone: string | null } | null;
+    currentRunId: string | null;
+  },
 ): Promise<ArtifactRow | null> {
   const schedule = q.schedule ? { scheduledAt: q.schedule.at, scheduledLocal: q.schedule.localTime, scheduledZone: q.schedule.timeZone } : clearedSchedule;
   // The run it had, too: of two reschedules racing from the same `scheduled`, only one wins.
   const owner = q.currentRunId ? { publishRunId: q.currentRunId } : {};
-  return move(tx, { id: q.id, workspaceId: q.workspaceId, states: q.from, ...owner }, { state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError });
+  return move(
+    tx,
+    { id: q.id, workspaceId: q.workspaceId, states: q.from, ...owner },
+    { state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError },
+  );
 }
 
 /** The run takes its artifact (scheduled → publishing), if the artifact is still its own. */
@@ -58,7 +78,10 @@ export function startPublishing(db: Db, q: { id: string; runId: string; now: Dat
 }
 
 /** publishing → published (or publish_failed with the error), if the artifact is still the run's. */
-export function endPublishing(tx: Db, q: { id: string; runId: string; now: Date } & ({ ok: true; url: string | null } | { ok: false; code: string; message: string })): Promise<ArtifactRow | null> {
+export function endPublishing(
+  tx: Db,
+  q: { id: string; runId: string; now: Date } & ({ ok: true; url: string | null } | { ok: false; code: string; message: string }),
+): Promise<ArtifactRow | null> {
   const set = q.ok
     ? { state: 'published', publishedAt: q.now, publishedUrl: q.url, ...clearedError }
     : { state: 'publish_failed', publishErrorCode: q.code.slice(0, 64), publishErrorMessage: q.message.slice(0, 2000) };
@@ -71,7 +94,10 @@ export function unschedule(tx: Db, q: { id: string; workspaceId: string; now: Da
 }
 
 /** scheduled | publish_failed → discarded (the schedule cleared); null when the artifact was in neither state any more. */
-export function discardPublishing(tx: Db, q: { id: string; workspaceId: string; from: Array<'scheduled' | 'publish_failed'>; runId: string | null; now: Date }): Promise<ArtifactRow | null> {
+export function discardPublishing(
+  tx: Db,
+  q: { id: string; workspaceId: string; from: Array<'scheduled' | 'publish_failed'>; runId: string | null; now: Date },
+): Promise<ArtifactRow | null> {
   // The run it had, too: a reschedule that won meanwhile queued another run, which this would not cancel.
   const owner = q.runId ? { publishRunId: q.runId } : {};
   return move(tx, { id: q.id, workspaceId: q.workspaceId, states: q.from, ...owner }, { state: 'discarded', updatedAt: q.now, ...clearedSchedule });
@@ -79,14 +105,27 @@ export function discardPublishing(tx: Db, q: { id: string; workspaceId: string; 
 
 /** A pipeline's scheduled artifacts, soonest first; with `until`, only those due by then. */
 export function listScheduled(db: Db, q: { workspaceId: string; pipelineId: string; limit: number; until?: Date }): Promise<ArtifactRow[]> {
-  let query = db.selectFrom('Artifact').selectAll().where('workspaceId', '=', q.workspaceId).where('pipelineId', '=', q.pipelineId).where('state', '=', 'scheduled');
+  let query = db
+    .selectFrom('Artifact')
+    .selectAll()
+    .where('workspaceId', '=', q.workspaceId)
+    .where('pipelineId', '=', q.pipelineId)
+    .where('state', '=', 'scheduled');
   if (q.until) query = query.where('scheduledAt', '<=', q.until);
   return query.orderBy('scheduledAt').orderBy('id').limit(q.limit).execute();
 }
 
 /** A pipeline's artifacts in `publish_failed` (for the inbox and diagnose), newest first. */
 export function listPublishFailed(db: Db, q: { workspaceId: string; pipelineId: string; limit: number }): Promise<ArtifactRow[]> {
-  return db.selectFrom('Artifact').selectAll().where('workspaceId', '=', q.workspaceId).where('pipelineId', '=', q.pipelineId).where('state', '=', 'publish_failed').orderBy('updatedAt', 'desc').limit(q.limit).execute();
+  return db
+    .selectFrom('Artifact')
+    .selectAll()
+    .where('workspaceId', '=', q.workspaceId)
+    .where('pipelineId', '=', q.pipelineId)
+    .where('state', '=', 'publish_failed')
+    .orderBy('updatedAt', 'desc')
+    .limit(q.limit)
+    .execute();
 }
 
 export type PublishedPartMediaRow = Row<'PublishedPartMedia'>;
@@ -98,5 +137,9 @@ export function findPartMedia(db: Db, artifactId: string, position: number): Pro
 
 /** Records a part's uploaded images; a part already recorded keeps the first record (the one a retry reuses). */
 export async function recordPartMedia(db: Db, row: PublishedPartMediaRow): Promise<void> {
-  await db.insertInto('PublishedPartMedia').values(row).onConflict((oc) => oc.columns(['artifactId', 'position']).doNothing()).execute();
+  await db
+    .insertInto('PublishedPartMedia')
+    .values(row)
+    .onConflict((oc) => oc.columns(['artifactId', 'position']).doNothing())
+    .execute();
 }

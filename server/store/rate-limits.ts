@@ -67,7 +67,12 @@ export async function hitWindow(db: Db, h: WindowHit): Promise<WindowCounts> {
 
 /** The counts of the current and the previous window, writing nothing. */
 export async function readWindows(db: Db, q: { key: string; windowStart: number; previousStart: number }): Promise<{ previous: number; current: number }> {
-  const rows = await db.selectFrom('RateLimitWindow').select(['windowStart', 'count']).where('key', '=', q.key).where('windowStart', 'in', [q.previousStart, q.windowStart]).execute();
+  const rows = await db
+    .selectFrom('RateLimitWindow')
+    .select(['windowStart', 'count'])
+    .where('key', '=', q.key)
+    .where('windowStart', 'in', [q.previousStart, q.windowStart])
+    .execute();
   const countAt = (start: number) => rows.find((r) => Number(r.windowStart) === start)?.count ?? 0;
   return { previous: countAt(q.previousStart), current: countAt(q.windowStart) };
 }

@@ -85,14 +85,23 @@ export async function claimRuns(
     select = select.orderBy('runAfter').orderBy('id').limit(q.limit);
     return provider === 'postgresql' ? select.forUpdate().skipLocked() : select;
   };
-  const claimed = (eb: ExpressionBuilder<DB, 'Run'>) => ({ status: 'running', lockedBy: q.workerId, lockedUntil: q.lockedUntil, attempts: eb('attempts', '+', 1), startedAt: q.now });
+  const claimed = (eb: ExpressionBuilder<DB, 'Run'>) => ({
+    status: 'running',
+    lockedBy: q.workerId,
+    lockedUntil: q.lockedUntil,
+    attempts: eb('attempts', '+', 1),
+    startedAt: q.now,
+  });
   if (provider === 'postgresql') {
     // The candidates in a MATERIALIZED CTE, evaluated once (as a plain subquery of the UPDATE,
     // PostgreSQL may run `LIMIT … FOR UPDATE SKIP LOCKED` more than once and claim more runs
     // than the limit: seen, a worker of concurrency 1 running three), then the claim: one
     // statement, one round trip (was BEGIN, SELECT, UPDATE, COMMIT); the row locks hold until it ends.
     const rows = await db
-      .with((wb) => wb('due').materialized(), () => due(db))
+      .with(
+        (wb) => wb('due').materialized(),
+        () => due(db),
+      )
       .updateTable('Run')
       .set(claimed)
       .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
@@ -110,7 +119,13 @@ export async function claimRuns(
 /** Extends the leases of the runs this worker holds. */
 export async function renewLeases(db: Db, q: { workerId: string; ids: string[]; lockedUntil: Date }): Promise<void> {
   if (!q.ids.length) return;
-  await db.updateTable('Run').set({ lockedUntil: q.lockedUntil }).where('id', 'in', q.ids).where('status', '=', 'running').where('lockedBy', '=', q.workerId).execute();
+  await db
+    .updateTable('Run')
+    .set({ lockedUntil: q.lockedUntil })
+    .where('id', 'in', q.ids)
+    .where('status', '=', 'running')
+    .where('lockedBy', '=', q.workerId)
+    .execute();
 }
 
 type Finish = {
@@ -187,10 +202,21 @@ const finishAll: Batcher<Finish & { provider: Provider }, boolean> = {
 };
 
 /** Puts a run this worker holds back in the queue, to start again at `runAfter`. */
-export async function requeueRun(db: Db, q: { id: string; workerId: string; runAfter: Date; errorCode?: string | null; errorMessage?: string | null; errorUpstreamStatus?: number | null }): Promise<boolean> {
+export async function requeueRun(
+  db: Db,
+  q: { id: string; workerId: string; runAfter: Date; errorCode?: string | null; errorMessage?: string | null; errorUpstreamStatus?: number | null },
+): Promise<boolean> {
   const r = await db
     .updateTable('Run')
-    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAfter: q.runAfter, errorCode: q.errorCode ?? null, errorMessage: q.errorMessage ?? null, errorUpstreamStatus: q.errorUpstreamStatus ?? null })
+    .set({
+      status: 'queued',
+      lockedBy: null,
+      lockedUntil: null,
+      runAfter: q.runAfter,
+      errorCode: q.errorCode ?? null,
+      errorMessage: q.errorMessage ?? null,
+      errorUpstreamStatus: q.errorUpstreamStatus ?? null,
+    })
     .where('id', '=', q.id)
     .where('status', '=', 'running')
     .where('lockedBy', '=', q.workerId)
@@ -211,7 +237,13 @@ export async function recoverExpired(db: Db, q: { now: Date; maxAttempts: number
     .where('lockedUntil', '<', q.now)
     .where('attempts', '<', q.maxAttempts)
     .executeTakeFirst();
-  const exhausted = await db.selectFrom('Run').selectAll().where('status', '=', 'running').where('lockedUntil', '<', q.now).where('attempts', '>=', q.maxAttempts).execute();
+  const exhausted = await db
+    .selectFrom('Run')
+    .selectAll()
+    .where('status', '=', 'running')
+    .where('lockedUntil', '<', q.now)
+    .where('attempts', '>=', q.maxAttempts)
+    .execute();
   return { requeued: Number(r.numUpdatedRows), exhausted };
 }
 

@@ -42,7 +42,12 @@ export interface NewItem {
  * source for that URL unless it exists) and its activity row, in one transaction; `also` runs
  * last in that transaction.
  */
-export async function addItem(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity, also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>): Promise<SessionItemRow> {
+export async function addItem(
+  db: Db,
+  item: NewItem,
+  activity: (item: SessionItemRow) => NewActivity,
+  also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>,
+): Promise<SessionItemRow> {
   // The session and the source are upserts that yield to the unique key (ON CONFLICT), so two
   // first items of a new session no longer collide; a retry is kept for anything else unique.
   for (let attempt = 1; ; attempt++) {
@@ -54,7 +59,12 @@ export async function addItem(db: Db, item: NewItem, activity: (item: SessionIte
   }
 }
 
-function addItemOnce(db: Db, item: NewItem, activity: (item: SessionItemRow) => NewActivity, also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>): Promise<SessionItemRow> {
+function addItemOnce(
+  db: Db,
+  item: NewItem,
+  activity: (item: SessionItemRow) => NewActivity,
+  also?: (tx: DraftTx, item: SessionItemRow) => Promise<void>,
+): Promise<SessionItemRow> {
   return transaction(db, async (tx) => {
     await tx
       .insertInto('Session')
@@ -74,7 +84,17 @@ function addItemOnce(db: Db, item: NewItem, activity: (item: SessionItemRow) => 
     }
     const row = await tx
       .insertInto('SessionItem')
-      .values({ id: item.id, workspaceId: item.workspaceId, sessionId: item.sessionId, kind: item.kind, text: item.text, url: item.url, artifactId: item.artifactId, sourceId, createdAt: item.now })
+      .values({
+        id: item.id,
+        workspaceId: item.workspaceId,
+        sessionId: item.sessionId,
+        kind: item.kind,
+        text: item.text,
+        url: item.url,
+        artifactId: item.artifactId,
+        sourceId,
+        createdAt: item.now,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     await insertActivity(tx, activity(row));
@@ -110,7 +130,16 @@ export async function appendRound(
       const made = await build(tx);
       const row = await tx
         .insertInto('VariantRound')
-        .values({ id: q.id, workspaceId: q.workspaceId, sessionId: q.sessionId, variantId: q.variantId, round: q.next, runId: made.runId, artifactId: made.artifactId, createdAt: q.now })
+        .values({
+          id: q.id,
+          workspaceId: q.workspaceId,
+          sessionId: q.sessionId,
+          variantId: q.variantId,
+          round: q.next,
+          runId: made.runId,
+          artifactId: made.artifactId,
+          createdAt: q.now,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       await insertActivity(tx, made.activity);
@@ -124,6 +153,12 @@ export async function appendRound(
 
 /** The sessions that hold an item tracking this source. */
 export async function sessionsTracking(db: Db, workspaceId: string, sourceId: string): Promise<string[]> {
-  const rows = await db.selectFrom('SessionItem').select('sessionId').distinct().where('workspaceId', '=', workspaceId).where('sourceId', '=', sourceId).execute();
+  const rows = await db
+    .selectFrom('SessionItem')
+    .select('sessionId')
+    .distinct()
+    .where('workspaceId', '=', workspaceId)
+    .where('sourceId', '=', sourceId)
+    .execute();
   return rows.map((r) => r.sessionId);
 }

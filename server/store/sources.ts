@@ -41,7 +41,15 @@ export async function recordRefresh(
       if (Number(r.numUpdatedRows) === 1) {
         snapshot = await tx
           .insertInto('Snapshot')
-          .values({ id: page.snapshotId, workspaceId: source.workspaceId, sourceId: source.id, contentHash: page.contentHash, title: page.title, markdown: page.markdown, fetchedAt: page.now })
+          .values({
+            id: page.snapshotId,
+            workspaceId: source.workspaceId,
+            sourceId: source.id,
+            contentHash: page.contentHash,
+            title: page.title,
+            markdown: page.markdown,
+            fetchedAt: page.now,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
       }

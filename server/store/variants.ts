@@ -56,13 +56,25 @@ export async function putVariant(
 ): Promise<{ row: VariantRow; created: boolean } | null> {
   return transaction(db, async (tx) => {
     const held = await first(
-      tx.updateTable('Artifact').set({ updatedAt: q.now }).where('id', '=', q.artifactId).where('workspaceId', '=', q.workspaceId).where('state', 'in', q.states).returning(['id']),
+      tx
+        .updateTable('Artifact')
+        .set({ updatedAt: q.now })
+        .where('id', '=', q.artifactId)
+        .where('workspaceId', '=', q.workspaceId)
+        .where('state', 'in', q.states)
+        .returning(['id']),
     );
     if (!held) return null;
     const existing = await findVariant(tx, q.workspaceId, q.artifactId, q.values.platform);
     const set = { ...columns(q.values), updatedAt: q.now };
     const row = existing
-      ? await tx.updateTable('ArtifactVariant').set(set).where('artifactId', '=', q.artifactId).where('platform', '=', q.values.platform).returningAll().executeTakeFirstOrThrow()
+      ? await tx
+          .updateTable('ArtifactVariant')
+          .set(set)
+          .where('artifactId', '=', q.artifactId)
+          .where('platform', '=', q.values.platform)
+          .returningAll()
+          .executeTakeFirstOrThrow()
       : await tx
           .insertInto('ArtifactVariant')
           .values({ workspaceId: q.workspaceId, artifactId: q.artifactId, platform: q.values.platform, ...set, createdAt: q.now })
@@ -75,7 +87,14 @@ export async function putVariant(
 /** The variants of several artifacts of a workspace at once (for lists such as the schedule). */
 export function listVariantsOf(db: Db, workspaceId: string, artifactIds: string[]): Promise<VariantRow[]> {
   if (!artifactIds.length) return Promise.resolve([]);
-  return db.selectFrom('ArtifactVariant').selectAll().where('workspaceId', '=', workspaceId).where('artifactId', 'in', artifactIds).orderBy('artifactId').orderBy('platform').execute();
+  return db
+    .selectFrom('ArtifactVariant')
+    .selectAll()
+    .where('workspaceId', '=', workspaceId)
+    .where('artifactId', 'in', artifactIds)
+    .orderBy('artifactId')
+    .orderBy('platform')
+    .execute();
 }
 
 export type PipelineVariantRow = VariantRow & { state: string; artifactText: string; sourcePostId: string | null; artifactUpdatedAt: Date };

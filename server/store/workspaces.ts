@@ -5,7 +5,10 @@ export type WorkspaceRow = Row<'Workspace'>;
 export type TokenRow = Row<'AgentToken'>;
 
 export async function countWorkspaces(db: Db): Promise<number> {
-  const r = await db.selectFrom('Workspace').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('Workspace')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -24,7 +27,11 @@ export async function createWorkspaceWithToken(db: Db, w: { id: string; name: st
 }
 
 export async function addToken(db: Db, t: { id: string; workspaceId: string; tokenHash: string }): Promise<TokenRow> {
-  return db.insertInto('AgentToken').values({ ...t, createdAt: new Date() }).returningAll().executeTakeFirstOrThrow();
+  return db
+    .insertInto('AgentToken')
+    .values({ ...t, createdAt: new Date() })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function findToken(db: Db, tokenHash: string): Promise<TokenRow | null> {

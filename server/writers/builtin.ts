@@ -112,11 +112,22 @@ function briefSections(all: Material[], points: string[], style: StyleProfile, v
 const LIST_ITEM = /^(?:[-•→*]|\d+\.)\s/;
 
 function layout(sections: string[], style: StyleProfile): string {
-  let text = sections.map((s) => s.trim()).filter(Boolean).join('\n\n');
+  let text = sections
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .join('\n\n');
   // One idea per line: every sentence of a paragraph gets its own line (list items already do).
-  if (style.linePerSentence) text = text.split('\n').flatMap((line) => (!line || LIST_ITEM.test(line) ? [line] : sentences(line))).join('\n');
+  if (style.linePerSentence)
+    text = text
+      .split('\n')
+      .flatMap((line) => (!line || LIST_ITEM.test(line) ? [line] : sentences(line)))
+      .join('\n');
   // Lower case everything but the links, which may be case-sensitive.
-  if (style.lowercase) text = text.split(/(\bhttps?:\/\/\S+)/).map((part, i) => (i % 2 ? part : part.toLowerCase())).join('');
+  if (style.lowercase)
+    text = text
+      .split(/(\bhttps?:\/\/\S+)/)
+      .map((part, i) => (i % 2 ? part : part.toLowerCase()))
+      .join('');
   return text;
 }
 
@@ -133,10 +144,21 @@ function compose(input: DraftInput, variation: number): string {
   let withTags = style.hashtags;
   const build = () => {
     const sections = brief
-      ? briefSections(all, all.slice(0, pointCount).map((m) => fitToLimit(m.hook, 140)), style, variation)
+      ? briefSections(
+          all,
+          all.slice(0, pointCount).map((m) => fitToLimit(m.hook, 140)),
+          style,
+          variation,
+        )
       : ANGLES[variation % ANGLES.length]!(main, main.points.slice(0, pointCount), style);
     if (withClosing) sections.push(closingOf(main, style, variation));
-    if (withTags && main.hashtags.length) sections.push(main.hashtags.slice(0, 3).map((h) => `#${h}`).join(' '));
+    if (withTags && main.hashtags.length)
+      sections.push(
+        main.hashtags
+          .slice(0, 3)
+          .map((h) => `#${h}`)
+          .join(' '),
+      );
     return layout(sections, style);
   };
   let text = build();

@@ -25,7 +25,11 @@ function describeSource(s: SourceMaterial, n: number | null): string {
   const lines = [`${label} (${s.platform}; ${s.metrics.likes} likes, ${s.metrics.reposts} reposts, ${s.metrics.replies} replies):`, stripMarkup(s.text)];
   if (s.url) lines.push(`Address: ${s.url}`);
   if (s.decode) {
-    lines.push(`Structure: hook "${s.decode.hook}"; format ${s.decode.format}; ${s.decode.length} characters` + (s.decode.hashtags.length ? `; hashtags ${s.decode.hashtags.join(' ')}` : '') + (s.decode.links.length ? `; links ${s.decode.links.join(' ')}` : ''));
+    lines.push(
+      `Structure: hook "${s.decode.hook}"; format ${s.decode.format}; ${s.decode.length} characters` +
+        (s.decode.hashtags.length ? `; hashtags ${s.decode.hashtags.join(' ')}` : '') +
+        (s.decode.links.length ? `; links ${s.decode.links.join(' ')}` : ''),
+    );
   }
   return lines.join('\n');
 }
@@ -42,9 +46,11 @@ export function buildMessages(input: DraftInput): Array<{ role: 'system' | 'user
     'Do not copy the source: rewrite it with a strong opening line, keep the facts and numbers exact, invent nothing.',
     'Answer with the text of the post only: no preamble, no quotes around it, no explanation.',
   ];
-  if (input.styleReference) rules.push(`Follow the style of this sample (sentence length, line breaks, emoji, hashtags, casing):\n---\n${input.styleReference}\n---`);
+  if (input.styleReference)
+    rules.push(`Follow the style of this sample (sentence length, line breaks, emoji, hashtags, casing):\n---\n${input.styleReference}\n---`);
   const material = [input.source, ...input.more].map((s, i) => describeSource(s, brief ? i + 1 : null));
-  if (input.parentText) material.push(`An earlier draft exists. Write a clearly different version (another angle or opening), not a light edit:\n---\n${input.parentText}\n---`);
+  if (input.parentText)
+    material.push(`An earlier draft exists. Write a clearly different version (another angle or opening), not a light edit:\n---\n${input.parentText}\n---`);
   return [
     { role: 'system', content: rules.join('\n') },
     { role: 'user', content: material.join('\n\n') },
@@ -86,9 +92,19 @@ export function openAiWriter(llm: LlmSettings): Writer {
       const body = JSON.stringify({ model: llm.model, messages: buildMessages(input), temperature, stream: false });
       let res: OutboundResponse;
       try {
-        res = await ctx.outbound.request({ url, method: 'POST', headers, body, timeoutMs: TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES, maxRedirects: 0, allowHttp: url.startsWith('http://') });
+        res = await ctx.outbound.request({
+          url,
+          method: 'POST',
+          headers,
+          body,
+          timeoutMs: TIMEOUT_MS,
+          maxBytes: MAX_ANSWER_BYTES,
+          maxRedirects: 0,
+          allowHttp: url.startsWith('http://'),
+        });
       } catch (err) {
-        if (err instanceof OutboundError && ['timeout', 'network'].includes(err.kind)) throw new TransientError(`The model provider could not be reached: ${err.message}`);
+        if (err instanceof OutboundError && ['timeout', 'network'].includes(err.kind))
+          throw new TransientError(`The model provider could not be reached: ${err.message}`);
         if (err instanceof OutboundError) throw new JobError('writer_failed', `The model provider's address is refused: ${err.message}`);
         throw err;
       }

@@ -39,7 +39,10 @@ function toneOf(tone: string) {
 
 function sampleOf(sample: string) {
   const s = sample.toLowerCase();
-  const lines = sample.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = sample
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const sents = sentences(sample);
   const avgWords = sents.length ? sents.reduce((n, x) => n + words(x).length, 0) / sents.length : 0;
   const bulletLine = lines.find((l) => /^(?:[-•→*]|\d+[.)])\s/.test(l));

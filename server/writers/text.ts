@@ -38,7 +38,11 @@ export function extractHashtags(text: string): string[] {
 
 export const hasEmoji = (text: string): boolean => /\p{Extended_Pictographic}/u.test(text);
 export const firstEmoji = (text: string): string | null => text.match(/\p{Extended_Pictographic}/u)?.[0] ?? null;
-export const stripEmoji = (text: string): string => text.replace(EMOJI_RE, '').replace(/[ \t]{2,}/g, ' ').trim();
+export const stripEmoji = (text: string): string =>
+  text
+    .replace(EMOJI_RE, '')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
 
 /**
  * The prose of a post: links removed, a trailing block of hashtags removed, inline hashtags
@@ -74,14 +78,18 @@ const STOPWORDS = new Set(
     'a an the and or but if then than so of to in on at by for with from as is are was were be been being it its this that these those ' +
     'i me my we our you your he she they them their his her not no yes do does did done have has had will would can could should ' +
     'just really very also about into over after before more most some any all one two new get got make made what when where which who ' +
-    'why how here there out up down now today today\'s still even only our us am im i\'m it\'s we\'re you\'re'
+    "why how here there out up down now today today's still even only our us am im i'm it's we're you're"
   ).split(' '),
 );
 const FILLER = /\b(?:just|really|very|basically|actually|literally|honestly|simply|kind of|sort of|i think|i guess|to be honest)\b\s*/gi;
 
 /** A sentence without filler words, its first letter in upper case. */
 export function condense(sentence: string): string {
-  const s = sentence.replace(FILLER, '').replace(/\s{2,}/g, ' ').replace(/\s+([,.!?;:])/g, '$1').trim();
+  const s = sentence
+    .replace(FILLER, '')
+    .replace(/\s{2,}/g, ' ')
+    .replace(/\s+([,.!?;:])/g, '$1')
+    .trim();
   return s ? s[0]!.toUpperCase() + s.slice(1) : s;
 }
 
@@ -94,7 +102,10 @@ export function keywords(text: string, n: number): string[] {
     if (w.length < 4 || STOPWORDS.has(w) || /^\d+$/.test(w)) continue;
     counts.set(w, (counts.get(w) ?? 0) + 1);
   }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([w]) => w);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([w]) => w);
 }
 
 /** Splits a long sentence at its clause boundaries, for a style of short sentences. */
@@ -102,7 +113,12 @@ export function shortSentences(sentence: string, maxWords: number): string[] {
   if (words(sentence).length <= maxWords) return [sentence];
   const parts = sentence
     .split(/;\s+|\s+[—–]\s+|,\s+(?=(?:and|but|so|which|because|while)\b)/i)
-    .map((p) => p.replace(/^(?:and|but|so|which|because|while)\s+/i, '').replace(/[,;]$/, '').trim())
+    .map((p) =>
+      p
+        .replace(/^(?:and|but|so|which|because|while)\s+/i, '')
+        .replace(/[,;]$/, '')
+        .trim(),
+    )
     .filter((p) => words(p).length >= 2);
   if (parts.length < 2) return [sentence];
   return parts.map((p) => {

@@ -25,7 +25,11 @@ const dbEnv = (t: TestServer): Record<string, string> => ({ DATA_DIR: t.db.dataD
 
 describe('cpa token', () => {
   it('prints the desktop token from --data-dir or DATA_DIR, and exits 3 when there is none', async () => {
-    const [flag, env, missing] = await Promise.all([cpa(['token', '--data-dir', s.db.dataDir]), cpa(['token'], { env: { DATA_DIR: s.db.dataDir } }), cpa(['token', '--data-dir', '/nonexistent'])]);
+    const [flag, env, missing] = await Promise.all([
+      cpa(['token', '--data-dir', s.db.dataDir]),
+      cpa(['token'], { env: { DATA_DIR: s.db.dataDir } }),
+      cpa(['token', '--data-dir', '/nonexistent']),
+    ]);
     expectExit(flag, 0);
     expect(flag.stdout).toBe(`${s.token}\n`);
     expect(env.stdout).toBe(`${s.token}\n`);
@@ -43,7 +47,9 @@ describe('cpa admin workspace create', () => {
     expect(r.stderr).toMatch(/Created workspace ws_\w+ \("Team A"\)/);
     expect(r.stderr).not.toContain(token);
 
-    const created = json<{ pipeline_id: string }>(await cpa(['--base-url', s.url, '--token', token, 'pipelines', 'create', '--handle', 'team-archive', '--intent', 'team', '--json']));
+    const created = json<{ pipeline_id: string }>(
+      await cpa(['--base-url', s.url, '--token', token, 'pipelines', 'create', '--handle', 'team-archive', '--intent', 'team', '--json']),
+    );
     // the desktop workspace does not see the team's pipeline
     expectExit(await cpa(['--base-url', s.url, '--token', s.token, 'pipelines', 'get', created.pipeline_id]), 7);
     expectExit(await cpa(['--base-url', s.url, '--token', token, 'pipelines', 'get', created.pipeline_id]), 0);
@@ -78,7 +84,13 @@ describe('cpa admin workspace create', () => {
 
 describe('cpa mcp (stdio)', () => {
   async function stdioClient(env: Record<string, string>) {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cpaBin, 'mcp'], env: cpaEnv(env) as Record<string, string>, cwd: projectRoot, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cpaBin, 'mcp'],
+      env: cpaEnv(env) as Record<string, string>,
+      cwd: projectRoot,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(transport);
     return client;
@@ -88,11 +100,21 @@ describe('cpa mcp (stdio)', () => {
     const client = await stdioClient({ CPA_BASE_URL: s.url, CPA_TOKEN: s.token });
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['create_pipeline_from_intent', 'get_pipeline', 'list_pipeline_posts', 'publish_artifact', 'get_run']));
-      const created = (await client.callTool({ name: 'create_pipeline_from_intent', arguments: { handle: 'mcp-stdio-archive', intent: 'stdio' } })) as unknown as { structuredContent: { pipeline_id: string } };
-      const got = (await client.callTool({ name: 'get_pipeline', arguments: { id: created.structuredContent.pipeline_id } })) as unknown as { structuredContent: { handle: string } };
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['create_pipeline_from_intent', 'get_pipeline', 'list_pipeline_posts', 'publish_artifact', 'get_run']),
+      );
+      const created = (await client.callTool({
+        name: 'create_pipeline_from_intent',
+        arguments: { handle: 'mcp-stdio-archive', intent: 'stdio' },
+      })) as unknown as { structuredContent: { pipeline_id: string } };
+      const got = (await client.callTool({ name: 'get_pipeline', arguments: { id: created.structuredContent.pipeline_id } })) as unknown as {
+        structuredContent: { handle: string };
+      };
       expect(got.structuredContent.handle).toBe('mcp-stdio-archive');
-      const missing = (await client.callTool({ name: 'get_artifact', arguments: { id: 'art_none' } })) as { isError: boolean; content: Array<{ text: string }> };
+      const missing = (await client.callTool({ name: 'get_artifact', arguments: { id: 'art_none' } })) as {
+        isError: boolean;
+        content: Array<{ text: string }>;
+      };
       expect(missing.isError).toBe(true);
       expect(JSON.parse(missing.content[0]!.text)).toMatchObject({ error: { code: 'not_found' }, status: 404, request_id: expect.stringMatching(/^req_/) });
     } finally {
@@ -107,10 +129,16 @@ describe('cpa mcp (stdio)', () => {
       expect(tools.map((t) => t.name)).toContain('import_archive_from_path');
       expect(tools.map((t) => t.name)).not.toContain('create_import');
       const outbox = path.join(projectRoot, 'test/fixtures/archives/mastodon-outbox.json');
-      const r = (await client.callTool({ name: 'import_archive_from_path', arguments: { path: outbox, handle: 'mcp-path-import' } })) as { isError?: boolean; content: Array<{ text: string }> };
+      const r = (await client.callTool({ name: 'import_archive_from_path', arguments: { path: outbox, handle: 'mcp-path-import' } })) as {
+        isError?: boolean;
+        content: Array<{ text: string }>;
+      };
       expect(r.isError).toBeFalsy();
       expect(JSON.parse(r.content[0]!.text)).toMatchObject({ handle: 'mcp-path-import', format: 'mastodon', container: 'file', summary: { posts: 3 } });
-      const bad = (await client.callTool({ name: 'import_archive_from_path', arguments: { path: path.join(projectRoot, 'README.md'), handle: 'mcp-path-import' } })) as { isError: boolean; content: Array<{ text: string }> };
+      const bad = (await client.callTool({
+        name: 'import_archive_from_path',
+        arguments: { path: path.join(projectRoot, 'README.md'), handle: 'mcp-path-import' },
+      })) as { isError: boolean; content: Array<{ text: string }> };
       expect(bad.isError).toBe(true);
       expect(JSON.parse(bad.content[0]!.text)).toMatchObject({ error: { code: 'validation_failed' }, status: 422 });
     } finally {

@@ -33,7 +33,10 @@ describe('from an archive to a published draft', () => {
   it('connects, ingests, lists, drafts, approves and publishes', async () => {
     const archive = readFileSync(path.join(projectRoot, 'test/fixtures/archives/mastodon-outbox.json'), 'utf8');
     // the credential (here: the export file) comes on stdin, not on the command line
-    const connected = await run(['accounts', 'connect', '--platform', 'archive', '--handle', 'ada-export', '--auth-material-file', '-', '--secondary-auth', 'mastodon', '--json'], archive);
+    const connected = await run(
+      ['accounts', 'connect', '--platform', 'archive', '--handle', 'ada-export', '--auth-material-file', '-', '--secondary-auth', 'mastodon', '--json'],
+      archive,
+    );
     expectExit(connected, 0);
     expect(json(connected)).toMatchObject({ result: 'added', account: { platform: 'archive', handle: 'ada-export', status: 'active' } });
 
@@ -51,7 +54,10 @@ describe('from an archive to a published draft', () => {
     expect(artifactId).toMatch(/^art_/);
     expect(drafted.stdout).toMatch(/^status\tsucceeded$/m);
 
-    const [pipeline, inReview] = await Promise.all([run(['pipelines', 'get', pipeline_id, '--json']), run(['posts', 'list', pipeline_id, '--has-artifact', '--json'])]);
+    const [pipeline, inReview] = await Promise.all([
+      run(['pipelines', 'get', pipeline_id, '--json']),
+      run(['posts', 'list', pipeline_id, '--has-artifact', '--json']),
+    ]);
     expect(json(pipeline)).toMatchObject({ artifact_count: 1, post_count: posts.data.length });
     expect(json<{ data: Array<{ id: string }> }>(inReview).data.map((p) => p.id)).toEqual([posts.data[0]!.id]);
 

@@ -35,7 +35,10 @@ describe('cpa imports upload', () => {
     expect(out.run.progress).toEqual({ done: g.publicPosts.size, total: g.publicPosts.size });
     const got = await run(['imports', 'get', out.import_id, '--json']);
     expectExit(got, 0);
-    expect(json<{ summary: { posts: number; skipped: { direct_message: number } } }>(got).summary).toMatchObject({ posts: g.publicPosts.size, skipped: { direct_message: 25 } });
+    expect(json<{ summary: { posts: number; skipped: { direct_message: number } } }>(got).summary).toMatchObject({
+      posts: g.publicPosts.size,
+      skipped: { direct_message: 25 },
+    });
   });
 
   it('shows the upload and the ingest advancing when not quiet', async () => {

@@ -27,10 +27,16 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'cpa-media-'));
   writeFileSync(path.join(dir, 'launch.jpg'), await photoWithGps(60, 40));
   writeFileSync(path.join(dir, 'notes.jpg'), 'these are notes, not a picture');
-  const pl = await unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@ada@mastodon.example', intent: 'Release posts', idempotency_key: newIdempotencyKey() } }));
+  const pl = await unwrap(
+    s
+      .client()
+      .POST(`${V1}/pipelines/from-intent`, { body: { handle: '@ada@mastodon.example', intent: 'Release posts', idempotency_key: newIdempotencyKey() } }),
+  );
   const ws = await workspaceOf(s.running.deps, s.token);
   const chart = { type: 'image', url: 'https://files.mastodon.example/media/chart.png', archive_path: null, alt_text: null, width: 1600, height: 900 };
-  ({ post: { id: postId } } = await upsertPost(s.running.deps.db, {
+  ({
+    post: { id: postId },
+  } = await upsertPost(s.running.deps.db, {
     id: 'post_cli0000000000001',
     workspaceId: ws,
     pipelineId: pl.pipeline_id,
@@ -73,7 +79,10 @@ describe('cpa media', () => {
 
     const a = await unwrap(s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id: artifactId } } }));
     const upload = a.media![1]!.id;
-    const set = await cpaIn(['artifacts', 'media', artifactId, upload, `${postId}:0`, '--alt', `${postId}:0=Bar chart: CI time per week, 38 → 17 minutes`], env());
+    const set = await cpaIn(
+      ['artifacts', 'media', artifactId, upload, `${postId}:0`, '--alt', `${postId}:0=Bar chart: CI time per week, 38 → 17 minutes`],
+      env(),
+    );
     expectExit(set, 0);
     expect(set.stdout).toMatch(new RegExp(`^1\t${upload}\t`, 'm'));
     expect(set.stdout).toMatch(/^2\tpost_\S+\timage\t1600×900\tBar chart: CI time per week, 38 → 17 minutes$/m);
@@ -83,14 +92,23 @@ describe('cpa media', () => {
 
 describe('cpa mcp', () => {
   it('uploads an image from a path on its own machine (upload_media_from_path), which /api/mcp cannot offer', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cpaBin, 'mcp'], env: cpaEnv({ CPA_BASE_URL: s.url, CPA_TOKEN: s.token }) as Record<string, string>, cwd: projectRoot, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cpaBin, 'mcp'],
+      env: cpaEnv({ CPA_BASE_URL: s.url, CPA_TOKEN: s.token }) as Record<string, string>,
+      cwd: projectRoot,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['upload_media_from_path', 'set_artifact_media', 'get_media']));
       expect(names).not.toContain('upload_media');
-      const r = (await client.callTool({ name: 'upload_media_from_path', arguments: { path: path.join(dir, 'launch.jpg'), alt_text: 'Ada at the launch' } })) as { isError?: boolean; content: Array<{ text: string }> };
+      const r = (await client.callTool({
+        name: 'upload_media_from_path',
+        arguments: { path: path.join(dir, 'launch.jpg'), alt_text: 'Ada at the launch' },
+      })) as { isError?: boolean; content: Array<{ text: string }> };
       expect(r.isError).toBeFalsy();
       expect(JSON.parse(r.content[0]!.text)).toMatchObject({ alt_text: 'Ada at the launch', content_type: 'image/jpeg' });
     } finally {

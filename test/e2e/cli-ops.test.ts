@@ -59,7 +59,9 @@ describe('pipelines', () => {
     expect(json(beforeId)).toEqual({ id: pipeline_id });
     expectExit(unknown, 2);
     expect(unknown.stdout).toBe('');
-    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'cli_error', message: expect.stringMatching(/Unknown JSON field "nope"[\s\S]*\n {2}handle\n[\s\S]*\n {2}last_run\n/) } });
+    expect(JSON.parse(unknown.stderr)).toMatchObject({
+      error: { code: 'cli_error', message: expect.stringMatching(/Unknown JSON field "nope"[\s\S]*\n {2}handle\n[\s\S]*\n {2}last_run\n/) },
+    });
   });
 });
 
@@ -77,9 +79,13 @@ describe('posts', () => {
     expect(page.stdout.match(/post_[0-9a-f]{16}/g)).toHaveLength(3);
     expect(page.stderr).toMatch(/--cursor \S+/);
     // piped: one tab-separated line a post, id first, the whole text last, no header
-    const rows = page.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = page.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(3);
-    for (const r of rows) expect(r).toEqual([expect.stringMatching(/^post_[0-9a-f]{16}$/), ...Array<unknown>(7).fill(expect.any(String)), expect.stringMatching(/\S/)]);
+    for (const r of rows)
+      expect(r).toEqual([expect.stringMatching(/^post_[0-9a-f]{16}$/), ...Array<unknown>(7).fill(expect.any(String)), expect.stringMatching(/\S/)]);
 
     // --json FIELDS on a list: an array of those fields of each post
     const picked = json<Array<Record<string, unknown>>>(await run(['posts', 'list', pipelineId, '--limit', '3', '--json', 'id,has_artifact']));

@@ -23,7 +23,11 @@ describe('diagnose and inbox', () => {
     expectExit(table, 0);
     expect(table.stderr).toMatch(new RegExp(`Pipeline ${pipeline_id}: unhealthy`));
     expect(table.stdout).toMatch(/no_account[\s\S]*connect_account/);
-    expect(json(report)).toMatchObject({ pipeline_id, status: 'unhealthy', issues: expect.arrayContaining([expect.objectContaining({ code: 'no_account', suggested_action: 'connect_account' })]) });
+    expect(json(report)).toMatchObject({
+      pipeline_id,
+      status: 'unhealthy',
+      issues: expect.arrayContaining([expect.objectContaining({ code: 'no_account', suggested_action: 'connect_account' })]),
+    });
     expectExit(inbox, 0);
     expect(inbox.stdout).toMatch(new RegExp(`draft_in_review[\\s\\S]*${art.id}`));
     const items = json<{ data: Array<{ kind: string; artifact_id: string | null }> }>(inboxJson).data;

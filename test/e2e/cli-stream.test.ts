@@ -57,7 +57,20 @@ describe('cpa stream', () => {
     expect(events.map((e) => e.type)).toEqual(['riff.ready', 'riff.ready']);
     expect(events.map((e) => e.data.riff_id)).toEqual([first, second]);
 
-    const replay = await cpaIn(['--base-url', s.url, '--token', s.token, 'stream', '--events', 'riff.ready', '--last-event-id', events[0]!.id, '--max-events', '1', '--json']);
+    const replay = await cpaIn([
+      '--base-url',
+      s.url,
+      '--token',
+      s.token,
+      'stream',
+      '--events',
+      'riff.ready',
+      '--last-event-id',
+      events[0]!.id,
+      '--max-events',
+      '1',
+      '--json',
+    ]);
     expectExit(replay, 0);
     expect(lines(replay.stdout)).toEqual([events[1]]);
   });

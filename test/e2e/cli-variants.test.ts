@@ -29,7 +29,15 @@ describe('cpa artifacts variant / get', () => {
 
     const own = await t.run(['artifacts', 'variant', artifactId, 'x', '--part', 'First post 🇫🇷.', '--part', '日本語の二番目。', '--json']);
     expectExit(own, 0);
-    expect(json(own)).toMatchObject({ platform: 'x', origin: 'parts', parts: [{ text: 'First post 🇫🇷.', length: 14 }, { text: '日本語の二番目。', length: 16 }], publishable: false });
+    expect(json(own)).toMatchObject({
+      platform: 'x',
+      origin: 'parts',
+      parts: [
+        { text: 'First post 🇫🇷.', length: 14 },
+        { text: '日本語の二番目。', length: 16 },
+      ],
+      publishable: false,
+    });
 
     const get = await t.run(['artifacts', 'get', artifactId]);
     expectExit(get, 0);
@@ -44,11 +52,13 @@ describe('cpa artifacts variant / get', () => {
     const { artifactId } = await t.artifact('review');
     expectExit(await t.run(['artifacts', 'variant', artifactId, 'bluesky', '--part', 'Five pictures 📸 1/2', '--part', 'And the last one 2/2']), 0);
     const dir = mkdtempSync(path.join(tmpdir(), 'cpa-images-'));
-    const files = await Promise.all([0, 1, 2, 3, 4].map(async (i) => {
-      const f = path.join(dir, `photo-${i}.jpg`);
-      writeFileSync(f, await photoWithGps(30 + i, 20));
-      return f;
-    }));
+    const files = await Promise.all(
+      [0, 1, 2, 3, 4].map(async (i) => {
+        const f = path.join(dir, `photo-${i}.jpg`);
+        writeFileSync(f, await photoWithGps(30 + i, 20));
+        return f;
+      }),
+    );
     const alts = files.slice(0, 4).flatMap((f, i) => ['--alt', `${f}=Photo ${i + 1}: 東京 at night 🌃`]);
     expectExit(await t.run(['artifacts', 'media', artifactId, ...files, ...alts]), 0);
     const ids = json<{ media: Array<{ id: string }> }>(await t.run(['artifacts', 'get', artifactId, '--json'])).media.map((m) => m.id);
@@ -76,7 +86,10 @@ describe('cpa artifacts variant / get', () => {
     expectExit(drafted, 0);
     const { artifact_id } = json<{ artifact_id: string }>(drafted);
     const a = json<{ variants: Array<{ platform: string; origin: string }> }>(await t.run(['artifacts', 'get', artifact_id, '--json']));
-    expect(a.variants.map((v) => [v.platform, v.origin])).toEqual([['threads', 'drafted'], ['x', 'drafted']]);
+    expect(a.variants.map((v) => [v.platform, v.origin])).toEqual([
+      ['threads', 'drafted'],
+      ['x', 'drafted'],
+    ]);
     expectExit(await t.run(['posts', 'draft', postIds[0]!, '--target', 'myspace']), 2);
   });
 });

@@ -14,7 +14,16 @@ import { projectRoot } from './support.js';
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 interface Operation {
   operationId: string;
@@ -31,7 +40,9 @@ const spec = JSON.parse(readFileSync(path.join(projectRoot, 'generated/openapi.p
 };
 /** An answer, its `$ref` to components/responses followed (every answer of a path is one). */
 const answer = (a: Answer): Answer => (a.$ref ? spec.components.responses[a.$ref.replace('#/components/responses/', '')]! : a);
-const operations = Object.values(spec.paths).flatMap((item) => Object.values(item).filter((o): o is (typeof item)[string] => typeof o === 'object' && o !== null && 'operationId' in o));
+const operations = Object.values(spec.paths).flatMap((item) =>
+  Object.values(item).filter((o): o is (typeof item)[string] => typeof o === 'object' && o !== null && 'operationId' in o),
+);
 
 // The database plays no part: run once, in the SQLite pass.
 describe.skipIf(process.env.TEST_DATABASE === 'postgresql')('GET /docs in Chromium, with no other host reachable', () => {
@@ -84,7 +95,9 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgresql')('GET /docs in Chromi
     for (const tag of tags) {
       await sidebar.locator(`a[href="#/${tag.toLowerCase()}"]`).click();
       await sidebar.locator(`a[href^="#/${tag.toLowerCase()}/"]`).first().waitFor();
-      const links = await sidebar.locator('a[href^="#/"]').evaluateAll((as) => as.map((a) => [a.getAttribute('href')!, (a as HTMLElement).innerText.trim()] as const));
+      const links = await sidebar
+        .locator('a[href^="#/"]')
+        .evaluateAll((as) => as.map((a) => [a.getAttribute('href')!, (a as HTMLElement).innerText.trim()] as const));
       for (const [href, label] of links) listed.set(href, label);
     }
     const labels = [...listed.values()].join('\n');

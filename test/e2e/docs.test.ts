@@ -78,9 +78,16 @@ describe('README: Ways in', () => {
 
   it('both MCP host configurations connect and list the tools', async () => {
     for (const block of blocks('json')) {
-      const server = (JSON.parse(localize(block).replaceAll('/path/to/content-pipeline/data', s.db.dataDir).replaceAll('/path/to/content-pipeline', projectRoot).replace('YOUR_AGENT_TOKEN', s.token)) as {
-        mcpServers: Record<string, { command?: string; args?: string[]; env?: Record<string, string>; url?: string; headers?: Record<string, string> }>;
-      }).mcpServers['content-pipeline']!;
+      const server = (
+        JSON.parse(
+          localize(block)
+            .replaceAll('/path/to/content-pipeline/data', s.db.dataDir)
+            .replaceAll('/path/to/content-pipeline', projectRoot)
+            .replace('YOUR_AGENT_TOKEN', s.token),
+        ) as {
+          mcpServers: Record<string, { command?: string; args?: string[]; env?: Record<string, string>; url?: string; headers?: Record<string, string> }>;
+        }
+      ).mcpServers['content-pipeline']!;
       const transport = server.command
         ? new StdioClientTransport({ command: server.command, args: server.args, env: cpaEnv(server.env) as Record<string, string>, cwd: '/', stderr: 'pipe' })
         : new StreamableHTTPClientTransport(new URL(server.url!), { requestInit: { headers: server.headers } });

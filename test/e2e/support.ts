@@ -91,7 +91,10 @@ export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
       return new Promise((resolve, reject) => {
         const test = () => {
           if (pattern.test(out[stream])) return resolve();
-          if (child.exitCode !== null) return reject(new Error(`cpa exited (${child.exitCode}) before ${stream} matched ${pattern}\n--- stdout:\n${out.stdout}\n--- stderr:\n${out.stderr}`));
+          if (child.exitCode !== null)
+            return reject(
+              new Error(`cpa exited (${child.exitCode}) before ${stream} matched ${pattern}\n--- stdout:\n${out.stdout}\n--- stderr:\n${out.stderr}`),
+            );
           waiters.push(test);
         };
         test();
@@ -145,7 +148,8 @@ export function cliServer() {
     /** `cpa` in this process with the server's address and token. */
     run: (args: string[], env?: Record<string, string>) => cpaIn(['--base-url', self.s.url, '--token', self.s.token, ...args], { env }),
     /** The same through the binary, in a subprocess (stdin, the process's time zone). */
-    spawn: (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], opts),
+    spawn: (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
+      cpa(['--base-url', self.s.url, '--token', self.s.token, ...args], opts),
     /** `cpa pipelines create`; an archive's handle by default (publishing needs no upstream). */
     async newPipeline(handle = 'cli-test-archive', intent = unique('intent')) {
       const r = await self.run(['pipelines', 'create', '--handle', handle, '--intent', intent, '--json']);

@@ -140,14 +140,20 @@ describe('rss and archive', () => {
   });
 
   it('imports an archive whose format is detected, and refuses an unreadable one with 422', async () => {
-    for (const [file, format] of [['x-tweets.js', 'x'], ['linkedin-Shares.csv', 'linkedin'], ['mastodon-outbox.json', 'mastodon']] as const) {
+    for (const [file, format] of [
+      ['x-tweets.js', 'x'],
+      ['linkedin-Shares.csv', 'linkedin'],
+      ['mastodon-outbox.json', 'mastodon'],
+    ] as const) {
       const r = await connect(keyed, { platform: 'archive', handle: `ada-${format}`, auth_material: archiveFixture(file) });
       expect(r.result).toBe('added');
     }
     const err = await refusal(connect(keyed, { platform: 'archive', handle: 'junk', auth_material: 'this is not an export' }));
     expect(err.status).toBe(422);
     expect(err.message).toMatch(/secondary_auth|auth_material/);
-    const wrongFormat = await refusal(connect(keyed, { platform: 'archive', handle: 'junk', auth_material: archiveFixture('x-tweets.js'), secondary_auth: 'linkedin' }));
+    const wrongFormat = await refusal(
+      connect(keyed, { platform: 'archive', handle: 'junk', auth_material: archiveFixture('x-tweets.js'), secondary_auth: 'linkedin' }),
+    );
     expect(wrongFormat.status).toBe(422);
     expect((await accountRows(keyed)).some((a) => a.handle === 'junk')).toBe(false);
   });

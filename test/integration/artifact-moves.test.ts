@@ -14,12 +14,15 @@ let postId: string;
 
 beforeAll(async () => {
   // An archive pipeline: its platform does not publish upstream, so publishing only moves the state.
-  const pl = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'ada-x-archive', intent: 'moves', idempotency_key: newIdempotencyKey() } }));
+  const pl = await unwrap(
+    t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'ada-x-archive', intent: 'moves', idempotency_key: newIdempotencyKey() } }),
+  );
   pipelineId = pl.pipeline_id;
   [postId] = (await seedPosts(t.s.running.deps, { workspaceId: t.ws, pipelineId, count: 1, platform: 'archive' })) as [string];
 });
 
-const artifact = async (state: string) => (await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId, postId, state, text: state === 'draft' ? '' : 'A written draft.' })).id;
+const artifact = async (state: string) =>
+  (await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId, postId, state, text: state === 'draft' ? '' : 'A written draft.' })).id;
 const move = (id: string, to: To, key = newIdempotencyKey(), token = t.s.token) =>
   unwrap(t.s.client(token).POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id } }, body: { to, idempotency_key: key } }));
 
@@ -108,7 +111,8 @@ describe('concurrency and replays', () => {
 });
 
 describe('publishing around the moves', () => {
-  const publish = (id: string) => unwrap(t.s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: newIdempotencyKey() } })).then(asArtifact);
+  const publish = (id: string) =>
+    unwrap(t.s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: newIdempotencyKey() } })).then(asArtifact);
 
   it('publishes an approved artifact; a draft is 403; a discarded one is 409', async () => {
     const id = await artifact('review');

@@ -251,7 +251,10 @@ describe('cpa admin deliveries', () => {
     expect(failed.status).toBe('failed');
     const [firstAttempt] = await attempts(failed.id);
 
-    const [list, show] = await Promise.all([cpa(['--json', 'admin', 'deliveries', 'list', '--status', 'failed', '--event', event.id], { env: env() }), cpa(['--json', 'admin', 'deliveries', 'show', firstAttempt!.id], { env: env() })]);
+    const [list, show] = await Promise.all([
+      cpa(['--json', 'admin', 'deliveries', 'list', '--status', 'failed', '--event', event.id], { env: env() }),
+      cpa(['--json', 'admin', 'deliveries', 'show', firstAttempt!.id], { env: env() }),
+    ]);
     expectExit(list, 0);
     expect(json<{ data: Array<{ id: string; status: string; attempts: number; last_status: number }> }>(list).data).toEqual([
       expect.objectContaining({ id: failed.id, status: 'failed', attempts: 1, last_status: 404 }),

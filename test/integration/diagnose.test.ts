@@ -17,7 +17,13 @@ import { newPipeline, unique, V1 } from '../support/api.js';
 
 let fake: Fake;
 
-const ITEMS = [1, 2].map((n) => ({ guid: `g${n}`, title: `Release ${n}`, description: `Notes for release ${n}. It is faster.`, link: `https://blog.example.org/r${n}`, pubDate: new Date(Date.UTC(2026, 10, n)) }));
+const ITEMS = [1, 2].map((n) => ({
+  guid: `g${n}`,
+  title: `Release ${n}`,
+  description: `Notes for release ${n}. It is faster.`,
+  link: `https://blog.example.org/r${n}`,
+  pubDate: new Date(Date.UTC(2026, 10, n)),
+}));
 
 beforeAll(async () => {
   fake = await startFake({
@@ -59,7 +65,11 @@ describe('diagnose', () => {
     const { pipelineId } = await ingested(`${fake.url}/empty.xml`);
     const r = await diagnose(pipelineId);
     expect(r.status).toBe('degraded');
-    expect(byCode(r, 'no_posts')).toMatchObject({ severity: 'warning', suggested_action: 'start_pipeline', suggested_endpoint: `POST ${V1}/pipelines/from-intent` });
+    expect(byCode(r, 'no_posts')).toMatchObject({
+      severity: 'warning',
+      suggested_action: 'start_pipeline',
+      suggested_endpoint: `POST ${V1}/pipelines/from-intent`,
+    });
   });
 
   it('reports a failed ingest with its cause (unhealthy)', async () => {
@@ -78,15 +88,30 @@ describe('diagnose', () => {
     const { pipelineId, run } = await ingested('@nobody@mastodon.example');
     expect(run.errorCode).toBe('credential_missing');
     const r = await diagnose(pipelineId);
-    expect(r.issues[0]).toMatchObject({ code: 'no_account', severity: 'error', suggested_action: 'connect_account', suggested_endpoint: `POST ${V1}/accounts/connect` });
+    expect(r.issues[0]).toMatchObject({
+      code: 'no_account',
+      severity: 'error',
+      suggested_action: 'connect_account',
+      suggested_endpoint: `POST ${V1}/accounts/connect`,
+    });
     expect(byCode(r, 'ingest_failed')).toMatchObject({ suggested_action: 'connect_account', suggested_endpoint: `POST ${V1}/accounts/connect` });
   });
 
   it('reports a dead credential with why its probe failed', async () => {
     const now = new Date();
-    const { account } = await saveAccount(t.s.running.deps.db, { id: 'acc_dead_1', workspaceId: t.ws, platform: 'mastodon', handle: '@eve@mastodon.example', credentials: 'sealed', proxyUrl: null, now });
+    const { account } = await saveAccount(t.s.running.deps.db, {
+      id: 'acc_dead_1',
+      workspaceId: t.ws,
+      platform: 'mastodon',
+      handle: '@eve@mastodon.example',
+      credentials: 'sealed',
+      proxyUrl: null,
+      now,
+    });
     await setProbeResult(t.s.running.deps.db, { id: account.id, status: 'dead', error: 'The access token was revoked', now });
-    const r = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@eve@mastodon.example', intent: 'dead', idempotency_key: newIdempotencyKey() } }));
+    const r = await unwrap(
+      t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@eve@mastodon.example', intent: 'dead', idempotency_key: newIdempotencyKey() } }),
+    );
     const report = await diagnose(r.pipeline_id);
     const issue = byCode(report, 'credential_dead')!;
     expect(issue).toMatchObject({ severity: 'error', suggested_action: 'connect_account' });
@@ -100,7 +125,19 @@ describe('diagnose', () => {
     const failDraft = async (code: string) => {
       const a = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId, postId: postId!, state: 'discarded', text: '' });
       const id = t.s.running.deps.ids.id('run');
-      await insertRow(t.s.running.deps.db, 'Run', { id, workspaceId: t.ws, pipelineId, kind: 'draft', status: 'failed', input: JSON.stringify({ artifact_id: a.id }), errorCode: code, errorMessage: 'it broke', finishedAt: new Date(), createdAt: new Date(), runAfter: new Date() });
+      await insertRow(t.s.running.deps.db, 'Run', {
+        id,
+        workspaceId: t.ws,
+        pipelineId,
+        kind: 'draft',
+        status: 'failed',
+        input: JSON.stringify({ artifact_id: a.id }),
+        errorCode: code,
+        errorMessage: 'it broke',
+        finishedAt: new Date(),
+        createdAt: new Date(),
+        runAfter: new Date(),
+      });
       return id;
     };
     const other = await failDraft('not_found');
@@ -117,15 +154,21 @@ describe('diagnose', () => {
 
   it('is 404 for an unknown pipeline and for another workspace', async () => {
     const { pipelineId } = await ingested(`${fake.url}/feed.xml`);
-    for (const [id, token] of [['pl_nope', t.s.token], [pipelineId, await t.s.newWorkspace()]] as const) {
+    for (const [id, token] of [
+      ['pl_nope', t.s.token],
+      [pipelineId, await t.s.newWorkspace()],
+    ] as const) {
       expect((await refusal(diagnose(id, token))).status).toBe(404);
-    }  });
+    }
+  });
 
   it('shows a run waiting to retry: GET /runs says retrying with the last error and the next attempt, diagnose reports run_retrying', async () => {
     // A retry delay far beyond the test, so that the run stays waiting while it is looked at.
     const s = await startTestServer({ env: { ...fake.outboundEnv, JOB_RETRY_BASE_MS: '3600000' } });
     try {
-      const created = await unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: `${fake.url}/down.xml`, intent: 'retrying', idempotency_key: newIdempotencyKey() } }));
+      const created = await unwrap(
+        s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: `${fake.url}/down.xml`, intent: 'retrying', idempotency_key: newIdempotencyKey() } }),
+      );
       const getRun = () => unwrap(s.client().GET(`${V1}/runs/{id}`, { params: { path: { id: created.run_id } } }));
       let run = await getRun();
       while (!run.retrying) {
@@ -133,17 +176,30 @@ describe('diagnose', () => {
         await new Promise((r) => setTimeout(r, 50));
         run = await getRun();
       }
-      expect(run).toMatchObject({ status: 'queued', attempts: 1, error: null, last_error: { code: 'backend_unavailable', message: expect.stringContaining('503'), upstream_status: 503 } });
+      expect(run).toMatchObject({
+        status: 'queued',
+        attempts: 1,
+        error: null,
+        last_error: { code: 'backend_unavailable', message: expect.stringContaining('503'), upstream_status: 503 },
+      });
       expect(Date.parse(run.next_attempt_at!)).toBeGreaterThan(Date.now());
       const report = await unwrap(s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: created.pipeline_id } } }));
-      expect(byCode(report, 'run_retrying')).toMatchObject({ severity: 'warning', suggested_action: 'fetch_run', suggested_endpoint: `GET ${V1}/runs/${created.run_id}` });
+      expect(byCode(report, 'run_retrying')).toMatchObject({
+        severity: 'warning',
+        suggested_action: 'fetch_run',
+        suggested_endpoint: `GET ${V1}/runs/${created.run_id}`,
+      });
     } finally {
       await s.stop();
     }
   });
 
   it('lets a database failure while reading the account propagate instead of reporting a missing account', async () => {
-    const created = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@dbdown@mastodon.example', intent: 'db down', idempotency_key: newIdempotencyKey() } }));
+    const created = await unwrap(
+      t.s
+        .client()
+        .POST(`${V1}/pipelines/from-intent`, { body: { handle: '@dbdown@mastodon.example', intent: 'db down', idempotency_key: newIdempotencyKey() } }),
+    );
     const deps = t.s.running.deps;
     const caller = { workspaceId: t.ws, tokenId: 'tok_test' };
     // Every other query reaches the real database; only the account lookup fails, as a lost connection would.

@@ -41,8 +41,11 @@ async function post(pipelineId: string, text = SOURCE) {
   return post.id;
 }
 
-const draft = (postId: string, body: { parent_artifact_id?: string; additional_post_ids?: string[]; style_reference?: string } = {}, key = newIdempotencyKey()) =>
-  unwrap(t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { ...body, idempotency_key: key } }));
+const draft = (
+  postId: string,
+  body: { parent_artifact_id?: string; additional_post_ids?: string[]; style_reference?: string } = {},
+  key = newIdempotencyKey(),
+) => unwrap(t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { ...body, idempotency_key: key } }));
 
 const getArtifact = (id: string) => unwrap(t.s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id } } }));
 
@@ -71,7 +74,14 @@ describe('a first draft', () => {
     expect(a.state).toBe('review');
     expect(a.kind).toBe('riff');
     expect(a.pipeline_id).toBe(pl);
-    expect(a.genealogy).toEqual({ source_post_id: postId, source_post_ids: [postId], parent_artifact_id: null, root_artifact_id: a.id, generation: 0, ancestors: [] });
+    expect(a.genealogy).toEqual({
+      source_post_id: postId,
+      source_post_ids: [postId],
+      parent_artifact_id: null,
+      root_artifact_id: a.id,
+      generation: 0,
+      ancestors: [],
+    });
     // A rewrite, not a copy: it keeps the facts, drops nothing essential, and is not the source.
     expect(a.text).not.toBe(SOURCE);
     expect(a.text).toContain('150 MB');
@@ -102,7 +112,9 @@ describe('a first draft', () => {
     const pl = await pipeline();
     const postId = await post(pl);
     const other = await t.s.newWorkspace();
-    const err = await refusal(unwrap(t.s.client(other).POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { idempotency_key: newIdempotencyKey() } })));
+    const err = await refusal(
+      unwrap(t.s.client(other).POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { idempotency_key: newIdempotencyKey() } })),
+    );
     expect(err.status).toBe(404);
   });
 });
@@ -113,7 +125,14 @@ describe('re-drafts', () => {
     const postId = await post(pl);
     const root = await drafted(postId);
     const child = await drafted(postId, { parent_artifact_id: root.id });
-    expect(child.genealogy).toEqual({ source_post_id: postId, source_post_ids: [postId], parent_artifact_id: root.id, root_artifact_id: root.id, generation: 1, ancestors: [root.id] });
+    expect(child.genealogy).toEqual({
+      source_post_id: postId,
+      source_post_ids: [postId],
+      parent_artifact_id: root.id,
+      root_artifact_id: root.id,
+      generation: 1,
+      ancestors: [root.id],
+    });
     expect(child.text).not.toBe(root.text);
     const grandchild = await drafted(postId, { parent_artifact_id: child.id });
     expect(grandchild.genealogy).toMatchObject({ parent_artifact_id: child.id, root_artifact_id: root.id, generation: 2, ancestors: [child.id, root.id] });
@@ -194,8 +213,23 @@ describe('the drafting run', () => {
     const pl = await pipeline();
     const postId = await post(pl);
     const a = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId, state: 'discarded', text: '' });
-    const run = await insertRow(t.s.running.deps.db, 'Run', { id: 'run_direct_1', workspaceId: t.ws, pipelineId: pl, kind: 'draft', status: 'running', input: '{}', createdAt: new Date(), runAfter: new Date() });
-    const out = await draftJob({ deps: t.s.running.deps, run, input: { artifact_id: a.id, style_reference: null }, log: pino({ level: 'silent' }), signal: new AbortController().signal });
+    const run = await insertRow(t.s.running.deps.db, 'Run', {
+      id: 'run_direct_1',
+      workspaceId: t.ws,
+      pipelineId: pl,
+      kind: 'draft',
+      status: 'running',
+      input: '{}',
+      createdAt: new Date(),
+      runAfter: new Date(),
+    });
+    const out = await draftJob({
+      deps: t.s.running.deps,
+      run,
+      input: { artifact_id: a.id, style_reference: null },
+      log: pino({ level: 'silent' }),
+      signal: new AbortController().signal,
+    });
     expect(out).toEqual({ artifact_id: a.id, written: false, state: 'discarded' });
     expect((await getArtifact(a.id)).text).toBe('');
   });

@@ -23,12 +23,20 @@ beforeAll(async () => {
   provider = await startFake({
     routes: {
       'POST /v1/chat/completions': (_req, res) => {
-        const body = answer.raw ?? JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop' }] });
+        const body =
+          answer.raw ??
+          JSON.stringify({
+            id: 'chatcmpl-1',
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop' }],
+          });
         res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body);
       },
     },
   });
-  s = await startTestServer({ env: { ...outboundEnvFor(site, provider), LLM_BASE_URL: `${provider.url}/v1`, LLM_API_KEY: 'sk-test-key', LLM_MODEL: 'test-model' } });
+  s = await startTestServer({
+    env: { ...outboundEnvFor(site, provider), LLM_BASE_URL: `${provider.url}/v1`, LLM_API_KEY: 'sk-test-key', LLM_MODEL: 'test-model' },
+  });
 });
 afterAll(async () => {
   await s?.stop();
@@ -36,7 +44,6 @@ afterAll(async () => {
 });
 
 const fetchPage = (body: Schemas['FetchRequest']) => unwrap(s.client().POST(`${V1}/fetch`, { body }));
-
 
 interface ChatRequest {
   model: string;
@@ -48,7 +55,10 @@ const lastChat = () => JSON.parse(provider.requests[provider.requests.length - 1
 
 describe('llm mode', () => {
   it('sends the page text and the intent to the provider and returns its fields', async () => {
-    answer = { status: 200, content: '{"price": 249, "currency": "EUR", "in_stock": true, "features": ["40 settings", "quiet"], "maker": {"name": "Kaffeewerk"}}' };
+    answer = {
+      status: 200,
+      content: '{"price": 249, "currency": "EUR", "in_stock": true, "features": ["40 settings", "quiet"], "maker": {"name": "Kaffeewerk"}}',
+    };
     const r = await fetchPage({ url: `${site.url}/eg-42`, mode: 'llm', intent: 'The price, the currency and whether it is in stock' });
     expect(r.mode).toBe('llm');
     expect(r.markdown).toBeNull();
@@ -73,7 +83,16 @@ describe('llm mode', () => {
   it('with a schema, asks for its keys and shapes the answer to its types', async () => {
     answer = { status: 200, content: '{"name": "EG-42", "price": "€1.299,00", "image": "/media/eg-42/front.jpg", "currency": null, "extra": "dropped"}' };
     const r = await fetchPage({ url: `${site.url}/eg-42`, mode: 'llm', schema_id: 'product' });
-    expect(r.fields).toEqual({ name: 'EG-42', price: 1299, currency: null, availability: null, sku: null, brand: null, image: `${site.url}/media/eg-42/front.jpg`, description: null });
+    expect(r.fields).toEqual({
+      name: 'EG-42',
+      price: 1299,
+      currency: null,
+      availability: null,
+      sku: null,
+      brand: null,
+      image: `${site.url}/media/eg-42/front.jpg`,
+      description: null,
+    });
     const user = lastChat().messages.find((m) => m.role === 'user')?.content ?? '';
     expect(user).toContain('- price (number)');
     expect(user).toContain('- image (url)');
@@ -87,7 +106,9 @@ describe('llm mode', () => {
     const prose = await caught(fetchPage({ url: `${site.url}/eg-42`, mode: 'llm', intent: 'the price' }), ContentPipelineError);
     expect([prose.status, prose.message]).toEqual([502, 'The model provider failed: the answer is not JSON.']);
     answer = { status: 200, content: '[1, 2]' };
-    expect((await caught(fetchPage({ url: `${site.url}/eg-42`, mode: 'llm', intent: 'the price' }), ContentPipelineError)).message).toBe('The model provider failed: the answer is not a JSON object.');
+    expect((await caught(fetchPage({ url: `${site.url}/eg-42`, mode: 'llm', intent: 'the price' }), ContentPipelineError)).message).toBe(
+      'The model provider failed: the answer is not a JSON object.',
+    );
   });
 
   it('needs an intent or a schema', async () => {

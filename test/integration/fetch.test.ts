@@ -49,7 +49,6 @@ afterAll(async () => {
 
 const fetchPage = (body: Schemas['FetchRequest'], token = s.token) => unwrap(s.client(token).POST(`${V1}/fetch`, { body }));
 
-
 describe('markdown mode', () => {
   it('extracts the main content of an article as Markdown, with its metadata, and runs no script', async () => {
     const r = await fetchPage({ url: `${site.url}/posts/shipping-v2-3`, mode: 'markdown' });
@@ -76,7 +75,9 @@ describe('markdown mode', () => {
     expect(md).toContain(`![Import time by archive size, v2.2 against v2.3](${site.url}/images/importer-chart.png)`);
     for (const noise of ['HACKED', 'INJECTED', 'WRITTEN BY SCRIPT', 'dataLayer', 'Subscribe now', 'Privacy']) expect(md).not.toContain(noise);
     // The og:image and the <img> are one image; its alt text comes from the <img>.
-    expect(r.images).toEqual([{ src: `${site.url}/images/importer-chart.png`, alt: 'Import time by archive size, v2.2 against v2.3', width: null, height: null }]);
+    expect(r.images).toEqual([
+      { src: `${site.url}/images/importer-chart.png`, alt: 'Import time by archive size, v2.2 against v2.3', width: null, height: null },
+    ]);
     expect(r.links).toContainEqual({ href: `${site.url}/archive`, text: 'Archive' });
     expect(r.links).toContainEqual({ href: 'https://social.example/@fieldnotes', text: 'Mastodon' });
     expect(r.links.some((l) => !/^https?:/.test(l.href))).toBe(false); // javascript: and mailto: dropped
@@ -108,7 +109,13 @@ describe('markdown mode', () => {
 
   it('passes plain text through and treats an untyped body that starts with < as HTML', async () => {
     const text = await fetchPage({ url: `${site.url}/notes.txt` });
-    expect(text).toMatchObject({ mode: 'markdown', content_type: 'text/plain; charset=utf-8', title: null, markdown: page('notes.txt').toString('utf8'), links: [] });
+    expect(text).toMatchObject({
+      mode: 'markdown',
+      content_type: 'text/plain; charset=utf-8',
+      title: null,
+      markdown: page('notes.txt').toString('utf8'),
+      links: [],
+    });
     const untyped = await fetchPage({ url: `${site.url}/untyped` });
     expect(untyped.content_type).toBe('text/html');
     expect(untyped.title).toBe('Weeknight Tomato Soup');
@@ -135,8 +142,22 @@ describe('css mode and the built-in schemas', () => {
 
   it('recipe: lists of ingredients and steps, and ISO durations', async () => {
     const r = await fetchPage({ url: `${site.url}/recipes/tomato-soup`, mode: 'css', schema_id: 'recipe' });
-    expect(r.fields).toMatchObject({ name: 'Weeknight Tomato Soup', yield: '4 bowls', prep_time: 'PT10M', cook_time: 'PT20M', total_time: 'PT30M', image: 'https://img.example.org/tomato-soup.jpg' });
-    expect(r.fields?.ingredients).toEqual(['2 tablespoons olive oil', '1 onion, chopped', '2 cloves garlic, sliced', '800 g canned tomatoes', '500 ml vegetable stock', 'Salt and pepper']);
+    expect(r.fields).toMatchObject({
+      name: 'Weeknight Tomato Soup',
+      yield: '4 bowls',
+      prep_time: 'PT10M',
+      cook_time: 'PT20M',
+      total_time: 'PT30M',
+      image: 'https://img.example.org/tomato-soup.jpg',
+    });
+    expect(r.fields?.ingredients).toEqual([
+      '2 tablespoons olive oil',
+      '1 onion, chopped',
+      '2 cloves garlic, sliced',
+      '800 g canned tomatoes',
+      '500 ml vegetable stock',
+      'Salt and pepper',
+    ]);
     expect(r.fields?.steps).toHaveLength(4);
   });
 
@@ -178,7 +199,8 @@ describe('user extraction schemas', () => {
       absent: { selectors: [{ selector: '.nothing-here' }] },
     },
   };
-  const put = (id: string, body: Schemas['FetchSchemaDefinition'], token = s.token) => unwrap(s.client(token).PUT(`${V1}/fetch/schemas/{id}`, { params: { path: { id } }, body }));
+  const put = (id: string, body: Schemas['FetchSchemaDefinition'], token = s.token) =>
+    unwrap(s.client(token).PUT(`${V1}/fetch/schemas/{id}`, { params: { path: { id } }, body }));
   const del = (id: string, token = s.token) => unwrap(s.client(token).DELETE(`${V1}/fetch/schemas/{id}`, { params: { path: { id } } }));
   const list = (token = s.token) => unwrap(s.client(token).GET(`${V1}/fetch/schemas`));
 
@@ -196,7 +218,9 @@ describe('user extraction schemas', () => {
     const created = await s.client().PUT(`${V1}/fetch/schemas/{id}`, { params: { path: { id: 'changelog' } }, body: changelog });
     expect(created.response.status).toBe(201);
     expect(created.data).toMatchObject({ id: 'changelog', builtin: false, description: 'Release notes pages', fields: changelog.fields });
-    const replaced = await s.client().PUT(`${V1}/fetch/schemas/{id}`, { params: { path: { id: 'changelog' } }, body: { ...changelog, description: 'Changelogs' } });
+    const replaced = await s
+      .client()
+      .PUT(`${V1}/fetch/schemas/{id}`, { params: { path: { id: 'changelog' } }, body: { ...changelog, description: 'Changelogs' } });
     expect(replaced.response.status).toBe(200);
     expect(replaced.data?.description).toBe('Changelogs');
     expect(replaced.data?.created_at).toBe(created.data?.created_at);

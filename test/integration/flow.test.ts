@@ -16,7 +16,8 @@ const ITEMS = [
   {
     guid: 'https://blog.example.org/importer-v2-3',
     title: 'Importer v2.3: 4x faster on large files',
-    description: 'We rewrote the importer to stream rows instead of loading whole files. Large CSV imports are 4x faster, and memory use dropped from 2 GB to 150 MB.',
+    description:
+      'We rewrote the importer to stream rows instead of loading whole files. Large CSV imports are 4x faster, and memory use dropped from 2 GB to 150 MB.',
     link: 'https://blog.example.org/importer-v2-3',
     pubDate: new Date('2026-11-20T09:00:00Z'),
   },
@@ -53,7 +54,11 @@ async function finished(runId: string) {
 
 /** From a connected handle to a published artifact: the steps after connecting. */
 async function pipelineToPublished(handle: string, expectedPosts: number) {
-  const started = await unwrap(client.POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: 'Short posts about our releases', tone: 'friendly', idempotency_key: newIdempotencyKey() } }));
+  const started = await unwrap(
+    client.POST(`${V1}/pipelines/from-intent`, {
+      body: { handle, intent: 'Short posts about our releases', tone: 'friendly', idempotency_key: newIdempotencyKey() },
+    }),
+  );
   expect((await finished(started.run_id)).status).toBe('succeeded');
 
   const posts = await unwrap(client.GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: started.pipeline_id }, query: { limit: 100 } } }));
@@ -68,9 +73,18 @@ async function pipelineToPublished(handle: string, expectedPosts: number) {
   expect(artifact.state).toBe('review');
   expect(artifact.text.length).toBeGreaterThan(20);
   expect(artifact.text).not.toBe(post.text);
-  expect(artifact.genealogy).toEqual({ source_post_id: post.id, source_post_ids: [post.id], parent_artifact_id: null, root_artifact_id: artifact.id, generation: 0, ancestors: [] });
+  expect(artifact.genealogy).toEqual({
+    source_post_id: post.id,
+    source_post_ids: [post.id],
+    parent_artifact_id: null,
+    root_artifact_id: artifact.id,
+    generation: 0,
+    ancestors: [],
+  });
 
-  const published = asArtifact(await unwrap(client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact.id } }, body: { idempotency_key: newIdempotencyKey() } })));
+  const published = asArtifact(
+    await unwrap(client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact.id } }, body: { idempotency_key: newIdempotencyKey() } })),
+  );
   expect(published.state).toBe('published');
   expect(published.text).toBe(artifact.text);
   return { pipelineId: started.pipeline_id, post, artifact: published };
@@ -79,7 +93,9 @@ async function pipelineToPublished(handle: string, expectedPosts: number) {
 describe('the README flow', () => {
   it('RSS: connect a feed, run a pipeline, list posts, draft, read the genealogy, publish', async () => {
     const feed = `${fake.url}/feed.xml`;
-    const connected = await unwrap(client.POST(`${V1}/accounts/connect`, { body: { platform: 'rss', handle: feed, auth_material: '', idempotency_key: newIdempotencyKey() } }));
+    const connected = await unwrap(
+      client.POST(`${V1}/accounts/connect`, { body: { platform: 'rss', handle: feed, auth_material: '', idempotency_key: newIdempotencyKey() } }),
+    );
     expect(connected.account.platform).toBe('rss');
     const { post, artifact } = await pipelineToPublished(feed, 2);
     // the newest item, and a draft that keeps its facts and points at the article
@@ -91,9 +107,15 @@ describe('the README flow', () => {
   it('Archive: import a Mastodon export, run a pipeline, list posts with metrics, draft, publish', async () => {
     const content = readFileSync(new URL('../fixtures/archives/mastodon-outbox.json', import.meta.url), 'utf8');
     const handle = 'ada-mastodon-export';
-    await unwrap(client.POST(`${V1}/accounts/connect`, { body: { platform: 'archive', handle, auth_material: content, secondary_auth: 'mastodon', idempotency_key: newIdempotencyKey() } }));
+    await unwrap(
+      client.POST(`${V1}/accounts/connect`, {
+        body: { platform: 'archive', handle, auth_material: content, secondary_auth: 'mastodon', idempotency_key: newIdempotencyKey() },
+      }),
+    );
     const outbox = JSON.parse(content) as { orderedItems: Array<{ type: string; object?: { type?: string; inReplyTo?: unknown } | string }> };
-    const notes = outbox.orderedItems.filter((a) => a.type === 'Create' && typeof a.object === 'object' && a.object?.type === 'Note' && !a.object.inReplyTo).length;
+    const notes = outbox.orderedItems.filter(
+      (a) => a.type === 'Create' && typeof a.object === 'object' && a.object?.type === 'Note' && !a.object.inReplyTo,
+    ).length;
     const { pipelineId } = await pipelineToPublished(handle, notes);
     const pipeline = await unwrap(client.GET(`${V1}/pipelines/{id}`, { params: { path: { id: pipelineId } } }));
     expect(pipeline.artifact_count).toBe(1);

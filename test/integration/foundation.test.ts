@@ -15,11 +15,9 @@ afterAll(async () => {
   await s?.stop();
 });
 
-
 const raw = (path: string, init: RequestInit & { token?: string | null } = {}) => rawRequest(s, path, init);
 
 const pipelineOf = (token = s.token, handle = '@ada@mastodon.example', intent = unique('intent')) => newPipeline(s, { token, handle, intent });
-
 
 describe('authentication', () => {
   it('refuses a missing header, a malformed token and a wrong token with 401 unauthorized', async () => {
@@ -93,7 +91,11 @@ describe('errors', () => {
     expect(res.status).toBe(422);
     expect(body.error?.code).toBe('validation_failed');
     expect(body.error?.message).toContain('idempotency_key');
-    const missing = await raw(`${V1}/pipelines/from-intent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ intent: 'y', idempotency_key: 'k'.repeat(20) }) });
+    const missing = await raw(`${V1}/pipelines/from-intent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ intent: 'y', idempotency_key: 'k'.repeat(20) }),
+    });
     expect(missing.body.error?.message).toContain('handle');
     const extra = await raw(`${V1}/pipelines/from-intent`, {
       method: 'POST',
@@ -145,7 +147,10 @@ describe('errors', () => {
     for (const bad of ['%zz', '%E0%A4%A', 'art_%']) {
       const r = await raw(`${V1}/artifacts/${bad}`);
       expect(r.res.status).toBe(422);
-      expect(r.body.error).toEqual({ code: 'validation_failed', message: 'path.id is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).' });
+      expect(r.body.error).toEqual({
+        code: 'validation_failed',
+        message: 'path.id is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).',
+      });
     }
     // A well-formed escape decodes as usual (and names no artifact).
     expect((await raw(`${V1}/artifacts/art_%41`)).res.status).toBe(404);
@@ -157,7 +162,9 @@ describe('pipelines', () => {
     const first = await pipelineOf(s.token, '@ada@mastodon.example', 'weekly notes');
     expect(first.resumed).toBe(false);
     const again = await unwrap(
-      s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@ada@mastodon.example', intent: 'weekly notes', tone: 'dry', idempotency_key: newIdempotencyKey() } }),
+      s.client().POST(`${V1}/pipelines/from-intent`, {
+        body: { handle: '@ada@mastodon.example', intent: 'weekly notes', tone: 'dry', idempotency_key: newIdempotencyKey() },
+      }),
     );
     expect(again.resumed).toBe(true);
     expect(again.pipeline_id).toBe(first.pipeline_id);
@@ -194,7 +201,9 @@ describe('posts', () => {
     const withArtifact = await unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { has_artifact: true } } }));
     expect(withArtifact.data.map((d) => d.id)).toEqual([ids[3]]);
     expect(withArtifact.data[0]!.has_artifact).toBe(true);
-    const without = await unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { has_artifact: false, limit: 100 } } }));
+    const without = await unwrap(
+      s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { has_artifact: false, limit: 100 } } }),
+    );
     expect(without.data).toHaveLength(24);
   });
 
@@ -207,7 +216,9 @@ describe('posts', () => {
     const cursor = page.next_cursor!;
     expect(cursor).toBeTruthy();
     const [payload, sig] = cursor.split('.');
-    const forged = Buffer.from(JSON.stringify({ s: JSON.parse(Buffer.from(payload!, 'base64url').toString()).s, p: { t: '2030-01-01T00:00:00.000Z', i: 'zzz' } })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ s: JSON.parse(Buffer.from(payload!, 'base64url').toString()).s, p: { t: '2030-01-01T00:00:00.000Z', i: 'zzz' } }),
+    ).toString('base64url');
     for (const bad of [`${forged}.${sig}`, `${payload}.${sig!.slice(0, -2)}AA`, 'garbage', payload!]) {
       const err = await refusal(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { cursor: bad } } })));
       expect(err.status).toBe(400);
@@ -215,7 +226,9 @@ describe('posts', () => {
     }
     const foreignList = await refusal(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: q.pipeline_id }, query: { cursor } } })));
     expect(foreignList.status).toBe(400);
-    const foreignFilter = await refusal(unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { cursor, has_artifact: false } } })));
+    const foreignFilter = await refusal(
+      unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: p.pipeline_id }, query: { cursor, has_artifact: false } } })),
+    );
     expect(foreignFilter.status).toBe(400);
   });
 });
@@ -234,7 +247,12 @@ describe('artifacts and publishing', () => {
   it('returns text, state and genealogy', async () => {
     const a = await artifactIn('review');
     const got = await unwrap(s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id: a.id } } }));
-    expect(got).toMatchObject({ id: a.id, text: 'Hello world', state: 'review', genealogy: { parent_artifact_id: null, root_artifact_id: a.id, generation: 0, ancestors: [] } });
+    expect(got).toMatchObject({
+      id: a.id,
+      text: 'Hello world',
+      state: 'review',
+      genealogy: { parent_artifact_id: null, root_artifact_id: a.id, generation: 0, ancestors: [] },
+    });
   });
 
   it('publishes review and ready artifacts', async () => {
@@ -283,7 +301,9 @@ describe('idempotency', () => {
   it('the same key with another body (or another path) is 422 naming idempotency_key', async () => {
     const key = newIdempotencyKey();
     await unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@c@mastodon.example', intent: 'a', idempotency_key: key } }));
-    const err = await refusal(unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@c@mastodon.example', intent: 'b', idempotency_key: key } })));
+    const err = await refusal(
+      unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: '@c@mastodon.example', intent: 'b', idempotency_key: key } })),
+    );
     expect([err.status, err.code]).toEqual([422, 'validation_failed']);
     expect(err.message).toContain('idempotency_key');
   });

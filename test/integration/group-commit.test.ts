@@ -30,7 +30,10 @@ let n = 0;
 async function aPost() {
   const deps = t.s.running.deps;
   const caller = { workspaceId: t.ws, tokenId: 'tok_group' };
-  const { pipeline_id } = await createFromIntent(deps, caller, { handle: `group-commit-${++n}`, intent: 'Release notes, in a thread 🧵 — 发布说明 · ملاحظات الإصدار' });
+  const { pipeline_id } = await createFromIntent(deps, caller, {
+    handle: `group-commit-${++n}`,
+    intent: 'Release notes, in a thread 🧵 — 发布说明 · ملاحظات الإصدار',
+  });
   const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId: pipeline_id, count: 1 });
   return { deps, caller, postId: postId! };
 }
@@ -76,7 +79,12 @@ describe('groupCommit', () => {
 
   it('a change the database refuses (a duplicate key) fails alone', async () => {
     const dup = `gc-dup-${++n}`;
-    const settled = await Promise.allSettled([writeSetting(`gc-a-${n}`, 'a'), writeSetting(dup, 'first'), writeSetting(dup, 'second'), writeSetting(`gc-b-${n}`, 'b')]);
+    const settled = await Promise.allSettled([
+      writeSetting(`gc-a-${n}`, 'a'),
+      writeSetting(dup, 'first'),
+      writeSetting(dup, 'second'),
+      writeSetting(`gc-b-${n}`, 'b'),
+    ]);
     expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     const rows = await t.s.running.deps.db.selectFrom('Setting').select('value').where('key', '=', dup).execute();
     expect(rows).toEqual([{ value: 'first' }]);
@@ -85,27 +93,35 @@ describe('groupCommit', () => {
 
 describe('drafts created together', () => {
   const draft = (postId: string, key: string) =>
-    fetch(`${t.s.url}${V1}/posts/${postId}/draft`, { method: 'POST', headers: { Authorization: `Bearer ${t.s.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ idempotency_key: key }) });
+    fetch(`${t.s.url}${V1}/posts/${postId}/draft`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${t.s.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ idempotency_key: key }),
+    });
 
   it('are all committed with their own answers, which replay as given', async () => {
     const { deps, postId } = await aPost();
     const keys = Array.from({ length: 30 }, (_, i) => `group-draft-${++n}-${i}`);
-    const answers = await Promise.all(keys.map(async (k) => {
-      const res = await draft(postId, k);
-      expect(res.status).toBe(202);
-      return (await res.json()) as { run_id: string; artifact_id: string };
-    }));
+    const answers = await Promise.all(
+      keys.map(async (k) => {
+        const res = await draft(postId, k);
+        expect(res.status).toBe(202);
+        return (await res.json()) as { run_id: string; artifact_id: string };
+      }),
+    );
     expect(new Set(answers.map((a) => a.artifact_id)).size).toBe(30);
     expect(new Set(answers.map((a) => a.run_id)).size).toBe(30);
     expect(await countRows(deps.db, 'Artifact', { sourcePostId: postId })).toBe(30);
     const post = await deps.db.selectFrom('SourcePost').select('artifactCount').where('id', '=', postId).executeTakeFirstOrThrow();
     expect(post.artifactCount).toBe(30);
     // Each key replays its own answer, and does no work again.
-    const replays = await Promise.all(keys.map(async (k) => {
-      const res = await draft(postId, k);
-      expect(res.headers.get('idempotent-replayed')).toBe('true');
-      return res.json();
-    }));
+    const replays = await Promise.all(
+      keys.map(async (k) => {
+        const res = await draft(postId, k);
+        expect(res.headers.get('idempotent-replayed')).toBe('true');
+        return res.json();
+      }),
+    );
     expect(replays).toEqual(answers);
     expect(await countRows(deps.db, 'Artifact', { sourcePostId: postId })).toBe(30);
   });
@@ -150,14 +166,17 @@ describe('drafts created together', () => {
         if (e instanceof AppError) return e.status;
         throw e;
       });
-      if (i === 2) expect(again).toBe(409); // still a claim in progress: no answer was stored
+      if (i === 2)
+        expect(again).toBe(409); // still a claim in progress: no answer was stored
       else expect(again).toEqual({ kind: 'replay', reply: { status: 202, body: JSON.stringify((settled[i] as PromiseFulfilledResult<unknown>).value) } });
     }
   });
 
   it('what was answered is committed: read back through a connection of its own', async () => {
     const { postId } = await aPost();
-    const answers = await Promise.all(Array.from({ length: 12 }, async (_, i) => (await draft(postId, `group-durable-${++n}-${i}`)).json() as Promise<{ artifact_id: string }>));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => (await draft(postId, `group-durable-${++n}-${i}`)).json() as Promise<{ artifact_id: string }>),
+    );
     const ids = answers.map((a) => a.artifact_id);
     let found: number;
     if (t.s.running.deps.provider === 'sqlite') {
@@ -200,9 +219,19 @@ function countingDb(db: Db) {
 describe('writes batched per kind', () => {
   /** A reserved draft as draftFromPost makes it: the artifact, its run, the stored answer. */
   function reserve(deps: ServiceDeps, db: Db, postId: string, pipelineId: string, key: string, opts: { artifactId?: string } = {}) {
-    const artifact = { ...newArtifactFor(deps, { workspaceId: t.ws, pipelineId, sources: [postId], parent: null, visibility: 'public' }), ...(opts.artifactId ? { id: opts.artifactId } : {}) };
+    const artifact = {
+      ...newArtifactFor(deps, { workspaceId: t.ws, pipelineId, sources: [postId], parent: null, visibility: 'public' }),
+      ...(opts.artifactId ? { id: opts.artifactId } : {}),
+    };
     return drafts.reserveArtifact(db, artifact, async (tx, a) => {
-      const run = await insertRun(tx, { id: deps.ids.id('run'), workspaceId: t.ws, pipelineId, kind: 'draft', input: { artifact_id: a.id }, now: deps.clock.now() });
+      const run = await insertRun(tx, {
+        id: deps.ids.id('run'),
+        workspaceId: t.ws,
+        pipelineId,
+        kind: 'draft',
+        input: { artifact_id: a.id },
+        now: deps.clock.now(),
+      });
       const answer = { run_id: run.id, artifact_id: a.id };
       await completeKey(tx, { workspaceId: t.ws, operation: 'draftFromPost', key, status: 202, body: JSON.stringify(answer) });
       return answer;
@@ -272,7 +301,9 @@ describe('writes batched per kind', () => {
     const before = { ...groupCommitStats };
     const keys = Array.from({ length: 8 }, (_, i) => `refused-${n}-${i}`);
     // The fourth reuses an artifact id that exists: its INSERT fails, and with it the batch's one INSERT.
-    const settled = await Promise.allSettled(keys.map((k, i) => reserve(deps, deps.db, postId, post.pipelineId, k, i === 3 ? { artifactId: taken.artifact_id } : {})));
+    const settled = await Promise.allSettled(
+      keys.map((k, i) => reserve(deps, deps.db, postId, post.pipelineId, k, i === 3 ? { artifactId: taken.artifact_id } : {})),
+    );
     expect(settled.map((r) => r.status)).toEqual(keys.map((_, i) => (i === 3 ? 'rejected' : 'fulfilled')));
     expect(isUniqueViolation((settled[3] as PromiseRejectedResult).reason)).toBe(true);
     expect(groupCommitStats.fallbacks).toBeGreaterThan(before.fallbacks);
@@ -292,12 +323,32 @@ describe("the runs' writes batched per kind", () => {
     // Reserved drafts whose runs no worker takes (due next year), then held by a worker of this test.
     const made = await Promise.all(
       Array.from({ length: 6 }, async () => {
-        const a = await drafts.reserveArtifact(deps.db, newArtifactFor(deps, { workspaceId: t.ws, pipelineId, sources: [postId], parent: null, visibility: 'public' }), async (_tx, row) => row);
-        const run = await insertRun(deps.db, { id: deps.ids.id('run'), workspaceId: t.ws, pipelineId, kind: 'draft', input: { artifact_id: a.id }, now: deps.clock.now(), runAfter: new Date(Date.now() + 365 * 86_400_000) });
+        const a = await drafts.reserveArtifact(
+          deps.db,
+          newArtifactFor(deps, { workspaceId: t.ws, pipelineId, sources: [postId], parent: null, visibility: 'public' }),
+          async (_tx, row) => row,
+        );
+        const run = await insertRun(deps.db, {
+          id: deps.ids.id('run'),
+          workspaceId: t.ws,
+          pipelineId,
+          kind: 'draft',
+          input: { artifact_id: a.id },
+          now: deps.clock.now(),
+          runAfter: new Date(Date.now() + 365 * 86_400_000),
+        });
         return { artifactId: a.id, runId: run.id };
       }),
     );
-    await deps.db.updateTable('Run').set({ status: 'running', lockedBy: 'wrk_batched' }).where('id', 'in', made.map((m) => m.runId)).execute();
+    await deps.db
+      .updateTable('Run')
+      .set({ status: 'running', lockedBy: 'wrk_batched' })
+      .where(
+        'id',
+        'in',
+        made.map((m) => m.runId),
+      )
+      .execute();
     // The third artifact is discarded before its text arrives.
     await drafts.discardUnwritten(deps.db, { id: made[2]!.artifactId, now: deps.clock.now() });
 
@@ -323,7 +374,9 @@ describe("the runs' writes batched per kind", () => {
           // The fifth is no longer this worker's: its finish must write nothing.
           workerId: i === 4 ? 'wrk_someone_else' : 'wrk_batched',
           now: deps.clock.now(),
-          ...(i % 2 ? { status: 'failed' as const, errorCode: 'writer_refused', errorMessage: `Refusé ${i} — 拒绝`, errorUpstreamStatus: 400 + i } : { status: 'succeeded' as const, output: { artifact_id: m.artifactId, written: true } }),
+          ...(i % 2
+            ? { status: 'failed' as const, errorCode: 'writer_refused', errorMessage: `Refusé ${i} — 拒绝`, errorUpstreamStatus: 400 + i }
+            : { status: 'succeeded' as const, output: { artifact_id: m.artifactId, written: true } }),
         }),
       ),
     );
@@ -331,9 +384,18 @@ describe("the runs' writes batched per kind", () => {
     expect(finishes.writes()).toBe(pg ? 1 : 6);
     const runs = await findRows(deps.db, 'Run', { id: made.map((m) => m.runId) });
     const byId = new Map(runs.map((r) => [r.id, r]));
-    expect(made.map((m) => { const r = byId.get(m.runId)!; return [r.status, r.lockedBy, r.errorCode, r.errorUpstreamStatus, r.output && JSON.parse(r.output)]; })).toEqual(
+    expect(
+      made.map((m) => {
+        const r = byId.get(m.runId)!;
+        return [r.status, r.lockedBy, r.errorCode, r.errorUpstreamStatus, r.output && JSON.parse(r.output)];
+      }),
+    ).toEqual(
       made.map((m, i) =>
-        i === 4 ? ['running', 'wrk_batched', null, null, null] : i % 2 ? ['failed', null, 'writer_refused', 400 + i, null] : ['succeeded', null, null, null, { artifact_id: m.artifactId, written: true }],
+        i === 4
+          ? ['running', 'wrk_batched', null, null, null]
+          : i % 2
+            ? ['failed', null, 'writer_refused', 400 + i, null]
+            : ['succeeded', null, null, null, { artifact_id: m.artifactId, written: true }],
       ),
     );
     for (const [i, m] of made.entries()) if (i !== 4) expect(byId.get(m.runId)!.finishedAt).toBeInstanceOf(Date);

@@ -31,7 +31,9 @@ async function allPosts(pipelineId: string) {
   const out = [];
   let cursor: string | undefined;
   do {
-    const page = await unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: pipelineId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } } }));
+    const page = await unwrap(
+      s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: pipelineId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } } }),
+    );
     out.push(...page.data);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -40,7 +42,10 @@ async function allPosts(pipelineId: string) {
 
 const importCount = async () => (await s.running.deps.db.selectFrom('Import').select('id').execute()).length;
 const blobFiles = () => (existsSync(path.join(s.db.dataDir, 'blobs')) ? readdirSync(path.join(s.db.dataDir, 'blobs')) : []);
-const blobCount = async () => (s.db.kind === 'postgresql' ? new Set((await s.running.deps.db.selectFrom('BlobChunk').select('blobId').execute()).map((c) => c.blobId)).size : blobFiles().length);
+const blobCount = async () =>
+  s.db.kind === 'postgresql'
+    ? new Set((await s.running.deps.db.selectFrom('BlobChunk').select('blobId').execute()).map((c) => c.blobId)).size
+    : blobFiles().length;
 
 describe('an X archive ZIP of several MB', () => {
   const g = xArchive({ posts: 1500, partSize: 600, filler: 2800 });
@@ -126,17 +131,29 @@ describe('privacy', () => {
     const posts = await listAllPosts(s, pipeline_id);
     const followersOnly = posts.find((p) => p.visibility === 'followers')!;
     expect(followersOnly).toBeDefined();
-    expect(posts.some((p) => g.publicPosts.has(p.url ?? '') )).toBe(false);
+    expect(posts.some((p) => g.publicPosts.has(p.url ?? ''))).toBe(false);
     const client = s.client();
-    const { artifact_id, run_id } = await unwrap(client.POST(`${V1}/posts/{id}/draft`, { params: { path: { id: followersOnly.id } }, body: { idempotency_key: newIdempotencyKey() } }));
+    const { artifact_id, run_id } = await unwrap(
+      client.POST(`${V1}/posts/{id}/draft`, { params: { path: { id: followersOnly.id } }, body: { idempotency_key: newIdempotencyKey() } }),
+    );
     const { expectRunSucceeded } = await import('../support/runs.js');
     await expectRunSucceeded(s.running.deps, run_id);
     const art = await unwrap(client.GET(`${V1}/artifacts/{id}`, { params: { path: { id: artifact_id } } }));
     expect(art.source_visibility).toBe('followers');
-    const refused = await client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact_id } }, body: { idempotency_key: newIdempotencyKey() } });
+    const refused = await client.POST(`${V1}/artifacts/{id}/publish`, {
+      params: { path: { id: artifact_id } },
+      body: { idempotency_key: newIdempotencyKey() },
+    });
     expect(refused.response.status).toBe(403);
     expect(refused.error?.error.message).toMatch(/followers-only posts.*confirm_non_public/);
-    const published = asArtifact(await unwrap(client.POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: artifact_id } }, body: { idempotency_key: newIdempotencyKey(), confirm_non_public: true } })));
+    const published = asArtifact(
+      await unwrap(
+        client.POST(`${V1}/artifacts/{id}/publish`, {
+          params: { path: { id: artifact_id } },
+          body: { idempotency_key: newIdempotencyKey(), confirm_non_public: true },
+        }),
+      ),
+    );
     expect(published.state).toBe('published');
   });
 
@@ -155,10 +172,18 @@ describe('bad input leaves nothing behind', () => {
     const before = await blobCount();
     const imports = await importCount();
     const cases: Array<[Buffer, Record<string, string>, RegExp]> = [
-      [(await writeZip([{ name: 'photos/cat.jpg', data: Buffer.from('x') }]))!, { handle: 'bad' }, /^body is not an export we can import: The ZIP holds no .*Found: photos\/cat\.jpg \(1 file\)/],
+      [
+        (await writeZip([{ name: 'photos/cat.jpg', data: Buffer.from('x') }]))!,
+        { handle: 'bad' },
+        /^body is not an export we can import: The ZIP holds no .*Found: photos\/cat\.jpg \(1 file\)/,
+      ],
       [(await writeZip(xArchive({ posts: 40 }).files))!.subarray(0, 3000), { handle: 'bad' }, /corrupt or truncated/],
       [Buffer.from('hello, not an export'), { handle: 'bad' }, /Understood: X \(data\/tweets\.js\), Mastodon \(outbox\.json\) or LinkedIn \(Shares\.csv\)/],
-      [(await writeZip([{ name: 'outbox.json', data: Buffer.concat([Buffer.from('{"orderedItems": ['), Buffer.alloc(11 * 1024 * 1024, 0x20)]) }]))!, { handle: 'bad' }, /decompression bomb/],
+      [
+        (await writeZip([{ name: 'outbox.json', data: Buffer.concat([Buffer.from('{"orderedItems": ['), Buffer.alloc(11 * 1024 * 1024, 0x20)]) }]))!,
+        { handle: 'bad' },
+        /decompression bomb/,
+      ],
       [(await writeZip(linkedInArchive({ posts: 5 }).files))!, { handle: 'bad', format: 'x' }, /^format is not an export|holds no data\/tweets\.js/],
     ];
     for (const [body, q, message] of cases) {
@@ -180,7 +205,11 @@ describe('bad input leaves nothing behind', () => {
   });
 
   it('an upload without a Content-Type is 415 naming the types an export may have', async () => {
-    const res = await fetch(`${s.url}${V1}/imports?handle=x&idempotency_key=${newIdempotencyKey()}`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: new Uint8Array([1, 2, 3]) });
+    const res = await fetch(`${s.url}${V1}/imports?handle=x&idempotency_key=${newIdempotencyKey()}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${s.token}` },
+      body: new Uint8Array([1, 2, 3]),
+    });
     expect(res.status).toBe(415);
     expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/application\/zip, application\/gzip/);
   });

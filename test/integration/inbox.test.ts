@@ -46,11 +46,29 @@ describe('the inbox', () => {
     const best = await post(pl, 2, 10, 20); // score 50
     const mid = await post(pl, 3, 20); // score 20
     const drafted = await post(pl, 4, 100);
-    const review = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId: drafted, state: 'review', text: 'Release notes, rewritten.\nMore.' });
+    const review = await seedArtifact(t.s.running.deps, {
+      workspaceId: t.ws,
+      pipelineId: pl,
+      postId: drafted,
+      state: 'review',
+      text: 'Release notes, rewritten.\nMore.',
+    });
     await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId: drafted, state: 'ready' });
     const failed = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId: drafted, state: 'discarded', text: '' });
     const runId = t.s.running.deps.ids.id('run');
-    await insertRow(t.s.running.deps.db, 'Run', { id: runId, workspaceId: t.ws, pipelineId: pl, kind: 'draft', status: 'failed', input: JSON.stringify({ artifact_id: failed.id }), errorCode: 'writer_failed', errorMessage: 'HTTP 401', finishedAt: new Date(), createdAt: new Date(), runAfter: new Date() });
+    await insertRow(t.s.running.deps.db, 'Run', {
+      id: runId,
+      workspaceId: t.ws,
+      pipelineId: pl,
+      kind: 'draft',
+      status: 'failed',
+      input: JSON.stringify({ artifact_id: failed.id }),
+      errorCode: 'writer_failed',
+      errorMessage: 'HTTP 401',
+      finishedAt: new Date(),
+      createdAt: new Date(),
+      runAfter: new Date(),
+    });
 
     const { pipeline_id, data } = await inbox(pl);
     expect(pipeline_id).toBe(pl);
@@ -67,11 +85,31 @@ describe('the inbox', () => {
     expect(noAccount).toMatchObject({ suggested_action: 'connect_account', suggested_endpoint: `POST ${V1}/accounts/connect` });
     expect(ingest).toMatchObject({ suggested_action: 'diagnose_pipeline', suggested_endpoint: `GET ${V1}/pipelines/${pl}/diagnose` });
     expect(ingest!.anomaly!.message).toContain('credential_missing');
-    expect(draftFailed).toMatchObject({ id: `flagged_anomaly:draft_failed:${runId}`, artifact_id: failed.id, post_id: drafted, suggested_action: 'draft_post', suggested_endpoint: `POST ${V1}/posts/${drafted}/draft` });
+    expect(draftFailed).toMatchObject({
+      id: `flagged_anomaly:draft_failed:${runId}`,
+      artifact_id: failed.id,
+      post_id: drafted,
+      suggested_action: 'draft_post',
+      suggested_endpoint: `POST ${V1}/posts/${drafted}/draft`,
+    });
     expect(draftFailed!.anomaly).toEqual({ code: 'draft_failed', message: 'writer_failed: HTTP 401' });
-    expect(inReview).toMatchObject({ id: `draft_in_review:${review.id}`, artifact_id: review.id, post_id: drafted, title: 'Review draft: Release notes, rewritten.', suggested_action: 'review_artifact', suggested_endpoint: `GET ${V1}/artifacts/${review.id}` });
+    expect(inReview).toMatchObject({
+      id: `draft_in_review:${review.id}`,
+      artifact_id: review.id,
+      post_id: drafted,
+      title: 'Review draft: Release notes, rewritten.',
+      suggested_action: 'review_artifact',
+      suggested_endpoint: `GET ${V1}/artifacts/${review.id}`,
+    });
     expect(sources.map((i) => i.post_id)).toEqual([best, mid, low]);
-    expect(sources[0]).toMatchObject({ id: `source_without_artifact:${best}`, title: 'Draft from: Post 2', artifact_id: null, anomaly: null, suggested_action: 'draft_post', suggested_endpoint: `POST ${V1}/posts/${best}/draft` });
+    expect(sources[0]).toMatchObject({
+      id: `source_without_artifact:${best}`,
+      title: 'Draft from: Post 2',
+      artifact_id: null,
+      anomaly: null,
+      suggested_action: 'draft_post',
+      suggested_endpoint: `POST ${V1}/posts/${best}/draft`,
+    });
 
     // the same state gives the same items
     expect((await inbox(pl)).data).toEqual(data);
@@ -102,7 +140,10 @@ describe('the inbox', () => {
 
   it('is 404 for an unknown pipeline and for another workspace', async () => {
     const pl = await pipeline('@inbox4@mastodon.example');
-    for (const [id, token] of [['pl_nope', t.s.token], [pl, await t.s.newWorkspace()]] as const) {
+    for (const [id, token] of [
+      ['pl_nope', t.s.token],
+      [pl, await t.s.newWorkspace()],
+    ] as const) {
       expect((await refusal(inbox(id, token))).status).toBe(404);
     }
   });

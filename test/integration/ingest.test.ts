@@ -21,14 +21,42 @@ beforeAll(async () => {
     statuses: [
       ...Array.from({ length: 45 }, (_, i) => mastodonStatus(i + 1)),
       mastodonStatus(46, { content: '<p>Boosted</p>', reblog: { id: '1' } }),
-      mastodonStatus(47, { content: '<p>Why do we ship on Fridays?<br>We do not.</p><p><a href="https://mastodon.example/tags/ops">#<span>ops</span></a></p>', favourites_count: 999 }),
+      mastodonStatus(47, {
+        content: '<p>Why do we ship on Fridays?<br>We do not.</p><p><a href="https://mastodon.example/tags/ops">#<span>ops</span></a></p>',
+        favourites_count: 999,
+      }),
     ],
   });
   bluesky = await startBlueskyFake({
     posts: [
-      { rkey: '3kaaa', text: 'Three ways to cut CI time in half:\n- cache\n- split\n- skip', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 40, repostCount: 9, replyCount: 4, quoteCount: 2 },
-      { rkey: '3kbbb', text: 'Somebody else wrote this', createdAt: '2026-10-03T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0, repost: true },
-      { rkey: '3kccc', text: 'Reading list for the weekend', createdAt: '2026-10-04T10:00:00.000Z', likeCount: 3, repostCount: 0, replyCount: 1, quoteCount: 0 },
+      {
+        rkey: '3kaaa',
+        text: 'Three ways to cut CI time in half:\n- cache\n- split\n- skip',
+        createdAt: '2026-10-02T10:00:00.000Z',
+        likeCount: 40,
+        repostCount: 9,
+        replyCount: 4,
+        quoteCount: 2,
+      },
+      {
+        rkey: '3kbbb',
+        text: 'Somebody else wrote this',
+        createdAt: '2026-10-03T10:00:00.000Z',
+        likeCount: 1,
+        repostCount: 0,
+        replyCount: 0,
+        quoteCount: 0,
+        repost: true,
+      },
+      {
+        rkey: '3kccc',
+        text: 'Reading list for the weekend',
+        createdAt: '2026-10-04T10:00:00.000Z',
+        likeCount: 3,
+        repostCount: 0,
+        replyCount: 1,
+        quoteCount: 0,
+      },
     ],
   });
   feed = await startFeedFake({
@@ -73,7 +101,9 @@ describe('archive', () => {
     expect(keys).toEqual(expect.arrayContaining(['hashtag:rustlang', 'format:list', 'hook:number']));
     expect(patterns.find((p) => p.key === 'rustlang')).toMatchObject({ occurrences: 3, description: '#rustlang appears in 3 of the 3 best-performing posts' });
 
-    const events = (await recordedEvents(s)).filter((e) => e.data.operator_id === pipeline_id || posts.some((p) => p.id === e.data.post_id) || patterns.some((p) => p.id === e.data.pattern_id));
+    const events = (await recordedEvents(s)).filter(
+      (e) => e.data.operator_id === pipeline_id || posts.some((p) => p.id === e.data.post_id) || patterns.some((p) => p.id === e.data.pattern_id),
+    );
     const types = events.map((e) => e.type);
     expect(types.filter((t) => t === 'post.ready')).toHaveLength(5);
     expect(types.filter((t) => t === 'decode.ready')).toHaveLength(5);

@@ -18,7 +18,14 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { countRows, findRow, updateRows } from '../support/rows.js';
 
 const feedItems = (n: number) =>
-  rssDocument(Array.from({ length: n }, (_, i) => ({ guid: `g${i}`, title: `Entry ${i}`, description: `<p>Body of entry ${i}.</p>`, pubDate: new Date(Date.UTC(2026, 9, 1 + i)).toUTCString() })));
+  rssDocument(
+    Array.from({ length: n }, (_, i) => ({
+      guid: `g${i}`,
+      title: `Entry ${i}`,
+      description: `<p>Body of entry ${i}.</p>`,
+      pubDate: new Date(Date.UTC(2026, 9, 1 + i)).toUTCString(),
+    })),
+  );
 
 let db: TestDatabase;
 let s: TestServer;
@@ -132,7 +139,9 @@ describe('concurrency', () => {
 
   it('lets several workers on one database share the queue without running any run twice', async () => {
     // Two more workers with their own identities polling the same queue, as other instances would.
-    const extra = [1, 2].map(() => new JobWorker(s.running.deps, pino({ level: 'silent' }), { concurrency: 4, pollMs: 10, retryBaseMs: 10, leaseMs: 60_000, stopGraceMs: 1000 }));
+    const extra = [1, 2].map(
+      () => new JobWorker(s.running.deps, pino({ level: 'silent' }), { concurrency: 4, pollMs: 10, retryBaseMs: 10, leaseMs: 60_000, stopGraceMs: 1000 }),
+    );
     for (const w of extra) await w.start();
     try {
       await connect(s, { platform: 'archive', handle: 'shared', auth_material: archiveFixture('mastodon-outbox.json') });
@@ -215,9 +224,19 @@ describe('stopping', () => {
       },
     };
     const inTenMinutes = { now: () => new Date(Date.now() + 10 * 60_000) };
-    const w = new JobWorker({ ...deps, clock }, pino({ level: 'silent' }), { concurrency: 2, pollMs: 60_000, retryBaseMs: 10, leaseMs: 60_000, stopGraceMs: 1000 });
+    const w = new JobWorker({ ...deps, clock }, pino({ level: 'silent' }), {
+      concurrency: 2,
+      pollMs: 60_000,
+      retryBaseMs: 10,
+      leaseMs: 60_000,
+      stopGraceMs: 1000,
+    });
     try {
-      const run = await enqueueRun(deps.db, { ...deps, clock: inTenMinutes }, { workspaceId: await workspaceOf(deps, own.token), pipelineId: null, kind: 'draft', input: {} });
+      const run = await enqueueRun(
+        deps.db,
+        { ...deps, clock: inTenMinutes },
+        { workspaceId: await workspaceOf(deps, own.token), pipelineId: null, kind: 'draft', input: {} },
+      );
       await w.start();
       trap = true; // start() has looked at the queue once (its sweep); the next read of the clock is the claim's
       w.kick();

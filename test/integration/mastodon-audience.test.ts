@@ -19,7 +19,10 @@ beforeAll(async () => {
       mastodonStatus(1, { content: '<p>Public: the release is out 🚀</p>' }),
       mastodonStatus(2, { content: '<p>Unlisted: notes for later</p>', visibility: 'unlisted' }),
       mastodonStatus(3, { content: '<p>Followers only: we are hiring before the announcement</p>', visibility: 'private' }),
-      mastodonStatus(4, { content: '<p><span class="h-card"><a href="https://other.example/@bob">@bob</a></span> a direct message: my phone is 555-0100</p>', visibility: 'direct' }),
+      mastodonStatus(4, {
+        content: '<p><span class="h-card"><a href="https://other.example/@bob">@bob</a></span> a direct message: my phone is 555-0100</p>',
+        visibility: 'direct',
+      }),
     ],
   });
   s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake), JOB_POLL_MS: '50' } });

@@ -22,8 +22,10 @@ import { startTestServer, type TestServer } from '../support/server.js';
 let s: TestServer;
 let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
 
-const DM_BOB = '<p><span class="h-card" translate="no"><a href="https://other.example/@bob" class="u-url mention">@<span>bob</span></a></span> مرحبا بوب! My new number is +1 555 0100 and the door code is 4471 🔑 — please don’t share 🙏</p>';
-const DM_CAROL = '<p><span class="h-card"><a href="https://social.example/@carol" class="u-url mention">@<span>carol</span></a></span> the contract draft before we sign: שָׁלוֹם, price ¥1,200,000, clause 7 is negotiable 👨‍👩‍👧‍👦</p>';
+const DM_BOB =
+  '<p><span class="h-card" translate="no"><a href="https://other.example/@bob" class="u-url mention">@<span>bob</span></a></span> مرحبا بوب! My new number is +1 555 0100 and the door code is 4471 🔑 — please don’t share 🙏</p>';
+const DM_CAROL =
+  '<p><span class="h-card"><a href="https://social.example/@carol" class="u-url mention">@<span>carol</span></a></span> the contract draft before we sign: שָׁלוֹם, price ¥1,200,000, clause 7 is negotiable 👨‍👩‍👧‍👦</p>';
 
 /** The account's timeline as Mastodon answers its own token: every audience, a self-reply and a boost. */
 const timeline = (): FakeStatus[] => [
@@ -33,11 +35,22 @@ const timeline = (): FakeStatus[] => [
     favourites_count: 120,
     reblogs_count: 40,
   }),
-  mastodonStatus(2, { content: '<p>東京でのミートアップ、ありがとうございました！次回は大阪で 🍜 <a href="https://mastodon.example/tags/meetup" class="mention hashtag">#<span>meetup</span></a></p>', visibility: 'unlisted' }),
+  mastodonStatus(2, {
+    content:
+      '<p>東京でのミートアップ、ありがとうございました！次回は大阪で 🍜 <a href="https://mastodon.example/tags/meetup" class="mention hashtag">#<span>meetup</span></a></p>',
+    visibility: 'unlisted',
+  }),
   mastodonStatus(3, { content: '<p>Followers only: we are hiring two engineers before the announcement 𝔥𝔦𝔯𝔦𝔫𝔤</p>', visibility: 'private' }),
   mastodonStatus(4, { content: DM_BOB, visibility: 'direct', favourites_count: 0, reblogs_count: 0 }),
-  { ...mastodonStatus(5, { content: DM_CAROL, visibility: 'direct', favourites_count: 1, reblogs_count: 0 }), spoiler_text: 'CW: private business' } as FakeStatus,
-  { ...mastodonStatus(6, { content: '<p>A thread follow-up: the migration guide covers SQLite and PostgreSQL. 🧵 2/2</p>' }), in_reply_to_id: '1001', in_reply_to_account_id: '109' } as FakeStatus,
+  {
+    ...mastodonStatus(5, { content: DM_CAROL, visibility: 'direct', favourites_count: 1, reblogs_count: 0 }),
+    spoiler_text: 'CW: private business',
+  } as FakeStatus,
+  {
+    ...mastodonStatus(6, { content: '<p>A thread follow-up: the migration guide covers SQLite and PostgreSQL. 🧵 2/2</p>' }),
+    in_reply_to_id: '1001',
+    in_reply_to_account_id: '109',
+  } as FakeStatus,
   mastodonStatus(7, { content: '', reblog: { id: '555', content: '<p>Someone else’s post, boosted</p>', visibility: 'public' } }),
 ];
 
@@ -52,7 +65,9 @@ let scheduledRunId = '';
 let secondIngest: Awaited<ReturnType<typeof ingest>>;
 
 const draft = async (postId: string, body: { additional_post_ids?: string[] } = {}) => {
-  const accepted = await unwrap(s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { idempotency_key: newIdempotencyKey(), ...body } }));
+  const accepted = await unwrap(
+    s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { idempotency_key: newIdempotencyKey(), ...body } }),
+  );
   await expectRunSucceeded(s.running.deps, accepted.run_id);
   return accepted.artifact_id;
 };
@@ -96,15 +111,24 @@ afterAll(async () => {
 
 describe('direct messages an older version stored as public posts', () => {
   it('the adapter reports the direct messages it sees as withdrawn, and never as posts', async () => {
-    const listing = await mastodonAdapter.listPosts(adapterContext(s.running.deps, null), mastodon.handle, { secret: mastodon.state.token, secondary: null }, { max: 200 });
+    const listing = await mastodonAdapter.listPosts(
+      adapterContext(s.running.deps, null),
+      mastodon.handle,
+      { secret: mastodon.state.token, secondary: null },
+      { max: 200 },
+    );
     expect(listing.withdrawn.sort()).toEqual(['1004', '1005']);
     expect(listing.posts.map((p) => p.externalId).sort()).toEqual(['1001', '1002', '1003', '1006']);
     expect(listing.posts.find((p) => p.externalId === '1003')?.visibility).toBe('followers');
   });
 
   it('the next ingest retires them: no longer listed, text, address and decode erased, the run says what it did', async () => {
-    expect(secondIngest.output).toMatchObject({ retired: { post_ids: expect.arrayContaining([ids.bob, ids.carol]), unscheduled_artifact_ids: [arts.bobScheduled] } });
-    expect((secondIngest.output as { retired: { artifact_ids: string[] } }).retired.artifact_ids.sort()).toEqual([arts.bobScheduled, arts.carolRiff, arts.brief].sort());
+    expect(secondIngest.output).toMatchObject({
+      retired: { post_ids: expect.arrayContaining([ids.bob, ids.carol]), unscheduled_artifact_ids: [arts.bobScheduled] },
+    });
+    expect((secondIngest.output as { retired: { artifact_ids: string[] } }).retired.artifact_ids.sort()).toEqual(
+      [arts.bobScheduled, arts.carolRiff, arts.brief].sort(),
+    );
     const posts = await listAllPosts(s, pipelineId);
     expect(posts.map((p) => [[...p.text].slice(0, 20).join(''), p.visibility]).sort()).toEqual([
       ['A thread follow-up: ', 'public'],
@@ -126,8 +150,20 @@ describe('direct messages an older version stored as public posts', () => {
     const events = await recordedEvents(s, 'post.retired');
     expect(events.map((e) => e.data).sort((a, b) => String(a.post_id).localeCompare(String(b.post_id)))).toEqual(
       [
-        { post_id: ids.bob, operator_id: pipelineId, reason: 'direct_message', artifact_ids: [arts.bobScheduled], unscheduled_artifact_ids: [arts.bobScheduled] },
-        { post_id: ids.carol, operator_id: pipelineId, reason: 'direct_message', artifact_ids: expect.arrayContaining([arts.carolRiff, arts.brief]), unscheduled_artifact_ids: [] },
+        {
+          post_id: ids.bob,
+          operator_id: pipelineId,
+          reason: 'direct_message',
+          artifact_ids: [arts.bobScheduled],
+          unscheduled_artifact_ids: [arts.bobScheduled],
+        },
+        {
+          post_id: ids.carol,
+          operator_id: pipelineId,
+          reason: 'direct_message',
+          artifact_ids: expect.arrayContaining([arts.carolRiff, arts.brief]),
+          unscheduled_artifact_ids: [],
+        },
       ].sort((a, b) => a.post_id.localeCompare(b.post_id)),
     );
     // Seeing them again retires nothing more.
@@ -139,7 +175,11 @@ describe('direct messages an older version stored as public posts', () => {
   it('refuses to draft from a retired post, naming it, alone or in a brief', async () => {
     const alone = await draftRequest(ids.bob);
     expect(alone.response.status).toBe(409);
-    expect(alone.error?.error).toMatchObject({ code: 'state_conflict', suggested_action: 'diagnose_pipeline', suggested_endpoint: `GET ${V1}/pipelines/${pipelineId}/diagnose` });
+    expect(alone.error?.error).toMatchObject({
+      code: 'state_conflict',
+      suggested_action: 'diagnose_pipeline',
+      suggested_endpoint: `GET ${V1}/pipelines/${pipelineId}/diagnose`,
+    });
     expect(alone.error?.error.message).toContain(ids.bob);
     const brief = await draftRequest(ids.release, { additional_post_ids: [ids.carol] });
     expect(brief.response.status).toBe(422);
@@ -161,7 +201,9 @@ describe('direct messages an older version stored as public posts', () => {
     expect((await getArtifact(s, arts.control)).source_visibility).toBe('public');
     expect(mastodon.state.posted.length).toBe(posted);
     // A person who confirms can still publish it.
-    const confirmed = asAccepted(await unwrap(publishRequest(s, arts.carolRiff, { confirm_non_public: true, at: new Date(Date.now() + 3_600_000).toISOString() })));
+    const confirmed = asAccepted(
+      await unwrap(publishRequest(s, arts.carolRiff, { confirm_non_public: true, at: new Date(Date.now() + 3_600_000).toISOString() })),
+    );
     expect(confirmed.artifact.state).toBe('scheduled');
   });
 
@@ -175,14 +217,29 @@ describe('direct messages an older version stored as public posts', () => {
     expect(found[0]!.message).toContain(brief.published_url!);
     expect(found[1]!.message).toContain(arts.bobScheduled);
     const inbox = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pipelineId } } }));
-    const flagged = inbox.data.filter((i) => i.anomaly?.code === 'direct_message_source').map((i) => i.artifact_id).sort();
+    const flagged = inbox.data
+      .filter((i) => i.anomaly?.code === 'direct_message_source')
+      .map((i) => i.artifact_id)
+      .sort();
     expect(flagged).toEqual([arts.bobScheduled, arts.carolRiff, arts.brief].sort());
   });
 
   it('a publish run of an artifact narrowed to direct while queued does not go out without confirmation', async () => {
     const release = (await listAllPosts(s, pipelineId)).find((p) => p.id === ids.release)!;
-    const unconfirmed = await seedArtifact(s.running.deps, { workspaceId, pipelineId, postId: release.id, state: 'ready', text: 'Queued, then narrowed ✉️ 私信' });
-    const confirmed = await seedArtifact(s.running.deps, { workspaceId, pipelineId, postId: release.id, state: 'ready', text: 'Queued, narrowed, confirmed ✅' });
+    const unconfirmed = await seedArtifact(s.running.deps, {
+      workspaceId,
+      pipelineId,
+      postId: release.id,
+      state: 'ready',
+      text: 'Queued, then narrowed ✉️ 私信',
+    });
+    const confirmed = await seedArtifact(s.running.deps, {
+      workspaceId,
+      pipelineId,
+      postId: release.id,
+      state: 'ready',
+      text: 'Queued, narrowed, confirmed ✅',
+    });
     const a = asAccepted(await unwrap(publishRequest(s, unconfirmed.id, { at: new Date(Date.now() + 1200).toISOString() })));
     const b = asAccepted(await unwrap(publishRequest(s, confirmed.id, { at: new Date(Date.now() + 1200).toISOString(), confirm_non_public: true })));
     await updateRows(s.running.deps.db, 'Artifact', { id: unconfirmed.id }, { sourceVisibility: 'direct' });

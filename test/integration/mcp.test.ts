@@ -29,7 +29,12 @@ async function connect(token: string | null, server: TestServer = s): Promise<Cl
 }
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
-const textOf = (r: ToolResult) => JSON.parse(r.content[0]!.text!) as Record<string, unknown> & { error?: { code: string; message: string; suggested_action?: string }; request_id?: string; status?: number };
+const textOf = (r: ToolResult) =>
+  JSON.parse(r.content[0]!.text!) as Record<string, unknown> & {
+    error?: { code: string; message: string; suggested_action?: string };
+    request_id?: string;
+    status?: number;
+  };
 
 async function call(c: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
   return (await c.callTool({ name, arguments: args })) as ToolResult;
@@ -70,7 +75,18 @@ describe('authentication', () => {
 describe('tools', () => {
   it('lists one tool per bearer-authenticated JSON operation of the public description, with derived input schemas', async () => {
     const spec = (await (await fetch(`${s.url}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; requestBody?: { content: Record<string, { schema?: { format?: string } }> }; responses?: Record<string, { $ref?: string; content?: Record<string, unknown> }> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            operationId?: string;
+            security?: unknown[];
+            requestBody?: { content: Record<string, { schema?: { format?: string } }> };
+            responses?: Record<string, { $ref?: string; content?: Record<string, unknown> }>;
+          }
+        >
+      >;
       components: { responses: Record<string, { content?: Record<string, unknown> }> };
     };
     const expected: string[] = [];
@@ -159,7 +175,14 @@ describe('tools', () => {
     const a = await artifactInReview(c);
     const set = await call(c, 'put_artifact_variant', { id: a.id, platform: 'bluesky', parts: ['First 👩‍👩‍👧‍👦 post.', 'Second, 日本語.'], numbered: true });
     expect(set.isError).toBeFalsy();
-    expect(set.structuredContent).toMatchObject({ platform: 'bluesky', is_thread: true, parts: [{ text: 'First 👩‍👩‍👧‍👦 post. 1/2', length: 17 }, { text: 'Second, 日本語. 2/2', length: 16 }] });
+    expect(set.structuredContent).toMatchObject({
+      platform: 'bluesky',
+      is_thread: true,
+      parts: [
+        { text: 'First 👩‍👩‍👧‍👦 post. 1/2', length: 17 },
+        { text: 'Second, 日本語. 2/2', length: 16 },
+      ],
+    });
     const over = await call(c, 'put_artifact_variant', { id: a.id, platform: 'x', parts: ['x'.repeat(281)] });
     expect(over.isError).toBe(true);
     expect(textOf(over).error).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('body.parts[0] counts 281 (weighted)') });
@@ -228,7 +251,9 @@ describe('resources and prompts', () => {
   it('reads a pipeline as a resource through its template, and refuses what the token cannot see', async () => {
     const c = await connect(s.token);
     const { resourceTemplates } = await c.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['cpa://pipelines/{pipeline_id}/inbox', 'cpa://pipelines/{pipeline_id}', 'cpa://runs/{run_id}']));
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(['cpa://pipelines/{pipeline_id}/inbox', 'cpa://pipelines/{pipeline_id}', 'cpa://runs/{run_id}']),
+    );
     const { pipeline_id } = await newPipeline(c);
     const read = await c.readResource({ uri: `cpa://pipelines/${pipeline_id}` });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ id: pipeline_id });
@@ -264,7 +289,8 @@ describe('rate limit', () => {
       const c = await connect(limited.token, limited);
       // Spend the budget over REST until two requests are left.
       const rest = limited.client(limited.token, { maxRetries: 0 });
-      const remainingAfterGet = async () => Number((await rest.GET(`${V1}/runs/{id}`, { params: { path: { id: 'run_none' } } })).response.headers.get('ratelimit-remaining'));
+      const remainingAfterGet = async () =>
+        Number((await rest.GET(`${V1}/runs/{id}`, { params: { path: { id: 'run_none' } } })).response.headers.get('ratelimit-remaining'));
       for (let remaining = Infinity; remaining > 2; ) remaining = await remainingAfterGet();
       // The tool call gets through to the operation (404 for this id), for one request of the quota ...
       const body = textOf(await call(c, 'get_run', { id: 'run_none' }));
@@ -274,7 +300,9 @@ describe('rate limit', () => {
       // The MCP endpoint itself is now refused.
       await expect(call(c, 'get_run', { id: 'run_none' })).rejects.toThrow(/429|rate/i);
       // A forged loopback header counts like any request (and is refused like one).
-      const forged = await fetch(`${limited.url}/api/agent/v1/runs/run_none`, { headers: { Authorization: `Bearer ${limited.token}`, 'x-content-pipeline-loopback': 'f'.repeat(64) } });
+      const forged = await fetch(`${limited.url}/api/agent/v1/runs/run_none`, {
+        headers: { Authorization: `Bearer ${limited.token}`, 'x-content-pipeline-loopback': 'f'.repeat(64) },
+      });
       expect(forged.status).toBe(429);
     } finally {
       await limited.stop();
@@ -288,7 +316,14 @@ describe('batches', () => {
     fetch(`${server.url}/api/mcp`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: first + i, method: 'tools/call', params: { name: 'get_run', arguments: { id: 'run_none' } } }))),
+      body: JSON.stringify(
+        Array.from({ length: n }, (_, i) => ({
+          jsonrpc: '2.0',
+          id: first + i,
+          method: 'tools/call',
+          params: { name: 'get_run', arguments: { id: 'run_none' } },
+        })),
+      ),
     });
 
   it('count every message against the token, and a batch that does not fit is refused whole with 429, counting nothing', async () => {
@@ -334,7 +369,10 @@ describe('batches', () => {
       // Past the 100 messages a batch may carry: refused for one request, not 101.
       const tooMany = await batch(s, 101);
       expect(tooMany.status).toBe(400);
-      expect(((await tooMany.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'bad_request', message: expect.stringMatching(/at most 100/) });
+      expect(((await tooMany.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+        code: 'bad_request',
+        message: expect.stringMatching(/at most 100/),
+      });
       expect(Number(tooMany.headers.get('ratelimit-remaining'))).toBeGreaterThan(400);
     } finally {
       await limited.stop();
@@ -344,7 +382,9 @@ describe('batches', () => {
 
 describe('runs', () => {
   it('getRun answers the run of a created pipeline and 404 for another workspace', async () => {
-    const created = await unwrap(s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'ada.bsky.social', intent: 'runs', idempotency_key: newIdempotencyKey() } }));
+    const created = await unwrap(
+      s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'ada.bsky.social', intent: 'runs', idempotency_key: newIdempotencyKey() } }),
+    );
     const run = await unwrap(s.client().GET(`${V1}/runs/{id}`, { params: { path: { id: created.run_id } } }));
     expect(run).toMatchObject({ run_id: created.run_id, kind: 'ingest', status: expect.any(String) });
     const other = await s.client(await s.newWorkspace('Runs other')).GET(`${V1}/runs/{id}`, { params: { path: { id: created.run_id } } });

@@ -40,8 +40,12 @@ const alt1 = 'Bar chart: CI time per week fell from 38 to 17 minutes ⏱️ — 
 const alt2 = 'Ada and Lin on stage, 🎂 in hand (شكرا)';
 
 async function images(): Promise<ImageToUpload[]> {
-  const a = await sharp({ create: { width: 320, height: 200, channels: 3, background: 'orange' } }).jpeg().toBuffer();
-  const b = await sharp({ create: { width: 200, height: 320, channels: 3, background: 'purple' } }).png().toBuffer();
+  const a = await sharp({ create: { width: 320, height: 200, channels: 3, background: 'orange' } })
+    .jpeg()
+    .toBuffer();
+  const b = await sharp({ create: { width: 200, height: 320, channels: 3, background: 'purple' } })
+    .png()
+    .toBuffer();
   return [
     { bytes: a, contentType: 'image/jpeg', altText: alt1, width: 320, height: 200 },
     { bytes: b, contentType: 'image/png', altText: alt2, width: 200, height: 320 },
@@ -66,7 +70,9 @@ describe('mastodon image uploads', () => {
     try {
       const ctx = adapterContext(s.running.deps, null);
       const [one] = await images();
-      const made = (await mastodonAdapter.uploadImages!(ctx, mastodon.handle, { secret: mastodon.state.token, secondary: null }, [one!])) as { mediaIds: string[] };
+      const made = (await mastodonAdapter.uploadImages!(ctx, mastodon.handle, { secret: mastodon.state.token, secondary: null }, [one!])) as {
+        mediaIds: string[];
+      };
       const polls = mastodon.fake.requests.filter((r) => r.method === 'GET' && r.url === `/api/v1/media/${made.mediaIds[0]}`);
       expect(polls).toHaveLength(2);
       expect(mastodon.state.media.get(made.mediaIds[0]!)?.description).toBe(alt1);
@@ -80,7 +86,9 @@ describe('bluesky image uploads', () => {
   it('uploads blobs and builds the images embed with alt text and aspect ratio, which the PDS accepts', async () => {
     const ctx = adapterContext(s.running.deps, null);
     const imgs = await images();
-    const made = (await blueskyAdapter.uploadImages!(ctx, 'ada.bsky.social', { secret: bluesky.state.appPassword, secondary: null }, imgs)) as { embed: { images: Array<{ image: { ref: { $link: string }; size: number; mimeType: string }; alt: string; aspectRatio: unknown }> } };
+    const made = (await blueskyAdapter.uploadImages!(ctx, 'ada.bsky.social', { secret: bluesky.state.appPassword, secondary: null }, imgs)) as {
+      embed: { images: Array<{ image: { ref: { $link: string }; size: number; mimeType: string }; alt: string; aspectRatio: unknown }> };
+    };
     expect(made.embed.images.map((i) => [i.alt, i.aspectRatio, i.image.mimeType])).toEqual([
       [alt1, { width: 320, height: 200 }, 'image/jpeg'],
       [alt2, { width: 200, height: 320 }, 'image/png'],
@@ -88,9 +96,26 @@ describe('bluesky image uploads', () => {
     expect(bluesky.state.blobs.get(made.embed.images[0]!.image.ref.$link)?.bytes.equals(imgs[0]!.bytes)).toBe(true);
 
     // The fake PDS validates the embed as the lexicon says (alt required, known blobs, ≤ 1,000,000 bytes).
-    const session = await sendJson<{ accessJwt: string; did: string }>(ctx, { url: `${bluesky.env.BLUESKY_SERVICE_URL}/xrpc/com.atproto.server.createSession`, method: 'POST', what: 'createSession', body: JSON.stringify({ identifier: 'ada.bsky.social', password: bluesky.state.appPassword }), headers: { 'content-type': 'application/json' } });
+    const session = await sendJson<{ accessJwt: string; did: string }>(ctx, {
+      url: `${bluesky.env.BLUESKY_SERVICE_URL}/xrpc/com.atproto.server.createSession`,
+      method: 'POST',
+      what: 'createSession',
+      body: JSON.stringify({ identifier: 'ada.bsky.social', password: bluesky.state.appPassword }),
+      headers: { 'content-type': 'application/json' },
+    });
     const create = (embed: unknown, rkey: string) =>
-      sendJson(ctx, { url: `${bluesky.env.BLUESKY_SERVICE_URL}/xrpc/com.atproto.repo.createRecord`, method: 'POST', what: 'createRecord', body: JSON.stringify({ repo: session.did, collection: 'app.bsky.feed.post', rkey, record: { $type: 'app.bsky.feed.post', text: 'Two pictures', createdAt: new Date().toISOString(), embed } }), headers: { authorization: `Bearer ${session.accessJwt}`, 'content-type': 'application/json' } });
+      sendJson(ctx, {
+        url: `${bluesky.env.BLUESKY_SERVICE_URL}/xrpc/com.atproto.repo.createRecord`,
+        method: 'POST',
+        what: 'createRecord',
+        body: JSON.stringify({
+          repo: session.did,
+          collection: 'app.bsky.feed.post',
+          rkey,
+          record: { $type: 'app.bsky.feed.post', text: 'Two pictures', createdAt: new Date().toISOString(), embed },
+        }),
+        headers: { authorization: `Bearer ${session.accessJwt}`, 'content-type': 'application/json' },
+      });
     await create(made.embed, '3kpics0000001');
     expect((bluesky.state.records.get('3kpics0000001')?.embed as { images: Array<{ alt: string }> }).images.map((i) => i.alt)).toEqual([alt1, alt2]);
     const noAlt = { ...made.embed, images: made.embed.images.map(({ alt: _alt, ...rest }) => rest) };
@@ -103,10 +128,14 @@ describe('bluesky image uploads', () => {
     expect(big.length).toBeGreaterThan(1_000_000);
     const creds = { secret: bluesky.state.appPassword, secondary: null };
     const before = bluesky.state.blobs.size;
-    await expect(blueskyAdapter.uploadImages!(ctx, 'ada.bsky.social', creds, [{ bytes: big, contentType: 'image/jpeg', altText: 'noise', width: 2400, height: 1600 }])).rejects.toMatchObject({ kind: 'invalid_input', field: 'media' });
+    await expect(
+      blueskyAdapter.uploadImages!(ctx, 'ada.bsky.social', creds, [{ bytes: big, contentType: 'image/jpeg', altText: 'noise', width: 2400, height: 1600 }]),
+    ).rejects.toMatchObject({ kind: 'invalid_input', field: 'media' });
     expect(bluesky.state.blobs.size).toBe(before);
     const fitted = await fitForPlatform(big, 'bluesky');
-    const made = (await blueskyAdapter.uploadImages!(ctx, 'ada.bsky.social', creds, [{ bytes: fitted.bytes, contentType: 'image/jpeg', altText: 'noise', width: fitted.width, height: fitted.height }])) as { embed: { images: Array<{ image: { size: number } }> } };
+    const made = (await blueskyAdapter.uploadImages!(ctx, 'ada.bsky.social', creds, [
+      { bytes: fitted.bytes, contentType: 'image/jpeg', altText: 'noise', width: fitted.width, height: fitted.height },
+    ])) as { embed: { images: Array<{ image: { size: number } }> } };
     expect(made.embed.images[0]!.image.size).toBeLessThanOrEqual(1_000_000);
   });
 });

@@ -13,7 +13,14 @@ import { serverSuite } from '../support/suite.js';
 
 const t = serverSuite();
 
-const chart = { type: 'image', url: 'https://files.mastodon.example/media/chart.png', archive_path: null, alt_text: 'Bar chart: CI time per week, 38 → 17 minutes', width: 1600, height: 900 };
+const chart = {
+  type: 'image',
+  url: 'https://files.mastodon.example/media/chart.png',
+  archive_path: null,
+  alt_text: 'Bar chart: CI time per week, 38 → 17 minutes',
+  width: 1600,
+  height: 900,
+};
 const bare = { type: 'image', url: 'https://files.mastodon.example/media/team.jpg', archive_path: null, alt_text: null, width: 1200, height: 800 };
 const clip = { type: 'gif', url: 'https://files.mastodon.example/media/demo.mp4', archive_path: null, alt_text: null, width: 480, height: 270 };
 
@@ -48,7 +55,8 @@ async function drafted(postId: string, body: { parent_artifact_id?: string; addi
   return getArtifact(accepted.artifact_id);
 }
 const getArtifact = (id: string) => unwrap(t.s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id } } }));
-const putMedia = (id: string, media: Array<{ id: string; alt_text?: string | null }>) => t.s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id } }, body: { media } });
+const putMedia = (id: string, media: Array<{ id: string; alt_text?: string | null }>) =>
+  t.s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id } }, body: { media } });
 
 describe('media of drafts', () => {
   it('a riff carries its post media in order with alt text; a brief its sources in the order given; missing alt text is flagged', async () => {
@@ -60,7 +68,9 @@ describe('media of drafts', () => {
       { id: `${p1}:0`, upload_id: null, source_post_id: p1, ...chart },
       { id: `${p1}:1`, upload_id: null, source_post_id: p1, ...bare },
     ]);
-    expect(riff.media_issues).toEqual([{ media_id: `${p1}:1`, index: 1, code: 'missing_alt_text', message: expect.stringContaining('position 2 has no alt text') }]);
+    expect(riff.media_issues).toEqual([
+      { media_id: `${p1}:1`, index: 1, code: 'missing_alt_text', message: expect.stringContaining('position 2 has no alt text') },
+    ]);
     const brief = await drafted(p2, { additional_post_ids: [p1] });
     expect(brief.media?.map((m) => m.id)).toEqual([`${p2}:0`, `${p1}:0`, `${p1}:1`]);
     expect(brief.media_issues?.map((i) => i.index)).toEqual([0, 2]);
@@ -73,7 +83,12 @@ describe('media of drafts', () => {
     const inbox = await unwrap(t.s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pl } } }));
     const flagged = inbox.data.filter((i) => i.anomaly?.code === 'missing_alt_text');
     expect(flagged.map((i) => i.artifact_id).sort()).toEqual([riff.id, brief.id].sort());
-    expect(flagged[0]).toMatchObject({ kind: 'flagged_anomaly', priority: 70, suggested_action: 'set_alt_text', suggested_endpoint: `PUT ${V1}/artifacts/${flagged[0]!.artifact_id}/media` });
+    expect(flagged[0]).toMatchObject({
+      kind: 'flagged_anomaly',
+      priority: 70,
+      suggested_action: 'set_alt_text',
+      suggested_endpoint: `PUT ${V1}/artifacts/${flagged[0]!.artifact_id}/media`,
+    });
 
     // Describe the bare image: the riff is no longer flagged.
     const fixed = await unwrap(putMedia(riff.id, [{ id: `${p1}:0` }, { id: `${p1}:1`, alt_text: 'Ada and Lin on stage, holding a cake shaped like a 4' }]));
@@ -88,9 +103,21 @@ describe('media of drafts', () => {
     const a = await drafted(p);
     const up = await upload(t.s, await photoWithGps(), { alt_text: 'Ada at the launch, 🎂 in hand' });
     expect(up.status).toBe(201);
-    const set = await unwrap(putMedia(a.id, [{ id: up.json.id }, { id: `${p}:2`, alt_text: '  The progress bar filling in three seconds  ' }, { id: `${p}:0`, alt_text: null }]));
+    const set = await unwrap(
+      putMedia(a.id, [{ id: up.json.id }, { id: `${p}:2`, alt_text: '  The progress bar filling in three seconds  ' }, { id: `${p}:0`, alt_text: null }]),
+    );
     expect(set.media).toEqual([
-      { id: up.json.id, upload_id: up.json.id, source_post_id: null, type: 'image', url: null, archive_path: null, alt_text: 'Ada at the launch, 🎂 in hand', width: 20, height: 40 },
+      {
+        id: up.json.id,
+        upload_id: up.json.id,
+        source_post_id: null,
+        type: 'image',
+        url: null,
+        archive_path: null,
+        alt_text: 'Ada at the launch, 🎂 in hand',
+        width: 20,
+        height: 40,
+      },
       { id: `${p}:2`, upload_id: null, source_post_id: p, ...clip, alt_text: 'The progress bar filling in three seconds' },
       { id: `${p}:0`, upload_id: null, source_post_id: p, ...chart, alt_text: null },
     ]);
@@ -135,6 +162,8 @@ describe('media of drafts', () => {
     expect(late.response.status).toBe(409);
     expect(late.error?.error).toMatchObject({ code: 'state_conflict', suggested_action: 'fetch_artifact' });
     expect((await getArtifact(a.id)).media).toHaveLength(1);
-    expect((await t.s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id: 'art_0000000000000000' } }, body: { media: [] } })).response.status).toBe(404);
+    expect(
+      (await t.s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id: 'art_0000000000000000' } }, body: { media: [] } })).response.status,
+    ).toBe(404);
   });
 });

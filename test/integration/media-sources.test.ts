@@ -25,7 +25,13 @@ const chart = {
 beforeAll(async () => {
   mastodon = await startMastodonFake({
     statuses: [
-      mastodonStatus(1, { content: '<p>CI is twice as fast now.</p>', media_attachments: [chart, { ...chart, id: '23', type: 'gifv', url: 'https://files.mastodon.example/media_attachments/files/000/023/original/demo.mp4', description: null }] }),
+      mastodonStatus(1, {
+        content: '<p>CI is twice as fast now.</p>',
+        media_attachments: [
+          chart,
+          { ...chart, id: '23', type: 'gifv', url: 'https://files.mastodon.example/media_attachments/files/000/023/original/demo.mp4', description: null },
+        ],
+      }),
       // A picture without a word: still a post.
       mastodonStatus(2, { content: '', media_attachments: [{ ...chart, id: '24', description: '夕焼けの富士山' }] }),
       mastodonStatus(3),
@@ -43,7 +49,14 @@ beforeAll(async () => {
         quoteCount: 0,
         embed: {
           $type: 'app.bsky.embed.images#view',
-          images: [{ thumb: 'https://cdn.bsky.app/img/feed_thumbnail/plain/did:plc:ada123/bafkreia@jpeg', fullsize: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkreia@jpeg', alt: 'Desks by a window, plants on every shelf', aspectRatio: { width: 1200, height: 800 } }],
+          images: [
+            {
+              thumb: 'https://cdn.bsky.app/img/feed_thumbnail/plain/did:plc:ada123/bafkreia@jpeg',
+              fullsize: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkreia@jpeg',
+              alt: 'Desks by a window, plants on every shelf',
+              aspectRatio: { width: 1200, height: 800 },
+            },
+          ],
         },
       },
     ],
@@ -64,7 +77,14 @@ describe('media of source posts', () => {
     const ci = posts.find((p) => p.text === 'CI is twice as fast now.')!;
     expect(ci.media).toEqual([
       { type: 'image', url: chart.url, archive_path: null, alt_text: 'Bar chart: CI time per week, 38 → 17 minutes ⏱️', width: 1600, height: 900 },
-      { type: 'gif', url: 'https://files.mastodon.example/media_attachments/files/000/023/original/demo.mp4', archive_path: null, alt_text: null, width: 1600, height: 900 },
+      {
+        type: 'gif',
+        url: 'https://files.mastodon.example/media_attachments/files/000/023/original/demo.mp4',
+        archive_path: null,
+        alt_text: null,
+        width: 1600,
+        height: 900,
+      },
     ]);
     expect(posts.find((p) => p.text === '')?.media[0]?.alt_text).toBe('夕焼けの富士山');
     expect(posts.find((p) => p.text.startsWith('Post 3'))?.media).toEqual([]);
@@ -81,7 +101,14 @@ describe('media of source posts', () => {
     const { pipeline_id } = await ingest(s, 'ada.bsky.social');
     const [post] = await listAllPosts(s, pipeline_id);
     expect(post.media).toEqual([
-      { type: 'image', url: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkreia@jpeg', archive_path: null, alt_text: 'Desks by a window, plants on every shelf', width: 1200, height: 800 },
+      {
+        type: 'image',
+        url: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkreia@jpeg',
+        archive_path: null,
+        alt_text: 'Desks by a window, plants on every shelf',
+        width: 1200,
+        height: 800,
+      },
     ]);
   });
 });

@@ -68,11 +68,15 @@ describe('POST /media', () => {
   });
 
   it('judges the format from the bytes: a PNG sent as image/jpeg is a PNG; HTML or SVG named and typed as an image is refused, leaving nothing', async () => {
-    const png = await sharp({ create: { width: 30, height: 10, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 30, height: 10, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } })
+      .png()
+      .toBuffer();
     const r = await upload(s, png, {}, 'image/jpeg');
     expect(r.status).toBe(201);
     expect(r.json).toMatchObject({ content_type: 'image/png', width: 30, height: 10 });
-    const webp = await sharp({ create: { width: 12, height: 12, channels: 3, background: 'blue' } }).webp().toBuffer();
+    const webp = await sharp({ create: { width: 12, height: 12, channels: 3, background: 'blue' } })
+      .webp()
+      .toBuffer();
     expect((await upload(s, webp, {}, 'image/gif')).json.content_type).toBe('image/webp');
 
     const rows = await uploadRows();
@@ -119,7 +123,14 @@ describe('POST /media', () => {
     expect(ok.json).toMatchObject({ type: 'gif', content_type: 'image/gif', width: 8, height: 6, frames: 3 });
     const stored = await sharp(await storedBytes(ok.json.id), { animated: true }).metadata();
     expect(stored.pages).toBe(3);
-    const still = await upload(s, await sharp({ create: { width: 5, height: 5, channels: 3, background: 'red' } }).gif().toBuffer(), {}, 'image/gif');
+    const still = await upload(
+      s,
+      await sharp({ create: { width: 5, height: 5, channels: 3, background: 'red' } })
+        .gif()
+        .toBuffer(),
+      {},
+      'image/gif',
+    );
     expect(still.json).toMatchObject({ type: 'gif', frames: 1 });
     const long = await upload(s, await animatedGif(301, 2, 2), {}, 'image/gif');
     expect(long.status).toBe(422);

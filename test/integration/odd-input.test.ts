@@ -71,7 +71,28 @@ describe('path spellings: case-sensitive, no trailing slash, exactly as in the c
 });
 
 describe('numbers and booleans in query strings: one spelling each', () => {
-  const odd = ['1e1', '+5', '05', ' 5', '5 ', '0x10', '0b1', '0o7', '5.0', '5.', '.5', 'Infinity', '-Infinity', 'NaN', '1e400', '99999999999999999999999', '-0', '1_0', '５', ''];
+  const odd = [
+    '1e1',
+    '+5',
+    '05',
+    ' 5',
+    '5 ',
+    '0x10',
+    '0b1',
+    '0o7',
+    '5.0',
+    '5.',
+    '.5',
+    'Infinity',
+    '-Infinity',
+    'NaN',
+    '1e400',
+    '99999999999999999999999',
+    '-0',
+    '1_0',
+    '５',
+    '',
+  ];
 
   it('refuses other spellings of an integer as 422 naming the parameter', async () => {
     const { pipeline_id } = await oddPipeline();
@@ -98,7 +119,8 @@ describe('numbers and booleans in query strings: one spelling each', () => {
 });
 
 describe('strings a database cannot store', () => {
-  const post = (path: string, body: unknown, method = 'POST') => raw(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown, method = 'POST') =>
+    raw(path, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const key = () => uniqueKey('odd-input');
 
   it('refuses NUL and unpaired surrogates in body fields as 422 naming the field, on every database', async () => {
@@ -112,7 +134,9 @@ describe('strings a database cannot store', () => {
     ];
     for (const [path, body, field, method] of cases) {
       const r = await post(path, body, method);
-      expect(`${field} → ${r.res.status} ${r.body.error?.message}`).toMatch(new RegExp(`^${field.replace(/\./g, '\\.')} → 422 ${field.replace(/\./g, '\\.')} `));
+      expect(`${field} → ${r.res.status} ${r.body.error?.message}`).toMatch(
+        new RegExp(`^${field.replace(/\./g, '\\.')} → 422 ${field.replace(/\./g, '\\.')} `),
+      );
       expectEnvelope(r, 422, 'validation_failed');
     }
     // A well-formed pair (an emoji) and ordinary text still pass.

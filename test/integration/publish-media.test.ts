@@ -34,7 +34,13 @@ const ALT = [
 /** A ready artifact on `platform` whose variant is `parts`, carrying `images` uploads with `alts` (null: none). */
 async function artifactWithImages(platform: 'mastodon' | 'bluesky', parts: string[], images: Buffer[], alts: Array<string | null>) {
   const pl = w.pipelines[platform];
-  const a = await seedArtifact(w.s.running.deps, { workspaceId: w.workspaceId, pipelineId: pl.id, postId: pl.postId, state: 'ready', text: parts.join('\n\n') });
+  const a = await seedArtifact(w.s.running.deps, {
+    workspaceId: w.workspaceId,
+    pipelineId: pl.id,
+    postId: pl.postId,
+    state: 'ready',
+    text: parts.join('\n\n'),
+  });
   await unwrap(w.s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform } }, body: { parts } }));
   const ids: string[] = [];
   for (const bytes of images) {
@@ -42,12 +48,17 @@ async function artifactWithImages(platform: 'mastodon' | 'bluesky', parts: strin
     expect(up.status).toBe(201);
     ids.push(up.json.id as string);
   }
-  const set = await unwrap(w.s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id: a.id } }, body: { media: ids.map((id, i) => ({ id, alt_text: alts[i] ?? null })) } }));
+  const set = await unwrap(
+    w.s
+      .client()
+      .PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id: a.id } }, body: { media: ids.map((id, i) => ({ id, alt_text: alts[i] ?? null })) } }),
+  );
   expect(set.media?.map((m) => m.id)).toEqual(ids);
   return { a, ids };
 }
 
-const wire = (fake: { requests: Array<{ method: string; url: string }> }, method: string, path: string) => fake.requests.filter((r) => r.method === method && r.url.split('?')[0] === path).length;
+const wire = (fake: { requests: Array<{ method: string; url: string }> }, method: string, path: string) =>
+  fake.requests.filter((r) => r.method === method && r.url.split('?')[0] === path).length;
 
 describe('mastodon', () => {
   it('6 images on a 2-part thread: 4 on part 1, 2 on part 2, each with its alt text; a failure after the upload then a resume uploads and posts each once', async () => {
@@ -65,7 +76,10 @@ describe('mastodon', () => {
     // verify_credentials once for the run, not once per part and per upload.
     expect(wire(w.mastodon.fake, 'GET', '/api/v1/accounts/verify_credentials') - verifiesBefore).toBe(1);
     const recorded = await findRows(w.s.running.deps.db, 'PublishedPartMedia', { artifactId: a.id });
-    expect(recorded.map((r) => [r.position, JSON.parse(r.uploaded).media_ids])).toEqual([[0, ids.slice(0, 4)], [1, ids.slice(4)]]);
+    expect(recorded.map((r) => [r.position, JSON.parse(r.uploaded).media_ids])).toEqual([
+      [0, ids.slice(0, 4)],
+      [1, ids.slice(4)],
+    ]);
 
     w.mastodon.state.refuseText = null;
     const resumed = await publishAndWait(w.s, a.id);
@@ -141,7 +155,9 @@ describe('bluesky', () => {
     const key = { id: a.id, createdAt: new Date(a.createdAt) };
     const records = [0, 1].map((position) => w.bluesky.state.records.get(tidFor({ ...key, position }))!);
     expect(records.map((r) => r.text)).toEqual(parts);
-    type Embed = { images: Array<{ alt: string; image: { ref: { $link: string }; size: number; mimeType: string }; aspectRatio: { width: number; height: number } }> };
+    type Embed = {
+      images: Array<{ alt: string; image: { ref: { $link: string }; size: number; mimeType: string }; aspectRatio: { width: number; height: number } }>;
+    };
     const embeds = records.map((r) => r.embed as Embed);
     expect(embeds.map((e) => e.images.length)).toEqual([4, 1]);
     expect(embeds.flatMap((e) => e.images.map((i) => i.alt))).toEqual(ALT.slice(0, 5).map((t) => t.normalize('NFC')));
@@ -158,7 +174,9 @@ describe('bluesky', () => {
     expect([...text].length).toBeGreaterThan(300);
     const pl = w.pipelines.bluesky;
     const a = await seedArtifact(w.s.running.deps, { workspaceId: w.workspaceId, pipelineId: pl.id, postId: pl.postId, state: 'ready', text });
-    await unwrap(w.s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'bluesky' } }, body: { parts: [text] } }));
+    await unwrap(
+      w.s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'bluesky' } }, body: { parts: [text] } }),
+    );
     const done = await publishAndWait(w.s, a.id);
     expect(done.artifact.state).toBe('published');
     expect([...w.bluesky.state.records.values()].some((r) => r.text === text)).toBe(true);

@@ -39,13 +39,16 @@ describe.skipIf(!onPg)('scheduled publishing on two instances of one PostgreSQL 
     const workspaceId = await workspaceOf(a.running.deps, a.token);
     const texts = Array.from({ length: N }, (_, i) => `Scale-out scheduled post #${i} 🚀 東京 ${'·'.repeat(i % 7)}`);
     const artifacts = [];
-    for (const text of texts) artifacts.push(await seedArtifact(a.running.deps, { workspaceId, pipelineId: pipeline_id, postId: post.id, state: 'ready', text }));
+    for (const text of texts)
+      artifacts.push(await seedArtifact(a.running.deps, { workspaceId, pipelineId: pipeline_id, postId: post.id, state: 'ready', text }));
     const due = new Date(Date.now() + 3000).toISOString();
     // Scheduled through either instance, all for the same instant: the queue is the database's.
     const runs = await Promise.all(artifacts.map(async (art, i) => asAccepted(await unwrap(publishRequest(i % 2 ? b : a, art.id, { at: due }))).run.run_id));
     const finished = await Promise.all(runs.map((id) => waitForRun(a.running.deps, id, { timeoutMs: 60_000 })));
     expect(finished.every((r) => r.status === 'succeeded')).toBe(true);
-    const wire = mastodon.fake.requests.filter((r) => r.method === 'POST' && r.url === '/api/v1/statuses').map((r) => JSON.parse(r.body.toString()).status as string);
+    const wire = mastodon.fake.requests
+      .filter((r) => r.method === 'POST' && r.url === '/api/v1/statuses')
+      .map((r) => JSON.parse(r.body.toString()).status as string);
     for (const text of texts) expect(wire.filter((t) => t === text)).toHaveLength(1);
     // Each run made one attempt: no run was claimed twice.
     expect(finished.every((r) => r.attempts === 1)).toBe(true);

@@ -42,7 +42,8 @@ afterAll(async () => {
 const ready = (text: string, p = pipeline, state = 'ready') => seedArtifact(s.running.deps, { workspaceId, pipelineId: p.id, postId: p.postId, state, text });
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
 const schedule = (id: string) => unwrap(s.client().GET(`${V1}/pipelines/{id}/schedule`, { params: { path: { id } } }));
-const postsOf = (text: string) => mastodon.fake.requests.filter((r) => r.method === 'POST' && r.url === '/api/v1/statuses' && JSON.parse(r.body.toString()).status === text).length;
+const postsOf = (text: string) =>
+  mastodon.fake.requests.filter((r) => r.method === 'POST' && r.url === '/api/v1/statuses' && JSON.parse(r.body.toString()).status === text).length;
 
 describe('refused times', () => {
   it.each([
@@ -82,7 +83,11 @@ describe('scheduling', () => {
     const res = await publishRequest(s, a.id, { idempotency_key: key, local_time: local, time_zone: 'Asia/Tokyo' });
     expect(res.response.status).toBe(202);
     const accepted = asAccepted(res.data!);
-    expect(accepted.artifact).toMatchObject({ state: 'scheduled', schedule: { at: due.toISOString(), local_time: local, time_zone: 'Asia/Tokyo' }, publish_run_id: accepted.run.run_id });
+    expect(accepted.artifact).toMatchObject({
+      state: 'scheduled',
+      schedule: { at: due.toISOString(), local_time: local, time_zone: 'Asia/Tokyo' },
+      publish_run_id: accepted.run.run_id,
+    });
     expect(accepted.run).toMatchObject({ kind: 'publish', status: 'queued' });
     expect((await findRow(s.running.deps.db, 'Run', { id: accepted.run.run_id })).runAfter.toISOString()).toBe(due.toISOString());
     // A replay answers the same.
@@ -92,7 +97,13 @@ describe('scheduling', () => {
     const listed = await schedule(pipeline.id);
     expect(listed.data.map((x) => x.id)).toContain(a.id);
     const inbox = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pipeline.id } } }));
-    expect(inbox.data.find((i) => i.artifact_id === a.id)).toMatchObject({ id: `scheduled_publish:${a.id}`, kind: 'scheduled_publish', priority: 70, created_at: due.toISOString(), suggested_action: 'fetch_artifact' });
+    expect(inbox.data.find((i) => i.artifact_id === a.id)).toMatchObject({
+      id: `scheduled_publish:${a.id}`,
+      kind: 'scheduled_publish',
+      priority: 70,
+      created_at: due.toISOString(),
+      suggested_action: 'fetch_artifact',
+    });
     const scheduled = (await recordedEvents(s, 'artifact.scheduled')).filter((e) => e.data.artifact_id === a.id);
     expect(scheduled).toHaveLength(1);
     expect(scheduled[0].data).toMatchObject({ run_id: accepted.run.run_id, scheduled_at: due.toISOString(), pipeline_id: pipeline.id });
@@ -171,7 +182,12 @@ describe('scheduling', () => {
     const events = (await recordedEvents(s, 'artifact.publish_failed')).filter((e) => e.data.artifact_id === a.id);
     expect(events).toHaveLength(1);
     const inbox = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: p.id } } }));
-    expect(inbox.data.find((i) => i.id === `flagged_anomaly:publish_failed:${a.id}`)).toMatchObject({ kind: 'flagged_anomaly', artifact_id: a.id, anomaly: { code: 'publish_failed' }, suggested_action: 'connect_account' });
+    expect(inbox.data.find((i) => i.id === `flagged_anomaly:publish_failed:${a.id}`)).toMatchObject({
+      kind: 'flagged_anomaly',
+      artifact_id: a.id,
+      anomaly: { code: 'publish_failed' },
+      suggested_action: 'connect_account',
+    });
     const report = await unwrap(s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: p.id } } }));
     expect(report.issues.find((i) => i.code === 'publish_failed')).toMatchObject({ severity: 'error', suggested_action: 'connect_account' });
     expect(report.status).toBe('unhealthy');
@@ -208,7 +224,12 @@ describe('scheduling', () => {
     const a = await ready('Survives a kill -9 mid-publish');
     const accepted = asAccepted(await unwrap(publishRequest(s, a.id, { at: inMs(60_000) })));
     // What a killed process leaves: the run `running` under a dead worker's expired lease, the artifact publishing.
-    await updateRows(s.running.deps.db, 'Run', { id: accepted.run.run_id }, { status: 'running', lockedBy: 'wrk_dead', lockedUntil: new Date(Date.now() - 1000), attempts: 1, runAfter: new Date(Date.now() - 2000) });
+    await updateRows(
+      s.running.deps.db,
+      'Run',
+      { id: accepted.run.run_id },
+      { status: 'running', lockedBy: 'wrk_dead', lockedUntil: new Date(Date.now() - 1000), attempts: 1, runAfter: new Date(Date.now() - 2000) },
+    );
     await updateRows(s.running.deps.db, 'Artifact', { id: a.id }, { state: 'publishing' });
     await s.running.stop();
     s = await startTestServer({ db, env: env() });

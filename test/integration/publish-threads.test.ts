@@ -40,7 +40,9 @@ const thread = (tag: string) =>
 /** A ready artifact whose variant for the pipeline's platform is the text's paragraphs, one post each. */
 async function publishThread(pipeline: { id: string; postId: string }, text: string, platform: 'mastodon' | 'bluesky' = 'mastodon') {
   const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pipeline.id, postId: pipeline.postId, state: 'ready', text });
-  const variant = await unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform } }, body: { parts: text.split('\n\n') } }));
+  const variant = await unwrap(
+    s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform } }, body: { parts: text.split('\n\n') } }),
+  );
   expect(variant.parts.map((p) => p.text)).toEqual(text.split('\n\n'));
   return a;
 }
@@ -72,7 +74,10 @@ describe('mastodon threads', () => {
     expect(live[0].inReplyToId).toBeNull();
     const urls = live.map((p) => `https://mastodon.example/@ada/${p.id}`);
     // Reported on the artifact and in the run's error: which parts are live, with their URLs.
-    expect(failed.artifact.published_parts.map((p) => [p.position, p.url])).toEqual([[1, urls[0]], [2, urls[1]]]);
+    expect(failed.artifact.published_parts.map((p) => [p.position, p.url])).toEqual([
+      [1, urls[0]],
+      [2, urls[1]],
+    ]);
     expect(failed.artifact.publish_error?.message).toContain(`2 of 4 parts are live (${urls[0]}, ${urls[1]}); publishing again continues from part 3`);
     expect(failed.run.errorMessage).toContain('Part 3 of 4 failed');
     expect(failed.artifact.published_url).toBeNull();
@@ -110,7 +115,8 @@ describe('mastodon threads', () => {
     const { a, parts } = await mastodonThread('m9', 422);
     const failed = await publishOnce(a.id);
     expect(failed.artifact.state).toBe('publish_failed');
-    const putParts = (body: string[]) => s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'mastodon' } }, body: { parts: body } });
+    const putParts = (body: string[]) =>
+      s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'mastodon' } }, body: { parts: body } });
     // Changing a live part is refused, naming it; nothing is stored.
     const changed = await putParts(['Rewritten first post 🧵', parts[1]!, 'Fixed part three (m9)', parts[3]!]);
     expect(changed.response.status).toBe(422);
@@ -148,7 +154,9 @@ describe('mastodon threads', () => {
 
 describe('bluesky threads', () => {
   it('replies name the root and the parent; a failure at part 3 stops; a retry resumes; one record per part', async () => {
-    const text = [`Thread on Bluesky (b1) 🌍 1/3`, `Parsing is streamed now: 東京 → ok. 2/3`, `b1-PART3 — notes: https://blog.example.org/b1 #csv 3/3`].join('\n\n');
+    const text = [`Thread on Bluesky (b1) 🌍 1/3`, `Parsing is streamed now: 東京 → ok. 2/3`, `b1-PART3 — notes: https://blog.example.org/b1 #csv 3/3`].join(
+      '\n\n',
+    );
     const parts = text.split('\n\n');
     const a = await publishThread(pipelines.bluesky, text, 'bluesky');
     const rkeys = parts.map((_, i) => tidFor({ id: a.id, createdAt: a.createdAt, position: i }));
@@ -156,7 +164,9 @@ describe('bluesky threads', () => {
     bluesky.state.refuseText = 'b1-PART3';
     const failed = await publishOnce(a.id);
     expect(failed.artifact.state).toBe('publish_failed');
-    expect(failed.artifact.published_parts.map((p) => p.url)).toEqual(rkeys.slice(0, 2).map((k) => `https://bsky.app/profile/${bluesky.state.handle}/post/${k}`));
+    expect(failed.artifact.published_parts.map((p) => p.url)).toEqual(
+      rkeys.slice(0, 2).map((k) => `https://bsky.app/profile/${bluesky.state.handle}/post/${k}`),
+    );
     expect(bluesky.state.records.has(rkeys[2])).toBe(false);
 
     bluesky.state.refuseText = null;
@@ -164,10 +174,18 @@ describe('bluesky threads', () => {
     expect(resumed.artifact.state).toBe('published');
     const uri = (k: string) => `at://${bluesky.state.did}/app.bsky.feed.post/${k}`;
     expect(bluesky.state.records.get(rkeys[0])).toEqual({ text: parts[0] });
-    expect(bluesky.state.records.get(rkeys[1])?.reply).toEqual({ root: { uri: uri(rkeys[0]), cid: `cid-${rkeys[0]}` }, parent: { uri: uri(rkeys[0]), cid: `cid-${rkeys[0]}` } });
-    expect(bluesky.state.records.get(rkeys[2])?.reply).toEqual({ root: { uri: uri(rkeys[0]), cid: `cid-${rkeys[0]}` }, parent: { uri: uri(rkeys[1]), cid: `cid-${rkeys[1]}` } });
+    expect(bluesky.state.records.get(rkeys[1])?.reply).toEqual({
+      root: { uri: uri(rkeys[0]), cid: `cid-${rkeys[0]}` },
+      parent: { uri: uri(rkeys[0]), cid: `cid-${rkeys[0]}` },
+    });
+    expect(bluesky.state.records.get(rkeys[2])?.reply).toEqual({
+      root: { uri: uri(rkeys[0]), cid: `cid-${rkeys[0]}` },
+      parent: { uri: uri(rkeys[1]), cid: `cid-${rkeys[1]}` },
+    });
     // Every record key was created once: no second create of parts 1-2.
-    const creates = bluesky.fake.requests.filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord').map((r) => (JSON.parse(r.body.toString()) as { rkey: string }).rkey);
+    const creates = bluesky.fake.requests
+      .filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord')
+      .map((r) => (JSON.parse(r.body.toString()) as { rkey: string }).rkey);
     expect(creates.filter((k) => k === rkeys[0])).toHaveLength(1);
     expect(creates.filter((k) => k === rkeys[1])).toHaveLength(1);
   });
@@ -198,7 +216,13 @@ describe('bluesky threads', () => {
   });
 
   it('refuses before queuing when the text, without a variant, is over 300 characters (409, nothing posted)', async () => {
-    const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pipelines.bluesky.id, postId: pipelines.bluesky.postId, state: 'ready', text: '長'.repeat(301) });
+    const a = await seedArtifact(s.running.deps, {
+      workspaceId,
+      pipelineId: pipelines.bluesky.id,
+      postId: pipelines.bluesky.postId,
+      state: 'ready',
+      text: '長'.repeat(301),
+    });
     const calls = bluesky.state.createCalls;
     const res = await publishRequest(s, a.id);
     expect(res.response.status).toBe(409);

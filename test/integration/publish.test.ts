@@ -24,9 +24,13 @@ let revoking: Awaited<ReturnType<typeof startMastodonFake>>;
 
 beforeAll(async () => {
   mastodon = await startMastodonFake({ statuses: [mastodonStatus(1)] });
-  bluesky = await startBlueskyFake({ posts: [{ rkey: '3kaaa', text: 'A post', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0 }] });
+  bluesky = await startBlueskyFake({
+    posts: [{ rkey: '3kaaa', text: 'A post', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0 }],
+  });
   revoking = await startMastodonFake({ username: 'lin', token: 'lin-token-0123456789', statuses: [mastodonStatus(1)] });
-  s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake, revoking.fake), ...bluesky.env, JOB_POLL_MS: '50', JOB_RETRY_BASE_MS: '50' } });
+  s = await startTestServer({
+    env: { ...outboundEnvFor(mastodon.fake, bluesky.fake, revoking.fake), ...bluesky.env, JOB_POLL_MS: '50', JOB_RETRY_BASE_MS: '50' },
+  });
   workspaceId = await workspaceOf(s.running.deps, s.token);
   await connect(s, { platform: 'mastodon', handle: mastodon.handle, auth_material: mastodon.state.token });
   const { pipeline_id } = await ingest(s, mastodon.handle);
@@ -41,7 +45,8 @@ afterAll(async () => {
 const artifact = (pipeline: { id: string; postId: string }, state: string, text = 'Importer v2.3: 4x faster on big CSVs. Notes in the thread.') =>
   seedArtifact(s.running.deps, { workspaceId, pipelineId: pipeline.id, postId: pipeline.postId, state, text });
 
-const publish = (id: string, key = newIdempotencyKey()) => s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: key } });
+const publish = (id: string, key = newIdempotencyKey()) =>
+  s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id } }, body: { idempotency_key: key } });
 
 /** Publishes, expects 202, waits for the run; the run and the artifact as they ended. */
 async function published(id: string, key = newIdempotencyKey()) {
@@ -138,7 +143,12 @@ describe('credentials', () => {
     const a = await seedArtifact(s.running.deps, { workspaceId, pipelineId: pipeline_id, postId: post.id, state: 'ready' });
     const res = await publish(a.id);
     expect(res.response.status).toBe(424);
-    expect(res.error?.error).toMatchObject({ code: 'credential_missing', suggested_action: 'connect_account', suggested_endpoint: `POST ${V1}/accounts/connect`, platform: 'mastodon' });
+    expect(res.error?.error).toMatchObject({
+      code: 'credential_missing',
+      suggested_action: 'connect_account',
+      suggested_endpoint: `POST ${V1}/accounts/connect`,
+      platform: 'mastodon',
+    });
   });
 
   it('answers 424 credential_dead when the platform refuses the token, and marks the account dead', async () => {
@@ -181,7 +191,12 @@ describe('bluesky, rss and archive', () => {
     const { artifact: second } = await published(b.id);
     expect(second.state).toBe('published');
     const created = bluesky.fake.requests.filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord').map((r) => JSON.parse(r.body.toString()));
-    expect(created.at(-1)).toMatchObject({ repo: bluesky.state.did, collection: 'app.bsky.feed.post', rkey: tidFor({ id: b.id, createdAt: b.createdAt }), record: { $type: 'app.bsky.feed.post', text: 'A second post.' } });
+    expect(created.at(-1)).toMatchObject({
+      repo: bluesky.state.did,
+      collection: 'app.bsky.feed.post',
+      rkey: tidFor({ id: b.id, createdAt: b.createdAt }),
+      record: { $type: 'app.bsky.feed.post', text: 'A second post.' },
+    });
   });
 
   it('refuses a text over 300 characters for Bluesky with 409, before calling it', async () => {

@@ -50,7 +50,13 @@ function statusesOf(g: Generated, n: number): FakeStatus[] {
   for (const item of outbox.orderedItems) {
     if (item.type !== 'Create' || item.object.inReplyTo) continue;
     const o = item.object;
-    const visibility = o.to.includes('https://www.w3.org/ns/activitystreams#Public') ? 'public' : o.cc.includes('https://www.w3.org/ns/activitystreams#Public') ? 'unlisted' : o.to.some((t: string) => t.endsWith('/followers')) ? 'private' : 'direct';
+    const visibility = o.to.includes('https://www.w3.org/ns/activitystreams#Public')
+      ? 'public'
+      : o.cc.includes('https://www.w3.org/ns/activitystreams#Public')
+        ? 'unlisted'
+        : o.to.some((t: string) => t.endsWith('/followers'))
+          ? 'private'
+          : 'direct';
     out.push({
       id: String(5000 + out.length),
       created_at: o.published,
@@ -60,7 +66,13 @@ function statusesOf(g: Generated, n: number): FakeStatus[] {
       reblogs_count: 1,
       replies_count: 0,
       visibility: visibility as FakeStatus['visibility'],
-      media_attachments: o.attachment.map((a: any, i: number) => ({ id: `${out.length}${i}`, type: 'image', url: `https://files.mastodon.example${a.url}`, description: a.name, meta: { original: { width: a.width, height: a.height } } })),
+      media_attachments: o.attachment.map((a: any, i: number) => ({
+        id: `${out.length}${i}`,
+        type: 'image',
+        url: `https://files.mastodon.example${a.url}`,
+        description: a.name,
+        meta: { original: { width: a.width, height: a.height } },
+      })),
     });
     if (out.length >= n) break;
   }
@@ -72,7 +84,17 @@ beforeAll(async () => {
   mastodon = await startMastodonFake({ statuses: statusesOf(mastodonArchive({ posts: 60, seed: 7, filler: 700 }), 40) });
   // The long posts of an X archive (note-tweet.js), with their links, as Bluesky posts.
   const long = [...xArchive({ posts: 200, seed: 5 }).publicPosts.values()].filter((p) => p.text.length > 400).slice(0, 8);
-  bluesky = await startBlueskyFake({ posts: long.map((p, i) => ({ rkey: `3kaa${i}`, text: `${p.text} @lin.bsky.social #release https://blog.example.org/notes/${i}?utm_source=bsky`, createdAt: p.publishedAt, likeCount: i, repostCount: 0, replyCount: 0, quoteCount: 0 })) });
+  bluesky = await startBlueskyFake({
+    posts: long.map((p, i) => ({
+      rkey: `3kaa${i}`,
+      text: `${p.text} @lin.bsky.social #release https://blog.example.org/notes/${i}?utm_source=bsky`,
+      createdAt: p.publishedAt,
+      likeCount: i,
+      repostCount: 0,
+      replyCount: 0,
+      quoteCount: 0,
+    })),
+  });
   s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake), ...bluesky.env, JOB_POLL_MS: '50', JOB_RETRY_BASE_MS: '300' } });
 }, 120_000);
 
@@ -83,7 +105,9 @@ afterAll(async () => {
       console.log(`${label}: n=${list.length} median=${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)}ms max=${sorted[sorted.length - 1]!.toFixed(1)}ms`);
     }
     const threads = state.artifacts.flatMap((a) => a.variants.filter((v) => v.is_thread).map((v) => v.platform));
-    console.log(`variants: ${state.artifacts.length * TARGETS.length}, threads: ${TARGETS.map((t) => `${t} ${threads.filter((p) => p === t).length}`).join(', ')}`);
+    console.log(
+      `variants: ${state.artifacts.length * TARGETS.length}, threads: ${TARGETS.map((t) => `${t} ${threads.filter((p) => p === t).length}`).join(', ')}`,
+    );
     console.log(`rss=${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB heap=${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MiB`);
   }
   await s?.stop();
@@ -92,7 +116,11 @@ afterAll(async () => {
 
 async function uploadArchive(bytes: Buffer, handle: string, includeNonPublic = false) {
   const qs = new URLSearchParams({ handle, idempotency_key: newIdempotencyKey(), ...(includeNonPublic ? { include_non_public: 'true' } : {}) });
-  const { res, body } = await rawRequest(s, `${V1}/imports?${qs}`, { method: 'POST', headers: { 'Content-Type': 'application/zip' }, body: new Uint8Array(bytes) });
+  const { res, body } = await rawRequest(s, `${V1}/imports?${qs}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/zip' },
+    body: new Uint8Array(bytes),
+  });
   const json = body as unknown as Schemas['Import'];
   expect(res.status, JSON.stringify(json)).toBe(201);
   return json;
@@ -102,7 +130,9 @@ async function allPosts(pipelineId: string): Promise<Schemas['SourcePost'][]> {
   const out: Schemas['SourcePost'][] = [];
   let cursor: string | undefined;
   do {
-    const page = await timed('GET /pipelines/{id}/posts (100)', () => unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: pipelineId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } } })));
+    const page = await timed('GET /pipelines/{id}/posts (100)', () =>
+      unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: pipelineId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } } })),
+    );
     out.push(...page.data);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -162,18 +192,32 @@ function checkVariant(v: Variant, where: string) {
     if (v.platform === 'bluesky') expect(Buffer.byteLength(p.text), at).toBeLessThanOrEqual(3000);
     expect(p.text.trim(), at).not.toBe('');
   }
-  const texts = unnumbered(v.parts.map((p) => p.text), v.numbered);
+  const texts = unnumbered(
+    v.parts.map((p) => p.text),
+    v.numbered,
+  );
   // The parts together are the text, grapheme for grapheme (an emoji sequence cut in two would not be).
   expect(squash(texts.join(' ')), `${at}: the parts together are the text`).toEqual(squash(v.text));
   // No URL, mention or hashtag of the text is cut: each is whole in one part.
-  for (const tok of tokens(v.text)) expect(texts.some((t) => t.includes(tok)), `${at}: ${tok} is whole in a part`).toBe(true);
+  for (const tok of tokens(v.text))
+    expect(
+      texts.some((t) => t.includes(tok)),
+      `${at}: ${tok} is whole in a part`,
+    ).toBe(true);
 }
 
 // ---- The scenario ----
 
 const x = xArchive({ posts: POSTS, seed: 11, partSize: Math.ceil(POSTS / 3) });
 const m = mastodonArchive({ posts: POSTS, seed: 12 });
-const state: { xPipeline?: string; mPipeline?: string; xPosts?: Schemas['SourcePost'][]; mPosts?: Schemas['SourcePost'][]; artifacts: Artifact[]; live?: typeof mastodon.state.posted } = { artifacts: [] };
+const state: {
+  xPipeline?: string;
+  mPipeline?: string;
+  xPosts?: Schemas['SourcePost'][];
+  mPosts?: Schemas['SourcePost'][];
+  artifacts: Artifact[];
+  live?: typeof mastodon.state.posted;
+} = { artifacts: [] };
 
 describe('a realistic archive, from upload to publishing', () => {
   it('imports and ingests the X archive ZIP and the Mastodon archive (with its non-public posts) with the right counts', async () => {
@@ -181,7 +225,10 @@ describe('a realistic archive, from upload to publishing', () => {
     expect(xImport.summary.posts).toBe(x.publicPosts.size);
     const mImport = await timed('POST /imports (mastodon zip)', async () => uploadArchive((await writeZip(m.files))!, 'real-m', true));
     expect(mImport.summary.posts).toBe(m.publicPosts.size + m.nonPublicPosts.size);
-    for (const [handle, key] of [['real-x', 'x'], ['real-m', 'm']] as const) {
+    for (const [handle, key] of [
+      ['real-x', 'x'],
+      ['real-m', 'm'],
+    ] as const) {
       const started = await timed('ingest (archive)', () => ingest(s, handle));
       state[`${key}Pipeline`] = started.pipeline_id;
       state[`${key}Posts`] = await allPosts(started.pipeline_id);
@@ -197,25 +244,38 @@ describe('a realistic archive, from upload to publishing', () => {
       const want = mExpected.get(p.url!.split('/').pop())!;
       expect(p.text, p.url!).toBe(want.text);
       expect(p.visibility, p.url!).toBe(want.visibility);
-      expect(p.media.map(({ type, alt_text, archive_path }) => ({ type, alt_text, archive_path })), p.url!).toEqual(want.media.map(({ type, alt_text, archive_path }) => ({ type, alt_text, archive_path })));
+      expect(
+        p.media.map(({ type, alt_text, archive_path }) => ({ type, alt_text, archive_path })),
+        p.url!,
+      ).toEqual(want.media.map(({ type, alt_text, archive_path }) => ({ type, alt_text, archive_path })));
     }
     for (const p of state.xPosts!) {
       const want = x.publicPosts.get(p.url!.split('/').pop()!)!;
-      expect(p.media.map(({ alt_text, url }) => ({ alt_text, url })), p.url!).toEqual(want.media.map(({ alt_text, url }) => ({ alt_text, url })));
+      expect(
+        p.media.map(({ alt_text, url }) => ({ alt_text, url })),
+        p.url!,
+      ).toEqual(want.media.map(({ alt_text, url }) => ({ alt_text, url })));
     }
   }, 120_000);
 
   it('drafts dozens of posts for every platform; every variant keeps the text, within the limit, uncut', async () => {
     // The longest posts (threads everywhere), the ones with links and media, and some of every kind.
     const xs = [...state.xPosts!].sort((a, b) => b.text.length - a.text.length);
-    const picks = [...xs.slice(0, DRAFTS / 2), ...xs.filter((p) => /https?:\/\//.test(p.text) || p.media.length).slice(0, DRAFTS / 4), ...state.mPosts!.slice(0, DRAFTS / 4)];
+    const picks = [
+      ...xs.slice(0, DRAFTS / 2),
+      ...xs.filter((p) => /https?:\/\//.test(p.text) || p.media.length).slice(0, DRAFTS / 4),
+      ...state.mPosts!.slice(0, DRAFTS / 4),
+    ];
     for (const p of picks) {
       const a = await draft(p.id, { targets: [...TARGETS] });
       expect(a.state, a.id).toBe('review');
       expect(a.variants.map((v) => v.platform).sort()).toEqual([...TARGETS].sort());
       for (const v of a.variants) checkVariant(v, `${a.id} (post ${p.id})`);
       // The draft carries its source's media, in order, with their alt text.
-      expect(a.media?.map((x) => [x.source_post_id, x.alt_text, x.url, x.archive_path]), a.id).toEqual(p.media.map((x) => [p.id, x.alt_text, x.url, x.archive_path]));
+      expect(
+        a.media?.map((x) => [x.source_post_id, x.alt_text, x.url, x.archive_path]),
+        a.id,
+      ).toEqual(p.media.map((x) => [p.id, x.alt_text, x.url, x.archive_path]));
       state.artifacts.push(a);
     }
     // The built-in writer shortens; the sources' own long texts, sent as the agent's text, make threads everywhere.
@@ -223,7 +283,14 @@ describe('a realistic archive, from upload to publishing', () => {
     for (const [i, p] of long.entries()) {
       const a = state.artifacts[i]!;
       for (const platform of TARGETS) {
-        const v = await timed('PUT /artifacts/{id}/variants/{platform}', () => unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform } }, body: { text: `${p.text}\n\n${p.text}`, numbered: i % 2 === 0 } })));
+        const v = await timed('PUT /artifacts/{id}/variants/{platform}', () =>
+          unwrap(
+            s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, {
+              params: { path: { id: a.id, platform } },
+              body: { text: `${p.text}\n\n${p.text}`, numbered: i % 2 === 0 },
+            }),
+          ),
+        );
         checkVariant(v, `${a.id} (text of ${p.id})`);
       }
     }
@@ -247,15 +314,28 @@ describe('a realistic archive, from upload to publishing', () => {
     // The agent's own split for Mastodon, numbered.
     const own = variantOf(a, 'mastodon').parts.map((p) => p.text);
     const edited = [...own.slice(0, -1), `${own[own.length - 1]} — 編集済み 👩🏽‍💻`];
-    const put = await timed('PUT /artifacts/{id}/variants/{platform}', () => unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'mastodon' } }, body: { parts: edited, numbered: true } })));
+    const put = await timed('PUT /artifacts/{id}/variants/{platform}', () =>
+      unwrap(
+        s
+          .client()
+          .PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'mastodon' } }, body: { parts: edited, numbered: true } }),
+      ),
+    );
     checkVariant(put, `${a.id} edited`);
-    expect(unnumbered(put.parts.map((p) => p.text), true)).toEqual(edited);
+    expect(
+      unnumbered(
+        put.parts.map((p) => p.text),
+        true,
+      ),
+    ).toEqual(edited);
 
     // A photo with GPS in its EXIF, with alt text, after the status's own media (alt text set where missing).
     const up = await timed('POST /media', async () => upload(s, await photoWithGps(640, 480), { alt_text: 'Ada at the launch, 🎂 in hand — 東京' }));
     expect(up.status).toBe(201);
     const media = [{ id: up.json.id as string }];
-    a = await timed('PUT /artifacts/{id}/media', () => unwrap(s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id: a.id } }, body: { media } })));
+    a = await timed('PUT /artifacts/{id}/media', () =>
+      unwrap(s.client().PUT(`${V1}/artifacts/{id}/media`, { params: { path: { id: a.id } }, body: { media } })),
+    );
     expect(a.media_issues).toEqual([]);
     const child = await draft(source.id, { parent_artifact_id: a.id, targets: ['mastodon', 'bluesky'] });
     expect(child.media).toEqual(a.media);
@@ -305,7 +385,9 @@ describe('a realistic archive, from upload to publishing', () => {
     const a = await draft(source.id, { targets: ['bluesky'] });
     checkVariant(variantOf(a, 'bluesky'), a.id);
     // The whole post as the agent's text for Bluesky, split by the service.
-    const variant = await unwrap(s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'bluesky' } }, body: { text: source.text } }));
+    const variant = await unwrap(
+      s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'bluesky' } }, body: { text: source.text } }),
+    );
     checkVariant(variant, `${a.id} (its source's text)`);
     expect(variant.is_thread).toBe(true);
     const accepted = await unwrap(publishRequest(s, a.id, {}));
@@ -321,7 +403,9 @@ describe('a realistic archive, from upload to publishing', () => {
       expect(records[i]!.reply?.root.uri).toBe(uri(rkeys[0]!));
       expect(records[i]!.reply?.parent.uri).toBe(uri(rkeys[i - 1]!));
     }
-    const creates = bluesky.fake.requests.filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord').map((r) => (JSON.parse(r.body.toString()) as { rkey: string }).rkey);
+    const creates = bluesky.fake.requests
+      .filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord')
+      .map((r) => (JSON.parse(r.body.toString()) as { rkey: string }).rkey);
     for (const k of rkeys) expect(creates.filter((c) => c === k)).toHaveLength(1);
   }, 60_000);
 
@@ -333,7 +417,10 @@ describe('a realistic archive, from upload to publishing', () => {
     const brief = await draft(pub.id, { additional_post_ids: [priv.id] });
     expect(brief.source_visibility).toBe('followers');
     // A post of another pipeline is not a source of a brief.
-    const foreign = await s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: state.xPosts![0]!.id } }, body: { additional_post_ids: [priv.id], idempotency_key: newIdempotencyKey() } });
+    const foreign = await s.client().POST(`${V1}/posts/{id}/draft`, {
+      params: { path: { id: state.xPosts![0]!.id } },
+      body: { additional_post_ids: [priv.id], idempotency_key: newIdempotencyKey() },
+    });
     expect(foreign.response.status).toBe(422);
     const child = await draft(priv.id, { parent_artifact_id: a.id });
     for (const art of [a, brief, child]) {

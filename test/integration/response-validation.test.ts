@@ -49,7 +49,11 @@ afterAll(async () => {
 describe('response validation', () => {
   it('lets a valid answer through and turns one outside the contract into a 500', async () => {
     const { deps } = t.s.running;
-    const { pipeline_id: pipelineId } = await createFromIntent(deps, { workspaceId: t.ws, tokenId: 'tok_rv' }, { handle: 'response-validation', intent: 'Notes — 笔记 🧪' });
+    const { pipeline_id: pipelineId } = await createFromIntent(
+      deps,
+      { workspaceId: t.ws, tokenId: 'tok_rv' },
+      { handle: 'response-validation', intent: 'Notes — 笔记 🧪' },
+    );
     const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });
     const artifact = await seedArtifact(deps, { workspaceId: t.ws, pipelineId, postId: postId!, state: 'review', text: 'Un brouillon — 草稿 — مسودة 👩🏽‍💻' });
     const headers = { Authorization: `Bearer ${t.s.token}` };

@@ -45,7 +45,15 @@ describe.skipIf(!onPg)('two instances on one PostgreSQL database', () => {
     const deps = a.running.deps;
     const { pipeline, answer: run } = await upsertPipelineWithRun(
       deps.db,
-      { pipelineId: deps.ids.id('pl'), workspaceId, handle: `scale-${workspaceId}`, intent: 'Scale-out', tone: null, platform: 'archive', now: deps.clock.now() },
+      {
+        pipelineId: deps.ids.id('pl'),
+        workspaceId,
+        handle: `scale-${workspaceId}`,
+        intent: 'Scale-out',
+        tone: null,
+        platform: 'archive',
+        now: deps.clock.now(),
+      },
       (tx, p) => enqueueRun(tx, deps, { workspaceId, pipelineId: p.id, kind: 'ingest', input: {} }),
     );
     // The seeding ingest (no account: it fails fast) must not count in the job test below.
@@ -76,18 +84,25 @@ describe.skipIf(!onPg)('two instances on one PostgreSQL database', () => {
     const refused = seen.filter((x) => x.status !== 404);
     expect(refused.every((x) => x.status === 429 && x.remaining === '0')).toBe(true);
     expect(refused.length).toBeLessThanOrEqual(3);
-    expect(seen.slice(-2).map((x) => x.via).sort()).toEqual(['A', 'B']);
+    expect(
+      seen
+        .slice(-2)
+        .map((x) => x.via)
+        .sort(),
+    ).toEqual(['A', 'B']);
   });
 
   it('does the work of an idempotency key once when both instances receive it at the same moment', async () => {
     const w = await workspace('Idempotency');
     const { postIds } = await posts(w.workspaceId, 1);
     const draft = (s: TestServer, key: string) =>
-      fetch(`${s.url}${V1}/posts/${postIds[0]}/draft`, { method: 'POST', headers: w.headers, body: JSON.stringify({ idempotency_key: key }) }).then(async (r) => ({
-        status: r.status,
-        replayed: r.headers.get('idempotent-replayed'),
-        body: (await r.json()) as { run_id?: string; artifact_id?: string; error?: { code: string } },
-      }));
+      fetch(`${s.url}${V1}/posts/${postIds[0]}/draft`, { method: 'POST', headers: w.headers, body: JSON.stringify({ idempotency_key: key }) }).then(
+        async (r) => ({
+          status: r.status,
+          replayed: r.headers.get('idempotent-replayed'),
+          body: (await r.json()) as { run_id?: string; artifact_id?: string; error?: { code: string } },
+        }),
+      );
     const keys = Array.from({ length: 5 }, (_, i) => `scale-out-same-key-${i}-${Date.now()}`);
     for (const key of keys) {
       const [fromA, fromB] = await Promise.all([draft(a, key), draft(b, key)]);
@@ -151,7 +166,11 @@ describe.skipIf(!onPg)('two instances on one PostgreSQL database', () => {
       const runIds: string[] = [];
       for (let i = 0; i < 24; i++) {
         const s = i % 2 ? b : a;
-        const r = await fetch(`${s.url}${V1}/posts/${postIds[0]}/draft`, { method: 'POST', headers: w.headers, body: JSON.stringify({ idempotency_key: `scale-out-job-${i}-${Date.now()}` }) });
+        const r = await fetch(`${s.url}${V1}/posts/${postIds[0]}/draft`, {
+          method: 'POST',
+          headers: w.headers,
+          body: JSON.stringify({ idempotency_key: `scale-out-job-${i}-${Date.now()}` }),
+        });
         expect(r.status).toBe(202);
         runIds.push(((await r.json()) as { run_id: string }).run_id);
       }

@@ -15,7 +15,8 @@ let fake: Fake;
 let pipelineId: string;
 let postId: string;
 /** The fake page's content, and statuses to answer first (then 200). */
-let page = '<html><head><title>Changelog</title></head><body><article><h1>Changelog</h1><p>Version 1.0 is out with a faster importer.</p></article></body></html>';
+let page =
+  '<html><head><title>Changelog</title></head><body><article><h1>Changelog</h1><p>Version 1.0 is out with a faster importer.</p></article></body></html>';
 let failFirst: number[] = [];
 
 beforeAll(async () => {
@@ -29,7 +30,9 @@ beforeAll(async () => {
 });
 const t = serverSuite(() => ({ ...fake.outboundEnv, JOB_RETRY_BASE_MS: '20' }));
 beforeAll(async () => {
-  const pl = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'sessions-archive', intent: 'sessions', idempotency_key: newIdempotencyKey() } }));
+  const pl = await unwrap(
+    t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'sessions-archive', intent: 'sessions', idempotency_key: newIdempotencyKey() } }),
+  );
   pipelineId = pl.pipeline_id;
   [postId] = (await seedPosts(t.s.running.deps, { workspaceId: t.ws, pipelineId, count: 1, platform: 'archive' })) as [string];
 });
@@ -39,9 +42,15 @@ afterAll(async () => {
 
 type ItemBody = { kind: 'note' | 'source' | 'artifact'; text?: string; url?: string; artifact_id?: string };
 const add = (session: string, body: ItemBody, token = t.s.token) =>
-  unwrap(t.s.client(token).POST('/api/sessions/{sessionId}/items', { params: { path: { sessionId: session } }, body: { ...body, idempotency_key: newIdempotencyKey() } }));
-const activity = (limit?: number, token = t.s.token) => unwrap(t.s.client(token).GET('/api/sessions/activity', { params: { query: limit === undefined ? {} : { limit } } }));
-const regenerate = (session: string, variant: string) => unwrap(t.s.client().POST('/api/sessions/{sessionId}/variants/{variantId}/regenerate', { params: { path: { sessionId: session, variantId: variant } } }));
+  unwrap(
+    t.s
+      .client(token)
+      .POST('/api/sessions/{sessionId}/items', { params: { path: { sessionId: session } }, body: { ...body, idempotency_key: newIdempotencyKey() } }),
+  );
+const activity = (limit?: number, token = t.s.token) =>
+  unwrap(t.s.client(token).GET('/api/sessions/activity', { params: { query: limit === undefined ? {} : { limit } } }));
+const regenerate = (session: string, variant: string) =>
+  unwrap(t.s.client().POST('/api/sessions/{sessionId}/variants/{variantId}/regenerate', { params: { path: { sessionId: session, variantId: variant } } }));
 const refresh = (id: string, token = t.s.token) => unwrap(t.s.client(token).POST('/api/sessions/sources/{id}/refresh', { params: { path: { id } } }));
 const getArtifact = (id: string) => unwrap(t.s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id } } }));
 
@@ -99,7 +108,13 @@ describe('activity', () => {
 
 describe('variant regeneration', () => {
   it('appends numbered rounds, each a re-draft of the round before, with riff.refined and activity', async () => {
-    const base = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId, postId, state: 'review', text: 'Post number 0: shipping notes. Release day.' });
+    const base = await seedArtifact(t.s.running.deps, {
+      workspaceId: t.ws,
+      pipelineId,
+      postId,
+      state: 'review',
+      text: 'Post number 0: shipping notes. Release day.',
+    });
     const item = await add('ses_var', { kind: 'artifact', artifact_id: base.id });
     const r1 = await regenerate('ses_var', item.id);
     expect(r1).toMatchObject({ session_id: 'ses_var', variant_id: item.id, round: 1 });
@@ -120,7 +135,10 @@ describe('variant regeneration', () => {
       { riff_id: a2.id, parent_id: a1.id },
     ]);
     const rows = (await activity(100)).data.filter((r) => r.session_id === 'ses_var' && r.kind === 'variant_regenerated');
-    expect(rows.map((r) => r.summary)).toEqual([`Regenerated variant ${item.id}: round 2 (artifact ${a2.id})`, `Regenerated variant ${item.id}: round 1 (artifact ${a1.id})`]);
+    expect(rows.map((r) => r.summary)).toEqual([
+      `Regenerated variant ${item.id}: round 2 (artifact ${a2.id})`,
+      `Regenerated variant ${item.id}: round 1 (artifact ${a1.id})`,
+    ]);
   });
 
   it('is 409 while the variant is still being written, 404 for what is not a variant', async () => {
@@ -130,7 +148,11 @@ describe('variant regeneration', () => {
     expect(busy.status).toBe(409);
     expect(busy.suggestedAction).toBe('retry_later');
     const note = await add('ses_var2', { kind: 'note', text: 'a note' });
-    for (const [session, variant] of [['ses_var2', note.id], ['ses_var2', 'itm_nope'], ['ses_nope', item.id]]) {
+    for (const [session, variant] of [
+      ['ses_var2', note.id],
+      ['ses_var2', 'itm_nope'],
+      ['ses_nope', item.id],
+    ]) {
       expect((await refusal(regenerate(session!, variant!))).status).toBe(404);
     }
   });

@@ -72,7 +72,10 @@ describe('dates in the store', () => {
 
   it('writes a row in the form Prisma reads', async () => {
     await insertRun(h.db, { id: 'run_kysely', workspaceId: 'ws', pipelineId: null, kind: 'draft', input: {}, now: at });
-    const sql = h.provider === 'sqlite' ? `SELECT "createdAt" AS c, typeof("createdAt") AS t FROM "Run" WHERE "id" = 'run_kysely'` : `SELECT "createdAt"::text AS c FROM "Run" WHERE "id" = 'run_kysely'`;
+    const sql =
+      h.provider === 'sqlite'
+        ? `SELECT "createdAt" AS c, typeof("createdAt") AS t FROM "Run" WHERE "id" = 'run_kysely'`
+        : `SELECT "createdAt"::text AS c FROM "Run" WHERE "id" = 'run_kysely'`;
     const [row] = await raw<{ c: string; t?: string }>(sql);
     if (h.provider === 'sqlite') expect(row).toEqual({ c: '2026-11-22T17:00:05.252+00:00', t: 'text' });
     else expect(row?.c).toBe('2026-11-22 17:00:05.252');

@@ -67,10 +67,13 @@ describe.skipIf(!onPostgres)('several instances on one PostgreSQL database', () 
         return e;
       });
       await inserted;
-      const y = b.running.deps.db.transaction().execute((tx) => recordEvent(tx, b.running.deps, ws, 'riff.refined', event(round * 2 + 1))).then((e) => {
-        yCommitted();
-        return e;
-      });
+      const y = b.running.deps.db
+        .transaction()
+        .execute((tx) => recordEvent(tx, b.running.deps, ws, 'riff.refined', event(round * 2 + 1)))
+        .then((e) => {
+          yCommitted();
+          return e;
+        });
       await Promise.all([x, y]);
     }
     // And a burst of concurrent writers on both instances.

@@ -59,7 +59,13 @@ it('fans events out to more subscribers than one slice: each gets every event on
   const hub = s.running.hub;
   const first = await Promise.all(Array.from({ length: 450 }, () => listen()));
   await until('450 subscribers', () => hub.subscriberCount >= 450);
-  const a = await recordEvents(s.running.deps, ws, 'decode.ready', Array.from({ length: 5 }, (_, i) => ({ post_id: `post_${i}`, decode_id: `dec_${i}` })), { oneTransaction: true });
+  const a = await recordEvents(
+    s.running.deps,
+    ws,
+    'decode.ready',
+    Array.from({ length: 5 }, (_, i) => ({ post_id: `post_${i}`, decode_id: `dec_${i}` })),
+    { oneTransaction: true },
+  );
   // Streams that connect while the first events are being fanned out get what comes after.
   const late = await Promise.all(Array.from({ length: 20 }, () => listen()));
   await until('470 subscribers', () => hub.subscriberCount >= 470);

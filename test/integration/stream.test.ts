@@ -81,7 +81,12 @@ describe('live events', () => {
         [p1!.id, 'post.ready'],
         [r2!.id, 'riff.ready'],
       ]);
-      expect(all.envelopes()[0]).toEqual({ id: r1!.id, type: 'riff.ready', created_at: r1!.created_at, data: { riff_id: 'art_live0', source_post_id: 'post_live0' } });
+      expect(all.envelopes()[0]).toEqual({
+        id: r1!.id,
+        type: 'riff.ready',
+        created_at: r1!.created_at,
+        data: { riff_id: 'art_live0', source_post_id: 'post_live0' },
+      });
       expect(all.envelopes()[0]!.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       await onlyRiffs.waitForEvents(2);
       await posts.waitForEvents(1);
@@ -190,7 +195,13 @@ describe('a slow consumer', () => {
     // Produce until the hub gives up on the slow one. The healthy stream reads everything
     // before the next batch comes, so it never falls behind.
     for (let batch = 0; batch < 40 && hub.stats.dropped === droppedBefore; batch++) {
-      const evs = await recordEvents(s.running.deps, ws, 'operator.error', Array.from({ length: 100 }, (_, i) => ({ operator_id: `pl_${batch}_${i}`, error: { code: 'credential_dead', message: big } })), { oneTransaction: true });
+      const evs = await recordEvents(
+        s.running.deps,
+        ws,
+        'operator.error',
+        Array.from({ length: 100 }, (_, i) => ({ operator_id: `pl_${batch}_${i}`, error: { code: 'credential_dead', message: big } })),
+        { oneTransaction: true },
+      );
       produced.push(...evs.map((e) => e.id));
       await healthy.waitForEvents(produced.length, 20_000);
     }

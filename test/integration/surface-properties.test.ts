@@ -10,30 +10,50 @@ import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 
 // With the receivers' secrets set, an unsigned event is refused (401) rather than the documented 503 of a receiver without one.
-const t = serverSuite(() => ({ WEBHOOK_SIGNING_SECRET: 'whsec-properties-0123456789abcdef', SERVICE_SCRAPER_SIGNING_SECRET: 'scraper-properties-0123456789abcdef' }));
+const t = serverSuite(() => ({
+  WEBHOOK_SIGNING_SECRET: 'whsec-properties-0123456789abcdef',
+  SERVICE_SCRAPER_SIGNING_SECRET: 'scraper-properties-0123456789abcdef',
+}));
 const RUNS = { numRuns: 80 };
 const CONTRACT_PATHS = [
-  '/api/health', '/openapi.json', '/docs', '/api/mcp', '/api/sessions/activity', '/api/webhooks/backend', '/api/webhooks/scraper-monitor',
-  `${V1}/pipelines/from-intent`, `${V1}/pipelines/{pipeline}`, `${V1}/pipelines/{pipeline}/posts`,
-  `${V1}/pipelines/{pipeline}/diagnose`, `${V1}/pipelines/{pipeline}/inbox`, `${V1}/posts/{post}/draft`,
-  `${V1}/artifacts/{artifact}`, `${V1}/artifacts/{artifact}/transition`, `${V1}/fetch/schemas`, `${V1}/runs/run_x`,
+  '/api/health',
+  '/openapi.json',
+  '/docs',
+  '/api/mcp',
+  '/api/sessions/activity',
+  '/api/webhooks/backend',
+  '/api/webhooks/scraper-monitor',
+  `${V1}/pipelines/from-intent`,
+  `${V1}/pipelines/{pipeline}`,
+  `${V1}/pipelines/{pipeline}/posts`,
+  `${V1}/pipelines/{pipeline}/diagnose`,
+  `${V1}/pipelines/{pipeline}/inbox`,
+  `${V1}/posts/{post}/draft`,
+  `${V1}/artifacts/{artifact}`,
+  `${V1}/artifacts/{artifact}/transition`,
+  `${V1}/fetch/schemas`,
+  `${V1}/runs/run_x`,
 ];
 let ids: { pipeline: string; post: string; artifact: string };
 
 beforeAll(async () => {
   // An archive name as handle: its ingest run reads nothing from the network.
-  const p = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'fuzz-archive', intent: 'properties', idempotency_key: newIdempotencyKey() } }));
+  const p = await unwrap(
+    t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle: 'fuzz-archive', intent: 'properties', idempotency_key: newIdempotencyKey() } }),
+  );
   const [post] = await seedPosts(t.s.running.deps, { workspaceId: t.ws, pipelineId: p.pipeline_id, count: 2 });
   const art = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: p.pipeline_id, postId: post!, state: 'review' });
   ids = { pipeline: p.pipeline_id, post: post!, artifact: art.id };
 });
 
 /** Any UTF-16 code unit, NUL and lone surrogates included, with the ASCII range weighted up. */
-const unit = fc.oneof(
-  { weight: 4, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
-  { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xffff }) },
-  { weight: 1, arbitrary: fc.constantFrom(0, 0xd800, 0xdc00, 0xfeff, 0x2028) },
-).map((c) => String.fromCharCode(c));
+const unit = fc
+  .oneof(
+    { weight: 4, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xffff }) },
+    { weight: 1, arbitrary: fc.constantFrom(0, 0xd800, 0xdc00, 0xfeff, 0x2028) },
+  )
+  .map((c) => String.fromCharCode(c));
 const text = fc.string({ unit, maxLength: 24 });
 
 function expectWellFormed(what: string, r: RawReply, { envelope = true } = {}) {
@@ -49,7 +69,38 @@ function expectWellFormed(what: string, r: RawReply, { envelope = true } = {}) {
 }
 
 describe('the HTTP surface, property-based', () => {
-  const words = ['api', 'agent', 'v1', 'pipelines', 'from-intent', 'posts', 'draft', 'artifacts', 'publish', 'transition', 'runs', 'sessions', 'activity', 'items', 'variants', 'regenerate', 'sources', 'refresh', 'fetch', 'schemas', 'diagnose', 'inbox', 'health', 'mcp', 'webhooks', 'backend', 'docs', 'openapi.json', 'pl_x', 'art_x'];
+  const words = [
+    'api',
+    'agent',
+    'v1',
+    'pipelines',
+    'from-intent',
+    'posts',
+    'draft',
+    'artifacts',
+    'publish',
+    'transition',
+    'runs',
+    'sessions',
+    'activity',
+    'items',
+    'variants',
+    'regenerate',
+    'sources',
+    'refresh',
+    'fetch',
+    'schemas',
+    'diagnose',
+    'inbox',
+    'health',
+    'mcp',
+    'webhooks',
+    'backend',
+    'docs',
+    'openapi.json',
+    'pl_x',
+    'art_x',
+  ];
   const segment = fc.oneof(
     { weight: 5, arbitrary: fc.constantFrom(...words) },
     { weight: 1, arbitrary: fc.constantFrom(...words).map((w) => w.toUpperCase()) },
@@ -73,9 +124,12 @@ describe('the HTTP surface, property-based', () => {
   const path = fc
     .oneof(
       { weight: 3, arbitrary: respelled },
-      { weight: 1, arbitrary: fc
-        .tuple(fc.constantFrom(`${V1}/`, '/api/', '/'), fc.array(segment, { maxLength: 5 }), fc.constantFrom('', '/', '?', '?limit=5'))
-        .map(([prefix, segs, tail]) => `${prefix}${segs.join('/')}${tail}`) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.constantFrom(`${V1}/`, '/api/', '/'), fc.array(segment, { maxLength: 5 }), fc.constantFrom('', '/', '?', '?limit=5'))
+          .map(([prefix, segs, tail]) => `${prefix}${segs.join('/')}${tail}`),
+      },
     )
     // The stream answers 200 and stays open: it has its own tests.
     .filter((p) => !/^\/api\/stream(\?|$)/.test(p));
@@ -83,7 +137,12 @@ describe('the HTTP surface, property-based', () => {
   it('any path and method: never a 5xx, always a request id, errors in the envelope', async () => {
     await fc.assert(
       fc.asyncProperty(path, fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'), fc.boolean(), async (p, method, withToken) => {
-        const r = await rawRequest(t.s, p, { method, token: withToken ? undefined : null, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: method === 'GET' ? undefined : '{}' });
+        const r = await rawRequest(t.s, p, {
+          method,
+          token: withToken ? undefined : null,
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: method === 'GET' ? undefined : '{}',
+        });
         // JSON-RPC answers of the MCP endpoint are the protocol's own JSON.
         expectWellFormed(`${method} ${p}`, r, { envelope: !(r.res.status !== 401 && r.res.status !== 429 && p.startsWith('/api/mcp')) });
       }),
@@ -92,21 +151,40 @@ describe('the HTTP surface, property-based', () => {
   });
 
   it('any query string on the list operations: never a 5xx', async () => {
-    const value = fc.oneof(text, fc.constantFrom('1e1', '+5', '05', ' 5', '0x10', '-1', '1.5', 'Infinity', '1e400', '9'.repeat(30), 'true', 'TRUE', ''), fc.integer().map(String));
+    const value = fc.oneof(
+      text,
+      fc.constantFrom('1e1', '+5', '05', ' 5', '0x10', '-1', '1.5', 'Infinity', '1e400', '9'.repeat(30), 'true', 'TRUE', ''),
+      fc.integer().map(String),
+    );
     const pair = fc.tuple(fc.oneof(fc.constantFrom('limit', 'cursor', 'has_artifact', 'events'), text), value);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(`${V1}/pipelines/{p}/posts`, '/api/sessions/activity', `${V1}/fetch/schemas`, `${V1}/pipelines/{p}`), fc.array(pair, { maxLength: 4 }), async (template, pairs) => {
-        const query = pairs.map(([k, v]) => `${encodeURIComponent(k.replace(/[\ud800-\udfff]/g, 'x'))}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, 'x'))}`).join('&');
-        const p = `${template.replace('{p}', ids.pipeline)}?${query}`;
-        expectWellFormed(`GET ${p}`, await rawRequest(t.s, p));
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(`${V1}/pipelines/{p}/posts`, '/api/sessions/activity', `${V1}/fetch/schemas`, `${V1}/pipelines/{p}`),
+        fc.array(pair, { maxLength: 4 }),
+        async (template, pairs) => {
+          const query = pairs
+            .map(([k, v]) => `${encodeURIComponent(k.replace(/[\ud800-\udfff]/g, 'x'))}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, 'x'))}`)
+            .join('&');
+          const p = `${template.replace('{p}', ids.pipeline)}?${query}`;
+          expectWellFormed(`GET ${p}`, await rawRequest(t.s, p));
+        },
+      ),
       RUNS,
     );
   });
 
   it('any JSON body on the local mutating operations: never a 5xx', async () => {
     const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(text, tie('value'), { maxKeys: 3 })),
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.double(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(text, tie('value'), { maxKeys: 3 }),
+      ),
     })).value;
     // Valid-looking bodies with one field replaced, and arbitrary JSON.
     const body = (base: Record<string, unknown>) =>
@@ -123,11 +201,14 @@ describe('the HTTP surface, property-based', () => {
       { method: 'POST', path: () => '/api/sessions/ses_prop/items', body: body({ kind: 'note', text: 'x', idempotency_key: key() }) },
     ];
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: targets.length - 1 }).chain((i) => fc.tuple(fc.constant(targets[i]!), targets[i]!.body)), async ([target, b]) => {
-        const p = target.path();
-        const r = await rawRequest(t.s, p, { method: target.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
-        expectWellFormed(`${target.method} ${p} ${JSON.stringify(b)}`, r);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: targets.length - 1 }).chain((i) => fc.tuple(fc.constant(targets[i]!), targets[i]!.body)),
+        async ([target, b]) => {
+          const p = target.path();
+          const r = await rawRequest(t.s, p, { method: target.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+          expectWellFormed(`${target.method} ${p} ${JSON.stringify(b)}`, r);
+        },
+      ),
       RUNS,
     );
   });

@@ -21,7 +21,11 @@ const get = async (token: string) => (await rawRequest(s, `${V1}/pipelines/pl_no
 describe('the token cache of the bearer check', () => {
   it('trusts a token that authenticated without asking the database again', async () => {
     const token = generateToken();
-    await addToken(s.running.deps.db, { id: s.running.deps.ids.id('tok'), workspaceId: await workspaceOf(s.running.deps, s.token), tokenHash: hashToken(token) });
+    await addToken(s.running.deps.db, {
+      id: s.running.deps.ids.id('tok'),
+      workspaceId: await workspaceOf(s.running.deps, s.token),
+      tokenHash: hashToken(token),
+    });
     expect(await get(token)).toBe(404); // authenticated: the pipeline is what is missing
     // Gone from the database, yet still known for TOKEN_CACHE_MS: the second request did not look it up.
     await deleteRows(s.running.deps.db, 'AgentToken', { tokenHash: hashToken(token) });
@@ -31,7 +35,11 @@ describe('the token cache of the bearer check', () => {
   it('does not remember a refusal: a token added after one works at once', async () => {
     const token = generateToken();
     expect(await get(token)).toBe(401);
-    await addToken(s.running.deps.db, { id: s.running.deps.ids.id('tok'), workspaceId: await workspaceOf(s.running.deps, s.token), tokenHash: hashToken(token) });
+    await addToken(s.running.deps.db, {
+      id: s.running.deps.ids.id('tok'),
+      workspaceId: await workspaceOf(s.running.deps, s.token),
+      tokenHash: hashToken(token),
+    });
     expect(await get(token)).toBe(404);
   });
 });

@@ -42,7 +42,10 @@ async function flakyProxy(target: string) {
         res.writeHead(step.status, { 'Content-Type': 'application/json', 'X-Request-Id': 'req_proxy', ...step.headers });
         return res.end(step.body === undefined ? '' : JSON.stringify(step.body));
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<
+        string,
+        string
+      >;
       const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body: body.length ? new Uint8Array(body) : undefined });
       const out: Record<string, string> = {};
       answer.headers.forEach((v, k) => {
@@ -122,7 +125,11 @@ describe('retries', () => {
 
   it('retry 409 retry_later (the same key still in flight), after Retry-After when given', async () => {
     fresh();
-    const busy = { status: 409, body: { error: { code: 'state_conflict', message: 'still being processed', suggested_action: 'retry_later' } }, headers: { 'Retry-After': '2' } };
+    const busy = {
+      status: 409,
+      body: { error: { code: 'state_conflict', message: 'still being processed', suggested_action: 'retry_later' } },
+      headers: { 'Retry-After': '2' },
+    };
     proxy.script.push(busy);
     const { client, waits } = proxied();
     await unwrap(client.POST(`${V1}/pipelines/from-intent`, { body: startBody('busy-archive') }));
@@ -161,7 +168,10 @@ describe('retries', () => {
     const limited = { status: 429, body: { error: { code: 'rate_limited', message: 'Slow down.' } }, headers: { 'Retry-After': '90' } };
     proxy.script.push(limited);
     const { client, waits } = proxied({ maxRetryWaitSeconds: 30 });
-    expect((await client.PUT(`${V1}/fetch/schemas/{id}`, { params: { path: { id: 'wine' } }, body: { fields: { name: { selectors: [{ selector: 'h1' }] } } } })).response.ok).toBe(true);
+    expect(
+      (await client.PUT(`${V1}/fetch/schemas/{id}`, { params: { path: { id: 'wine' } }, body: { fields: { name: { selectors: [{ selector: 'h1' }] } } } }))
+        .response.ok,
+    ).toBe(true);
     expect(waits).toEqual([30_000]);
     expect(proxy.seen).toHaveLength(2);
   });
@@ -259,7 +269,16 @@ describe('typed errors', () => {
     expect(invalid).toBeInstanceOf(ValidationError);
     expect(invalid.message).toContain('intent');
 
-    const raw = { status: 409, code: 'state_conflict', message: 'Published already.', requestId: 'req_1', suggestedAction: 'retry_later', suggestedEndpoint: null, retryAfterSeconds: 3, upstreamStatus: null };
+    const raw = {
+      status: 409,
+      code: 'state_conflict',
+      message: 'Published already.',
+      requestId: 'req_1',
+      suggestedAction: 'retry_later',
+      suggestedEndpoint: null,
+      retryAfterSeconds: 3,
+      upstreamStatus: null,
+    };
     const generated = ContentPipelineError.generate(raw);
     expect(generated).toBeInstanceOf(StateError);
     // eslint-disable-next-line @typescript-eslint/no-misused-spread -- the error's own fields as plain data, which toMatchObject compares field by field

@@ -29,7 +29,18 @@ async function pipelineWithPost(handle = '@ada@mastodon.example', platform?: 'rs
   const deps = t.s.running.deps;
   // A feed or archive pipeline is inserted as a row: creating it through the API would queue an ingest that reaches out.
   const pipelineId = platform
-    ? (await insertRow(deps.db, 'Pipeline', { id: deps.ids.id('pl'), workspaceId: t.ws, handle, intent: 'Release posts', tone: null, platform, createdAt: new Date(), updatedAt: new Date() })).id
+    ? (
+        await insertRow(deps.db, 'Pipeline', {
+          id: deps.ids.id('pl'),
+          workspaceId: t.ws,
+          handle,
+          intent: 'Release posts',
+          tone: null,
+          platform,
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        })
+      ).id
     : (await newPipeline(t.s, { handle, intent: unique('Release posts') })).pipeline_id;
   const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });
   return { pipelineId, postId: postId! };
@@ -48,7 +59,11 @@ const getArtifact = (id: string) => unwrap(t.s.client().GET(`${V1}/artifacts/{id
 describe('PUT /artifacts/{id}/variants/{platform}', () => {
   it('stores the agent’s own split (201), numbered and counted; the artifact shows it; a second PUT replaces it (200)', async () => {
     const a = await artifact();
-    const parts = ['Shipped v2.3 today 👩‍👩‍👧‍👦: 4x faster on large CSV files.', 'Memory use: 2 GB → 150 MB. 日本語のテキストも。', 'Notes: https://example.com/blog/2026/11/importer-v2-3-streaming-archives-instead-of-loading-them-whole #release'];
+    const parts = [
+      'Shipped v2.3 today 👩‍👩‍👧‍👦: 4x faster on large CSV files.',
+      'Memory use: 2 GB → 150 MB. 日本語のテキストも。',
+      'Notes: https://example.com/blog/2026/11/importer-v2-3-streaming-archives-instead-of-loading-them-whole #release',
+    ];
     const created = await put(a.id, 'x', { parts, numbered: true });
     expect(created.response.status).toBe(201);
     const v = created.data!;
@@ -56,7 +71,16 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
     for (const p of v.parts) expect(p.length).toBe(countLength('x', p.text));
     // The URL counts 23 on X whatever its length.
     expect(v.parts[2]!.length).toBe(countLength('x', 'Notes: ') + 23 + countLength('x', ' #release 3/3'));
-    expect(v).toMatchObject({ platform: 'x', limit: 280, counting: 'weighted', is_thread: true, numbered: true, origin: 'parts', publishable: false, problem: null });
+    expect(v).toMatchObject({
+      platform: 'x',
+      limit: 280,
+      counting: 'weighted',
+      is_thread: true,
+      numbered: true,
+      origin: 'parts',
+      publishable: false,
+      problem: null,
+    });
 
     const shown = await getArtifact(a.id);
     expect(shown.variants.map((x) => x.platform)).toEqual(['x']);
@@ -99,13 +123,23 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
       expect(v.fits_one_post).toBe(platform === 'mastodon' ? v.length <= 500 : false);
       for (const p of v.parts) expect(p.length).toBeLessThanOrEqual(PLATFORM_RULES[platform].limit);
       // The long URL is never cut.
-      expect(v.parts.filter((p) => p.text.includes('https://example.com/blog/2026/11/importer-v2-3-streaming-archives-instead-of-loading-them-whole?ref=announcement'))).toHaveLength(1);
+      expect(
+        v.parts.filter((p) =>
+          p.text.includes('https://example.com/blog/2026/11/importer-v2-3-streaming-archives-instead-of-loading-them-whole?ref=announcement'),
+        ),
+      ).toHaveLength(1);
     }
     // X keeps two hashtags of the trailing block, Threads one.
     const shown = await getArtifact(a.id);
     const x = shown.variants.find((v) => v.platform === 'x')!;
     expect(x.text.endsWith('#release #opensource')).toBe(true);
-    expect(shown.variants.find((v) => v.platform === 'threads')!.text.endsWith('ありがとうございます。\n\nRelease notes: https://example.com/blog/2026/11/importer-v2-3-streaming-archives-instead-of-loading-them-whole?ref=announcement\n\n#release')).toBe(true);
+    expect(
+      shown.variants
+        .find((v) => v.platform === 'threads')!
+        .text.endsWith(
+          'ありがとうございます。\n\nRelease notes: https://example.com/blog/2026/11/importer-v2-3-streaming-archives-instead-of-loading-them-whole?ref=announcement\n\n#release',
+        ),
+    ).toBe(true);
     expect(shown.variants.map((v) => v.platform)).toEqual(['bluesky', 'mastodon', 'threads', 'x']);
   });
 
@@ -113,7 +147,14 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
     const a = await artifact();
     const r = await put(a.id, 'linkedin', {});
     expect(r.response.status).toBe(201);
-    expect(r.data).toMatchObject({ platform: 'linkedin', origin: 'drafted', text: LONG.replace('#release #opensource #performance #importer', '#release #opensource #performance'), fits_one_post: true, is_thread: false, limit: 3000 });
+    expect(r.data).toMatchObject({
+      platform: 'linkedin',
+      origin: 'drafted',
+      text: LONG.replace('#release #opensource #performance #importer', '#release #opensource #performance'),
+      fits_one_post: true,
+      is_thread: false,
+      limit: 3000,
+    });
   });
 
   it('refuses text with parts, a text that cannot be split, and an empty part', async () => {
@@ -123,7 +164,9 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
     const url = `https://example.com/${'very-long-path-segment/'.repeat(20)}`;
     const unsplittable = await refusal(unwrap(put(a.id, 'bluesky', { text: `See ${url} now` })));
     expect(unsplittable.status).toBe(422);
-    expect(unsplittable.message).toMatch(/^body\.text cannot be posted on bluesky: ".*" cannot be split and alone counts \d+ \(graphemes\), over bluesky's limit of 300/);
+    expect(unsplittable.message).toMatch(
+      /^body\.text cannot be posted on bluesky: ".*" cannot be split and alone counts \d+ \(graphemes\), over bluesky's limit of 300/,
+    );
     const blank = await refusal(unwrap(put(a.id, 'x', { parts: ['ok', ' \n '] })));
     expect(blank.message).toContain('body.parts[1] is empty');
     // The schema's own check names an array item the same way.
@@ -133,7 +176,12 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
   });
 
   it('changes variants only in review, ready or publish_failed: a draft is 409 retry_later, scheduled 409 pointing at unschedule, published and discarded 409', async () => {
-    for (const [state, action] of [['draft', 'retry_later'], ['scheduled', 'unschedule_artifact'], ['published', 'fetch_artifact'], ['discarded', 'fetch_artifact']] as const) {
+    for (const [state, action] of [
+      ['draft', 'retry_later'],
+      ['scheduled', 'unschedule_artifact'],
+      ['published', 'fetch_artifact'],
+      ['discarded', 'fetch_artifact'],
+    ] as const) {
       const a = await artifact(state);
       const e = await refusal(unwrap(put(a.id, 'x', { text: 'Hello' })));
       expect([e.status, e.code, e.suggestedAction]).toEqual([409, 'state_conflict', action]);
@@ -153,14 +201,18 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
     expect(await countRows(deps.db, 'ArtifactVariant', { artifactId: a.id })).toBe(0);
     const b = await artifact('ready');
     expect(await storePutVariant(deps.db, { workspaceId: 'another-workspace', artifactId: b.id, states: ['ready'], values, now: new Date() })).toBeNull();
-    expect(await storePutVariant(deps.db, { workspaceId: t.ws, artifactId: b.id, states: ['ready'], values, now: new Date() })).toMatchObject({ created: true });
+    expect(await storePutVariant(deps.db, { workspaceId: t.ws, artifactId: b.id, states: ['ready'], values, now: new Date() })).toMatchObject({
+      created: true,
+    });
   });
 
   it('is 404 for an unknown artifact and 422 for a platform that is not a target', async () => {
     const missing = await refusal(unwrap(put('art_0000000000000000', 'x', { text: 'Hello' })));
     expect(missing.status).toBe(404);
     const a = await artifact();
-    const r = await t.s.client().PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'rss' as TargetPlatform } }, body: {} });
+    const r = await t.s
+      .client()
+      .PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'rss' as TargetPlatform } }, body: {} });
     expect(r.response.status).toBe(422);
     expect(r.error?.error.message).toContain('platform');
   });
@@ -205,7 +257,12 @@ describe('drafting with targets', () => {
       expect(v.problem).toBeNull();
       expect(v.parts.length).toBeGreaterThan(0);
       for (const p of v.parts) expect(p.length).toBeLessThanOrEqual(v.limit);
-      expect(v.parts.map((p) => p.text).join(' ').replace(/\s+/g, ' ')).toBe(v.text.replace(/\s+/g, ' '));
+      expect(
+        v.parts
+          .map((p) => p.text)
+          .join(' ')
+          .replace(/\s+/g, ' '),
+      ).toBe(v.text.replace(/\s+/g, ' '));
     }
     expect(a.variants.find((v) => v.platform === 'mastodon')!.text).toBe(a.text.trim());
 
@@ -219,7 +276,10 @@ describe('drafting with targets', () => {
     await unwrap(put(parent.id, 'x', { parts: ['The parent’s own X post.'] }));
     const { artifact: child } = await drafted(postId, { parent_artifact_id: parent.id });
     expect(child.genealogy.parent_artifact_id).toBe(parent.id);
-    expect(child.variants.map((v) => [v.platform, v.origin])).toEqual([['bluesky', 'drafted'], ['x', 'drafted']]);
+    expect(child.variants.map((v) => [v.platform, v.origin])).toEqual([
+      ['bluesky', 'drafted'],
+      ['x', 'drafted'],
+    ]);
     expect(child.variants.find((v) => v.platform === 'x')!.text).toBe(child.text.trim());
     // The parent's variants are its own, untouched.
     expect((await getArtifact(parent.id)).variants.find((v) => v.platform === 'x')!.parts).toEqual([{ text: 'The parent’s own X post.', length: 24 }]);
@@ -235,15 +295,31 @@ describe('drafting with targets', () => {
 
     const archive = await pipelineWithPost('ada-x-export', 'archive');
     await insertRow(t.s.running.deps.db, 'Import', {
-      id: 'imp_variants_x', workspaceId: t.ws, handle: 'ada-x-export', idempotencyKey: 'variants-test-key', requestHash: 'h', format: 'x', container: 'zip',
-      status: 'ready', sizeBytes: 10, sha256: 's', blobId: null, includeNonPublic: 0, summary: '{}', ownUserId: null, createdAt: new Date(),
+      id: 'imp_variants_x',
+      workspaceId: t.ws,
+      handle: 'ada-x-export',
+      idempotencyKey: 'variants-test-key',
+      requestHash: 'h',
+      format: 'x',
+      container: 'zip',
+      status: 'ready',
+      sizeBytes: 10,
+      sha256: 's',
+      blobId: null,
+      includeNonPublic: 0,
+      summary: '{}',
+      ownUserId: null,
+      createdAt: new Date(),
     });
     expect((await drafted(archive.postId)).artifact.variants.map((v) => v.platform)).toEqual(['x']);
   });
 
   it('refuses an unknown target with 422 naming targets', async () => {
     const { postId } = await pipelineWithPost();
-    const r = await t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { targets: ['myspace' as TargetPlatform], idempotency_key: newIdempotencyKey() } });
+    const r = await t.s.client().POST(`${V1}/posts/{id}/draft`, {
+      params: { path: { id: postId } },
+      body: { targets: ['myspace' as TargetPlatform], idempotency_key: newIdempotencyKey() },
+    });
     expect(r.response.status).toBe(422);
     expect(r.error?.error.message).toContain('targets');
   });
@@ -259,9 +335,20 @@ describe('inbox and diagnose flag variants that cannot be posted', () => {
     await insertVariants(deps.db, a, [deriveVariant('bluesky', a.text, { numbered: false, origin: 'drafted' })], deps.clock.now());
     const endpoint = `PUT ${V1}/artifacts/${a.id}/variants/bluesky`;
     const item = (await inbox(a.pipelineId)).data.find((i) => i.id === `flagged_anomaly:variant_unpostable:${a.id}:bluesky`);
-    expect(item).toMatchObject({ kind: 'flagged_anomaly', artifact_id: a.id, anomaly: { code: 'variant_unpostable', message: expect.stringContaining('could not be split') }, suggested_action: 'put_variant', suggested_endpoint: endpoint });
+    expect(item).toMatchObject({
+      kind: 'flagged_anomaly',
+      artifact_id: a.id,
+      anomaly: { code: 'variant_unpostable', message: expect.stringContaining('could not be split') },
+      suggested_action: 'put_variant',
+      suggested_endpoint: endpoint,
+    });
     const report = await diagnose(a.pipelineId);
-    expect(report.issues.find((i) => i.code === 'variant_unpostable')).toMatchObject({ severity: 'warning', suggested_action: 'put_variant', suggested_endpoint: endpoint, message: expect.stringContaining(`${a.id} on bluesky`) });
+    expect(report.issues.find((i) => i.code === 'variant_unpostable')).toMatchObject({
+      severity: 'warning',
+      suggested_action: 'put_variant',
+      suggested_endpoint: endpoint,
+      message: expect.stringContaining(`${a.id} on bluesky`),
+    });
 
     await unwrap(put(a.id, 'bluesky', { parts: ['Look 👀:', 'The link is too long for Bluesky; it is on the blog.'] }));
     expect((await inbox(a.pipelineId)).data.some((i) => i.anomaly?.code === 'variant_unpostable')).toBe(false);
@@ -272,7 +359,13 @@ describe('inbox and diagnose flag variants that cannot be posted', () => {
     const deps = t.s.running.deps;
     const a = await artifact('review', 'Short.');
     const over = `${'東京 '.repeat(260)}🎉`;
-    await storePutVariant(deps.db, { workspaceId: t.ws, artifactId: a.id, states: ['review'], values: { platform: 'mastodon', text: over, parts: ['Fine first part.', over], numbered: false, origin: 'parts', problem: null }, now: deps.clock.now() });
+    await storePutVariant(deps.db, {
+      workspaceId: t.ws,
+      artifactId: a.id,
+      states: ['review'],
+      values: { platform: 'mastodon', text: over, parts: ['Fine first part.', over], numbered: false, origin: 'parts', problem: null },
+      now: deps.clock.now(),
+    });
     const item = (await inbox(a.pipelineId)).data.find((i) => i.id === `flagged_anomaly:variant_unpostable:${a.id}:mastodon`);
     expect(item?.anomaly?.message).toContain('part 2 of 2 counts 781');
     expect(item?.suggested_endpoint).toBe(`PUT ${V1}/artifacts/${a.id}/variants/mastodon`);
@@ -281,7 +374,12 @@ describe('inbox and diagnose flag variants that cannot be posted', () => {
   it('a scheduled artifact with variants for platforms without an adapter: diagnose says only the pipeline’s platform goes out (info)', async () => {
     const deps = t.s.running.deps;
     const a = await artifact('scheduled', 'Going out on Mastodon; the X and LinkedIn texts are for export.');
-    await insertVariants(deps.db, a, (['mastodon', 'x', 'linkedin'] as const).map((p) => deriveVariant(p, a.text, { numbered: false, origin: 'drafted' })), deps.clock.now());
+    await insertVariants(
+      deps.db,
+      a,
+      (['mastodon', 'x', 'linkedin'] as const).map((p) => deriveVariant(p, a.text, { numbered: false, origin: 'drafted' })),
+      deps.clock.now(),
+    );
     const report = await diagnose(a.pipelineId);
     const issue = report.issues.find((i) => i.code === 'variant_not_published');
     expect(issue).toMatchObject({ severity: 'info', suggested_action: 'fetch_artifact', suggested_endpoint: `GET ${V1}/artifacts/${a.id}` });

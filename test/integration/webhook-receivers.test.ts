@@ -38,7 +38,11 @@ afterAll(async () => {
 type Path = typeof BACKEND | typeof MONITOR;
 
 /** A signed delivery through the typed client (it sends JSON.stringify(body), which is what is signed). */
-async function deliver(path: Path, event: { id: string; type: string; [k: string]: unknown }, opts: { server?: TestServer; secret?: string; headers?: Record<string, string> } = {}) {
+async function deliver(
+  path: Path,
+  event: { id: string; type: string; [k: string]: unknown },
+  opts: { server?: TestServer; secret?: string; headers?: Record<string, string> } = {},
+) {
   const secret = opts.secret ?? (path === BACKEND ? BACKEND_SECRET : MONITOR_SECRET);
   const raw = JSON.stringify(event);
   const h = { ...signedHeaders(secret, path, raw, event), ...opts.headers };
@@ -69,7 +73,12 @@ describe('accepting a signed event', () => {
     const st = await openStream(s.client());
     try {
       const a = riffReady();
-      const b = { id: eventId(), type: 'operator.error', created_at: '2026-11-22T09:00:00.000Z', data: { operator_id: 'op_ext', error: { code: 'credential_dead', message: 'session expired' } } };
+      const b = {
+        id: eventId(),
+        type: 'operator.error',
+        created_at: '2026-11-22T09:00:00.000Z',
+        data: { operator_id: 'op_ext', error: { code: 'credential_dead', message: 'session expired' } },
+      };
       const ra = await deliver(BACKEND, a);
       expect(ra.response.status).toBe(200);
       expect(ra.data).toEqual({ ok: true });
@@ -255,7 +264,11 @@ describe('refusing a body or headers', () => {
     const i = await deliver(BACKEND, e, { headers: { 'X-Service-Event-Id': eventId() } });
     expect(i.response.status).toBe(422);
     expect(i.error?.error.message).toContain('X-Service-Event-Id');
-    const noDelivery = await rawPost(BACKEND, JSON.stringify(e), (({ 'X-Service-Delivery-Id': _d, ...h }) => h)(signedHeaders(BACKEND_SECRET, BACKEND, JSON.stringify(e), e)));
+    const noDelivery = await rawPost(
+      BACKEND,
+      JSON.stringify(e),
+      (({ 'X-Service-Delivery-Id': _d, ...h }) => h)(signedHeaders(BACKEND_SECRET, BACKEND, JSON.stringify(e), e)),
+    );
     expect(noDelivery.status).toBe(422);
     expect(await stored(e.id)).toBeNull();
   });
@@ -265,9 +278,16 @@ describe('an unconfigured receiver', () => {
   it('answers 503 backend_unavailable when its secret is unset, whatever the request', async () => {
     const e = riffReady();
     const raw = JSON.stringify(e);
-    const signed = await fetch(`${unconfigured.url}${MONITOR}`, { method: 'POST', headers: signedHeaders('any-secret-0123456789abcdef', MONITOR, raw, e), body: raw });
+    const signed = await fetch(`${unconfigured.url}${MONITOR}`, {
+      method: 'POST',
+      headers: signedHeaders('any-secret-0123456789abcdef', MONITOR, raw, e),
+      body: raw,
+    });
     expect(signed.status).toBe(503);
-    expect(((await signed.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'backend_unavailable', message: expect.stringContaining('SERVICE_SCRAPER_SIGNING_SECRET') });
+    expect(((await signed.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'backend_unavailable',
+      message: expect.stringContaining('SERVICE_SCRAPER_SIGNING_SECRET'),
+    });
     const unsigned = await fetch(`${unconfigured.url}${MONITOR}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: raw });
     expect(unsigned.status).toBe(503);
   });
@@ -285,7 +305,9 @@ describe('the workspace of a received event', () => {
     const otherToken = await s.newWorkspace('Second');
     const other = await workspaceOf(s.running.deps, otherToken);
     const { pipeline_id } = await unwrap(
-      s.client(otherToken).POST(`${V1}/pipelines/from-intent`, { body: { handle: '@grace@mastodon.example', intent: 'Posts about compilers', idempotency_key: newIdempotencyKey() } }),
+      s.client(otherToken).POST(`${V1}/pipelines/from-intent`, {
+        body: { handle: '@grace@mastodon.example', intent: 'Posts about compilers', idempotency_key: newIdempotencyKey() },
+      }),
     );
     const mine = await openStream(s.client(), { events: 'riff.ready' });
     const theirs = await openStream(s.client(otherToken), { events: 'riff.ready' });
@@ -312,6 +334,8 @@ describe('the workspace of a received event', () => {
 // (printf '%s' "v1:1795340000.POST./api/webhooks/backend.$(printf '%s' '{"id":"evt_1"}' | openssl dgst -sha256 -hex | cut -d' ' -f2)"
 //  | openssl dgst -sha256 -hmac whsec_test_vector_secret).
 it('the test signature helper matches a vector computed with openssl', () => {
-  expect(expectedSignature('whsec_test_vector_secret', 1795340000, '/api/webhooks/backend', '{"id":"evt_1"}')).toBe('420e4ea4dfcf14786c4c77fee8fecac20759395d6706d22d4181be627f2a2876');
+  expect(expectedSignature('whsec_test_vector_secret', 1795340000, '/api/webhooks/backend', '{"id":"evt_1"}')).toBe(
+    '420e4ea4dfcf14786c4c77fee8fecac20759395d6706d22d4181be627f2a2876',
+  );
   expect(deliveryId()).toMatch(/^wd_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 });

@@ -19,7 +19,13 @@ beforeAll(async () => {
     tls: false,
     handler: (_req, res) => {
       const [status, content] = answers.length > 1 ? answers.shift()! : answers[0]!;
-      json(res, status, status === 200 ? { id: 'cmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] } : { error: { message: content } });
+      json(
+        res,
+        status,
+        status === 200
+          ? { id: 'cmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }
+          : { error: { message: content } },
+      );
     },
   });
 });
@@ -32,12 +38,22 @@ beforeEach(() => {
 });
 
 async function setup(handle: string) {
-  const pl = await unwrap(t.s.client().POST(`${V1}/pipelines/from-intent`, { body: { handle, intent: 'Release notes for developers', tone: 'dry and precise', idempotency_key: newIdempotencyKey() } }));
+  const pl = await unwrap(
+    t.s.client().POST(`${V1}/pipelines/from-intent`, {
+      body: { handle, intent: 'Release notes for developers', tone: 'dry and precise', idempotency_key: newIdempotencyKey() },
+    }),
+  );
   const [postId] = await seedPosts(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl.pipeline_id, count: 1, platform: 'bluesky' });
   return { pipelineId: pl.pipeline_id, postId: postId! };
 }
 
-const draft = (postId: string) => unwrap(t.s.client().POST(`${V1}/posts/{id}/draft`, { params: { path: { id: postId } }, body: { style_reference: 'Terse. No emoji.', idempotency_key: newIdempotencyKey() } }));
+const draft = (postId: string) =>
+  unwrap(
+    t.s.client().POST(`${V1}/posts/{id}/draft`, {
+      params: { path: { id: postId } },
+      body: { style_reference: 'Terse. No emoji.', idempotency_key: newIdempotencyKey() },
+    }),
+  );
 const getArtifact = (id: string) => unwrap(t.s.client().GET(`${V1}/artifacts/{id}`, { params: { path: { id } } }));
 
 describe('drafting with an OpenAI-compatible provider', () => {
@@ -58,7 +74,8 @@ describe('drafting with an OpenAI-compatible provider', () => {
     const sent = JSON.parse(calls[0]!.body.toString()) as { model: string; messages: Array<{ content: string }> };
     expect(sent.model).toBe('llama3.2:3b');
     const prompt = sent.messages.map((m) => m.content).join('\n');
-    for (const piece of ['Release notes for developers', 'dry and precise', 'Terse. No emoji.', 'At most 300 characters', 'Post number 0']) expect(prompt).toContain(piece);
+    for (const piece of ['Release notes for developers', 'dry and precise', 'Terse. No emoji.', 'At most 300 characters', 'Post number 0'])
+      expect(prompt).toContain(piece);
   });
 
   it('cuts an answer that is too long for the platform', async () => {
@@ -70,7 +87,11 @@ describe('drafting with an OpenAI-compatible provider', () => {
   });
 
   it('retries a provider that answers 503, then writes', async () => {
-    answers = [[503, 'overloaded'], [503, 'overloaded'], [200, 'Written on the third try.']];
+    answers = [
+      [503, 'overloaded'],
+      [503, 'overloaded'],
+      [200, 'Written on the third try.'],
+    ];
     const { postId } = await setup('cy.bsky.social');
     const accepted = await draft(postId);
     const { run } = await expectRunSucceeded(t.s.running.deps, accepted.run_id);

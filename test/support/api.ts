@@ -66,7 +66,12 @@ export interface NewPipeline {
 
 /** A new pipeline (POST /pipelines/from-intent); its ingest is queued, not waited for. */
 export function newPipeline(s: TestServer, o: NewPipeline = {}) {
-  const body = { handle: o.handle ?? '@ada@mastodon.example', intent: o.intent ?? unique('Weekly posts about our releases'), ...(o.tone ? { tone: o.tone } : {}), idempotency_key: newIdempotencyKey() };
+  const body = {
+    handle: o.handle ?? '@ada@mastodon.example',
+    intent: o.intent ?? unique('Weekly posts about our releases'),
+    ...(o.tone ? { tone: o.tone } : {}),
+    idempotency_key: newIdempotencyKey(),
+  };
   return unwrap(s.client(o.token).POST(`${V1}/pipelines/from-intent`, { body }));
 }
 
@@ -116,7 +121,11 @@ export const getArtifact = (s: TestServer, id: string, token?: string) => unwrap
 
 /** POST /artifacts/{id}/transition: approve (`approved`), reopen (`review`), discard (`discarded`), … */
 export function moveArtifact(s: TestServer, id: string, to: Schemas['ArtifactTransitionRequest']['to'], o: { token?: string; idempotencyKey?: string } = {}) {
-  return unwrap(s.client(o.token).POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id } }, body: { to, idempotency_key: o.idempotencyKey ?? newIdempotencyKey() } }));
+  return unwrap(
+    s
+      .client(o.token)
+      .POST(`${V1}/artifacts/{id}/transition`, { params: { path: { id } }, body: { to, idempotency_key: o.idempotencyKey ?? newIdempotencyKey() } }),
+  );
 }
 
 // ---- publishing ----
@@ -155,13 +164,18 @@ export async function publishAndWait(s: TestServer, id: string, body: PublishBod
  */
 export async function publishingWorld() {
   const mastodon = await startMastodonFake({ statuses: [mastodonStatus(1)] });
-  const bluesky = await startBlueskyFake({ posts: [{ rkey: '3kaaa', text: 'A post', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0 }] });
+  const bluesky = await startBlueskyFake({
+    posts: [{ rkey: '3kaaa', text: 'A post', createdAt: '2026-10-02T10:00:00.000Z', likeCount: 1, repostCount: 0, replyCount: 0, quoteCount: 0 }],
+  });
   const s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake), ...bluesky.env, JOB_POLL_MS: '50', JOB_RETRY_BASE_MS: '300' } });
   const workspaceId = await workspaceOf(s.running.deps, s.token);
   await connect(s, { platform: 'mastodon', handle: mastodon.handle, auth_material: mastodon.state.token });
   await connect(s, { platform: 'bluesky', handle: bluesky.state.handle, auth_material: bluesky.state.appPassword });
   const pipelines = {} as Record<'mastodon' | 'bluesky', { id: string; postId: string }>;
-  for (const [platform, handle] of [['mastodon', mastodon.handle], ['bluesky', bluesky.state.handle]] as const) {
+  for (const [platform, handle] of [
+    ['mastodon', mastodon.handle],
+    ['bluesky', bluesky.state.handle],
+  ] as const) {
     const { pipeline_id } = await ingest(s, handle);
     pipelines[platform] = { id: pipeline_id, postId: (await listAllPosts(s, pipeline_id))[0].id };
   }

@@ -59,7 +59,16 @@ export const UNICODE_SAMPLES = [
   'Quotes: "double", \u2018single\u2019, «guillemets» and `backticks`',
 ];
 
-const TOPICS = ['release notes', 'a thread on testing', 'why we moved to PostgreSQL', 'hiring', 'our roadmap', 'a bug we found', 'conference talk', 'open source'];
+const TOPICS = [
+  'release notes',
+  'a thread on testing',
+  'why we moved to PostgreSQL',
+  'hiring',
+  'our roadmap',
+  'a bug we found',
+  'conference talk',
+  'open source',
+];
 
 function stamp(base: number, i: number) {
   return new Date(base - i * 3_600_000 - (i % 7) * 61_000);
@@ -72,7 +81,10 @@ function xDate(d: Date) {
   return `${dow} ${mon} ${day} ${time} +0000 ${year}`;
 }
 
-const WORDS = 'the a release team test data export archive post thread launch build ship fix bug user api sync fast slow memory cache queue worker note idea plan week today why how what open source community design'.split(' ');
+const WORDS =
+  'the a release team test data export archive post thread launch build ship fix bug user api sync fast slow memory cache queue worker note idea plan week today why how what open source community design'.split(
+    ' ',
+  );
 /** Words drawn at random (so that an archive of them compresses like real text), about `bytes` long. */
 function fillerText(r: ReturnType<typeof rng>, bytes: number | undefined): string {
   if (!bytes) return '';
@@ -181,7 +193,14 @@ export function xArchive(o: XOptions): Generated {
       t.extended_entities = { media: [m] };
       const inside = kind === 3 ? `${root}data/tweets_media/${id}-${file}` : null;
       if (inside) media.push({ name: inside, data: Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Buffer.from(`jpeg ${i}`)]) });
-      expectMedia.push({ type: 'image', alt_text: kind === 3 ? `A chart of ${topic}, rising` : null, archive_path: inside, url: `https://pbs.twimg.com/media/${file}`, width: 2048, height: 1536 });
+      expectMedia.push({
+        type: 'image',
+        alt_text: kind === 3 ? `A chart of ${topic}, rising` : null,
+        archive_path: inside,
+        url: `https://pbs.twimg.com/media/${file}`,
+        width: 2048,
+        height: 1536,
+      });
     }
     let visibility: ExpectedPost['visibility'] = 'public';
     if (created >= protectFrom && created < protectTo) visibility = 'followers';
@@ -230,7 +249,21 @@ export function xArchive(o: XOptions): Generated {
   const ytd = (name: string, entries: unknown[]) => Buffer.from(`window.YTD.${name}.part0 = ${JSON.stringify(entries, null, 2)}`);
   const files: Generated['files'] = [];
   if (o.withAccount !== false) {
-    files.push({ name: `${root}data/account.js`, data: ytd('account', [{ account: { email: 'ada@example.com', createdVia: 'web', username: 'ada', accountId: own, createdAt: '2009-01-01T00:00:00.000Z', accountDisplayName: 'Ada 🧮' } }]) });
+    files.push({
+      name: `${root}data/account.js`,
+      data: ytd('account', [
+        {
+          account: {
+            email: 'ada@example.com',
+            createdVia: 'web',
+            username: 'ada',
+            accountId: own,
+            createdAt: '2009-01-01T00:00:00.000Z',
+            accountDisplayName: 'Ada 🧮',
+          },
+        },
+      ]),
+    });
   }
   const partSize = o.partSize ?? tweets.length;
   for (let p = 0; p * partSize < tweets.length; p++) {
@@ -239,8 +272,19 @@ export function xArchive(o: XOptions): Generated {
     files.push({ name, data: Buffer.from(`window.YTD.tweets.part${p} = ${JSON.stringify(chunk, null, 2)}`) });
   }
   files.push({ name: `${root}data/note-tweet.js`, data: ytd('note_tweet', notes) });
-  files.push({ name: `${root}data/protected-history.js`, data: ytd('protected_history', [{ protectedHistory: { protectedAt: protectFrom.toISOString(), action: 'Protect' } }, { protectedHistory: { protectedAt: protectTo.toISOString(), action: 'Unprotect' } }]) });
-  files.push({ name: `${root}data/direct-messages.js`, data: ytd('direct_messages', [{ dmConversation: { conversationId: '1-2', messages: [{ messageCreate: { text: 'a private message that must never be imported' } }] } }]) });
+  files.push({
+    name: `${root}data/protected-history.js`,
+    data: ytd('protected_history', [
+      { protectedHistory: { protectedAt: protectFrom.toISOString(), action: 'Protect' } },
+      { protectedHistory: { protectedAt: protectTo.toISOString(), action: 'Unprotect' } },
+    ]),
+  });
+  files.push({
+    name: `${root}data/direct-messages.js`,
+    data: ytd('direct_messages', [
+      { dmConversation: { conversationId: '1-2', messages: [{ messageCreate: { text: 'a private message that must never be imported' } }] } },
+    ]),
+  });
   files.push({ name: `${root}Your archive.html`, data: Buffer.from('<!doctype html><title>Your archive</title>') });
   files.push(...media);
   return { files, publicPosts, nonPublicPosts, skipped };
@@ -273,7 +317,15 @@ export function mastodonArchive(o: MastodonOptions): Generated {
     const kind = i % 16;
     const uni = UNICODE_SAMPLES[i % UNICODE_SAMPLES.length]!;
     if (kind === 0) {
-      items.push({ id: `${id}/activity`, type: 'Announce', actor, published, to: [AS_PUBLIC], cc: [`${actor}/followers`], object: 'https://other.example/users/bob/statuses/1' });
+      items.push({
+        id: `${id}/activity`,
+        type: 'Announce',
+        actor,
+        published,
+        to: [AS_PUBLIC],
+        cc: [`${actor}/followers`],
+        object: 'https://other.example/users/bob/statuses/1',
+      });
       skipped.repost! += 1;
       continue;
     }
@@ -307,9 +359,24 @@ export function mastodonArchive(o: MastodonOptions): Generated {
     const expectMedia: ExpectedPost['media'] = [];
     if (kind === 6 || kind === 7) {
       const path = `/media_attachments/files/110/${String(i).padStart(3, '0')}/original/img${i}.png`;
-      attachment.push({ type: 'Document', mediaType: 'image/png', url: path, name: kind === 6 ? `Screenshot of ${uni}` : null, blurhash: 'UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH', width: 1200, height: 800 });
+      attachment.push({
+        type: 'Document',
+        mediaType: 'image/png',
+        url: path,
+        name: kind === 6 ? `Screenshot of ${uni}` : null,
+        blurhash: 'UBL_:rOpGG-oBUNG,qRj2so|=eE1w^n4S5NH',
+        width: 1200,
+        height: 800,
+      });
       media.push({ name: path.slice(1), data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) });
-      expectMedia.push({ type: 'image', alt_text: kind === 6 ? `Screenshot of ${uni}` : null, archive_path: path.slice(1), url: null, width: 1200, height: 800 });
+      expectMedia.push({
+        type: 'image',
+        alt_text: kind === 6 ? `Screenshot of ${uni}` : null,
+        archive_path: path.slice(1),
+        url: null,
+        width: 1200,
+        height: 800,
+      });
     }
     const object = {
       id,
@@ -328,7 +395,11 @@ export function mastodonArchive(o: MastodonOptions): Generated {
       contentMap: { en: content },
       attachment,
       tag: [{ type: 'Hashtag', href: 'https://mastodon.example/tags/release', name: '#release' }],
-      replies: { id: `${id}/replies`, type: 'Collection', first: { type: 'CollectionPage', next: `${id}/replies?page=true`, partOf: `${id}/replies`, items: [] } },
+      replies: {
+        id: `${id}/replies`,
+        type: 'Collection',
+        first: { type: 'CollectionPage', next: `${id}/replies?page=true`, partOf: `${id}/replies`, items: [] },
+      },
     };
     items.push({ id: `${id}/activity`, type: 'Create', actor, published, to, cc, object });
     if (visibility === 'direct') {
@@ -339,7 +410,16 @@ export function mastodonArchive(o: MastodonOptions): Generated {
       skipped.reply! += 1;
       continue;
     }
-    const expected: ExpectedPost = { externalId: id, text, visibility, media: expectMedia, replyTo, likes: 0, reposts: 0, publishedAt: new Date(published).toISOString() };
+    const expected: ExpectedPost = {
+      externalId: id,
+      text,
+      visibility,
+      media: expectMedia,
+      replyTo,
+      likes: 0,
+      reposts: 0,
+      publishedAt: new Date(published).toISOString(),
+    };
     if (visibility === 'followers') {
       nonPublicPosts.set(id, expected);
       skipped.followers_only! += 1;
@@ -390,7 +470,9 @@ export function linkedInArchive(o: LinkedInOptions): Generated {
       continue;
     }
     const multi = kind !== 1;
-    const lines = multi ? [`I finished the program ${i}, with "quotes" inside.`, '', `WHAT? ${uni}`, '• point one, with a comma', '• point two'] : [`One line, ${uni}`];
+    const lines = multi
+      ? [`I finished the program ${i}, with "quotes" inside.`, '', `WHAT? ${uni}`, '• point one, with a comma', '• point two']
+      : [`One line, ${uni}`];
     const text = lines.join('\n');
     // LinkedIn wraps each line of a multi-line post in quotes (doubling the quotes inside it).
     const commentary = multi ? lines.map((l) => `"${l.replace(/"/g, '""')}"`).join('\n') : text;
@@ -453,7 +535,15 @@ export async function writeTarGz(files: Generated['files']): Promise<Buffer> {
   const done = pipeline(pack, createGzip(), out);
   for (const f of files) {
     const d = dataOf(f);
-    const buf = Buffer.isBuffer(d) ? d : Buffer.concat(await (async () => { const b: Buffer[] = []; for await (const c of d) b.push(c as Buffer); return b; })());
+    const buf = Buffer.isBuffer(d)
+      ? d
+      : Buffer.concat(
+          await (async () => {
+            const b: Buffer[] = [];
+            for await (const c of d) b.push(c as Buffer);
+            return b;
+          })(),
+        );
     pack.entry({ name: f.name, size: buf.length, mtime: new Date(Date.UTC(2024, 0, 1)) }, buf);
   }
   pack.finalize();

@@ -40,7 +40,12 @@ export function json(res: http.ServerResponse, status: number, body: unknown): v
  * A handler that always answers the same: a string or bytes as given, with `contentType`
  * (`text/plain` unless told; null: no Content-Type), anything else as JSON; `headers` besides.
  */
-export function reply(status: number, body: unknown = '', contentType: string | null = 'text/plain; charset=utf-8', headers: Record<string, string> = {}): FakeHandler {
+export function reply(
+  status: number,
+  body: unknown = '',
+  contentType: string | null = 'text/plain; charset=utf-8',
+  headers: Record<string, string> = {},
+): FakeHandler {
   return (_req, res) => {
     if (typeof body === 'string' || Buffer.isBuffer(body)) {
       res.writeHead(status, { ...(contentType ? { 'content-type': contentType } : {}), ...headers });
@@ -140,9 +145,31 @@ export function throwawayPki(hostnames: string[] = []): Pki {
   const root = throwawayCa();
   const dir = mkdtempSync(path.join(root.dir, 'cert-'));
   const san = ['IP:127.0.0.1', 'IP:::1', ...names.map((n) => `DNS:${n}`)].join(',');
-  writeFileSync(path.join(dir, 'ext.cnf'), `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`);
+  writeFileSync(
+    path.join(dir, 'ext.cnf'),
+    `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`,
+  );
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost'], dir);
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', path.join(root.dir, 'ca.pem'), '-CAkey', path.join(root.dir, 'ca.key'), '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'ext.cnf'], dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      path.join(root.dir, 'ca.pem'),
+      '-CAkey',
+      path.join(root.dir, 'ca.key'),
+      '-CAcreateserial',
+      '-out',
+      'server.pem',
+      '-days',
+      '2',
+      '-extfile',
+      'ext.cnf',
+    ],
+    dir,
+  );
   const pki = { caFile: root.caFile, cert: readFileSync(path.join(dir, 'server.pem')), key: readFileSync(path.join(dir, 'server.key')) };
   certCache.set(key, pki);
   return pki;

@@ -10,7 +10,10 @@ import type { TestServer } from './server.js';
 export function photoWithGps(w = 40, h = 20): Promise<Buffer> {
   return sharp({ create: { width: w, height: h, channels: 3, background: { r: 200, g: 80, b: 30 } } })
     .jpeg()
-    .withExif({ IFD0: { Make: 'TestCam', Model: 'Pocket 9' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2400/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 21/1 300/100' } })
+    .withExif({
+      IFD0: { Make: 'TestCam', Model: 'Pocket 9' },
+      IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2400/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 21/1 300/100' },
+    })
     .withMetadata({ orientation: 6 })
     .toBuffer();
 }
@@ -21,13 +24,25 @@ export const hasGpsIfd = (exif: Buffer | undefined) => !!exif && (exif.includes(
 /** An animated GIF of `n` frames of `w`×`h`. */
 export async function animatedGif(n: number, w = 8, h = 6): Promise<Buffer> {
   const colours = ['red', 'green', 'blue', 'yellow'];
-  const frames = await Promise.all(Array.from({ length: n }, (_, i) => sharp({ create: { width: w, height: h, channels: 3, background: colours[i % 4]! } }).png().toBuffer()));
-  return sharp(frames, { join: { animated: true } }).gif().toBuffer();
+  const frames = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      sharp({ create: { width: w, height: h, channels: 3, background: colours[i % 4]! } })
+        .png()
+        .toBuffer(),
+    ),
+  );
+  return sharp(frames, { join: { animated: true } })
+    .gif()
+    .toBuffer();
 }
 
 /** A real 1×1 PNG whose IHDR claims `w`×`h` (CRC fixed): a decoder would allocate w×h pixels. */
 export async function pngBomb(w: number, h: number): Promise<Buffer> {
-  const png = Buffer.from(await sharp({ create: { width: 1, height: 1, channels: 3, background: 'white' } }).png().toBuffer());
+  const png = Buffer.from(
+    await sharp({ create: { width: 1, height: 1, channels: 3, background: 'white' } })
+      .png()
+      .toBuffer(),
+  );
   png.writeUInt32BE(w, 16);
   png.writeUInt32BE(h, 20);
   png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
@@ -51,6 +66,10 @@ export function noise(w: number, h: number, format: 'jpeg' | 'png' = 'jpeg'): Pr
 /** POST /media with raw bytes; the answer's status, headers and JSON. */
 export async function upload(srv: TestServer, body: Buffer, query: Record<string, string> = {}, contentType = 'image/jpeg', token = srv.token) {
   const qs = new URLSearchParams({ idempotency_key: newIdempotencyKey(), ...query });
-  const res = await fetch(`${srv.url}${V1}/media?${qs}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType }, body: new Uint8Array(body) });
+  const res = await fetch(`${srv.url}${V1}/media?${qs}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType },
+    body: new Uint8Array(body),
+  });
   return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, any> };
 }

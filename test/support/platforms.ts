@@ -77,7 +77,21 @@ export function mastodonStatus(n: number, over: Partial<FakeStatus> = {}): FakeS
 }
 
 export async function startMastodonFake(init: Partial<MastodonState> = {}): Promise<MastodonFake> {
-  const state: MastodonState = { username: 'ada', token: 'mastodon-token-0123456789', accountId: '109', statuses: [], posted: [], revoked: false, refuseText: null, refuseStatus: 422, media: new Map(), mediaProcessingPolls: 0, failNext: 0, failStatus: 503, ...init };
+  const state: MastodonState = {
+    username: 'ada',
+    token: 'mastodon-token-0123456789',
+    accountId: '109',
+    statuses: [],
+    posted: [],
+    revoked: false,
+    refuseText: null,
+    refuseStatus: 422,
+    media: new Map(),
+    mediaProcessingPolls: 0,
+    failNext: 0,
+    failStatus: 503,
+    ...init,
+  };
   const keyed = new Map<string, FakeStatus>();
   const fake = await startFake({
     tls: true,
@@ -90,7 +104,9 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         return json(res, 200, { id: state.accountId, username: state.username, acct: state.username, display_name: 'Ada' });
       }
       if (req.method === 'GET' && url.pathname === '/api/v1/accounts/lookup') {
-        return url.searchParams.get('acct') === state.username ? json(res, 200, { id: state.accountId, username: state.username }) : json(res, 404, { error: 'Record not found' });
+        return url.searchParams.get('acct') === state.username
+          ? json(res, 200, { id: state.accountId, username: state.username })
+          : json(res, 404, { error: 'Record not found' });
       }
       const statuses = /^\/api\/v1\/accounts\/([^/]+)\/statuses$/.exec(url.pathname);
       if (req.method === 'GET' && statuses) {
@@ -103,16 +119,35 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
       }
       if (req.method === 'POST' && url.pathname === '/api/v2/media') {
         // Parsed as a real server would: multipart/form-data with `file` and `description`.
-        const form = await new Request('https://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type'] ?? '') }, body: new Uint8Array(body) }).formData().catch(() => null);
+        const form = await new Request('https://fake/', {
+          method: 'POST',
+          headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+          body: new Uint8Array(body),
+        })
+          .formData()
+          .catch(() => null);
         const file = form?.get('file');
         if (!form || !(file instanceof Blob)) return json(res, 422, { error: 'Validation failed: File must be present' });
         const description = form.get('description');
-        if (typeof description === 'string' && [...description].length > 1500) return json(res, 422, { error: 'Validation failed: Description is too long (maximum is 1500 characters)' });
+        if (typeof description === 'string' && [...description].length > 1500)
+          return json(res, 422, { error: 'Validation failed: Description is too long (maximum is 1500 characters)' });
         const id = String(7000 + state.media.size);
-        const entry = { description: typeof description === 'string' ? description : null, contentType: file.type, size: file.size, filename: (file as File).name, bytes: Buffer.from(await file.arrayBuffer()), polls: 0 };
+        const entry = {
+          description: typeof description === 'string' ? description : null,
+          contentType: file.type,
+          size: file.size,
+          filename: (file as File).name,
+          bytes: Buffer.from(await file.arrayBuffer()),
+          polls: 0,
+        };
         state.media.set(id, entry);
         const processing = state.mediaProcessingPolls > 0;
-        return json(res, processing ? 202 : 200, { id, type: 'image', url: processing ? null : `https://files.mastodon.example/media/${id}.jpg`, description: entry.description });
+        return json(res, processing ? 202 : 200, {
+          id,
+          type: 'image',
+          url: processing ? null : `https://files.mastodon.example/media/${id}.jpg`,
+          description: entry.description,
+        });
       }
       const mediaGet = /^\/api\/v1\/media\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'GET' && mediaGet) {
@@ -120,7 +155,12 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         if (!m) return json(res, 404, { error: 'Record not found' });
         m.polls += 1;
         const ready = m.polls > state.mediaProcessingPolls;
-        return json(res, ready ? 200 : 206, { id: mediaGet[1], type: 'image', url: ready ? `https://files.mastodon.example/media/${mediaGet[1]}.jpg` : null, description: m.description });
+        return json(res, ready ? 200 : 206, {
+          id: mediaGet[1],
+          type: 'image',
+          url: ready ? `https://files.mastodon.example/media/${mediaGet[1]}.jpg` : null,
+          description: m.description,
+        });
       }
       if (req.method === 'POST' && url.pathname === '/api/v1/statuses') {
         const key = req.headers['idempotency-key'] as string | undefined;
@@ -128,13 +168,20 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         if (known) return json(res, 200, known);
         const b = JSON.parse(body.toString('utf8')) as { status?: string; in_reply_to_id?: string; media_ids?: string[] };
         const mediaIds = b.media_ids ?? [];
-        if (mediaIds.length > 4 || mediaIds.some((m) => !state.media.has(m))) return json(res, 422, { error: 'Validation failed: media_ids are unknown or more than 4' });
+        if (mediaIds.length > 4 || mediaIds.some((m) => !state.media.has(m)))
+          return json(res, 422, { error: 'Validation failed: media_ids are unknown or more than 4' });
         const text = String(b.status ?? '');
         if (state.refuseText && text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: `fake refusal ${state.refuseStatus}` });
         const inReplyToId = b.in_reply_to_id ?? null;
         if (inReplyToId && !state.posted.some((p) => p.id === inReplyToId)) return json(res, 404, { error: 'Record not found' });
         const id = String(900000 + state.posted.length);
-        const status = { ...mastodonStatus(0), id, url: `https://mastodon.example/@${state.username}/${id}`, content: `<p>${text}</p>`, in_reply_to_id: inReplyToId };
+        const status = {
+          ...mastodonStatus(0),
+          id,
+          url: `https://mastodon.example/@${state.username}/${id}`,
+          content: `<p>${text}</p>`,
+          in_reply_to_id: inReplyToId,
+        };
         state.posted.push({ id, text, idempotencyKey: key, inReplyToId, ...(mediaIds.length ? { mediaIds } : {}) });
         if (key) keyed.set(key, status);
         return json(res, 200, status);
@@ -167,7 +214,10 @@ export interface BlueskyState extends FailureMode {
   appPassword: string;
   posts: FakeBskyPost[];
   /** Records created through createRecord, by record key (with their reply references when replies, and the embed, whose images' `alt` the fake checks). */
-  records: Map<string, { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } }; embed?: unknown; facets?: BskyFacet[] }>;
+  records: Map<
+    string,
+    { text: string; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } }; embed?: unknown; facets?: BskyFacet[] }
+  >;
   /** Other accounts' handles com.atproto.identity.resolveHandle knows, with their DIDs (the account's own handle resolves too). */
   handles: Map<string, string>;
   /** Every handle asked of resolveHandle, in order. */
@@ -210,16 +260,22 @@ function invalidFacets(text: string, facets: BskyFacet[] | undefined, didOf: (ha
     const feature = f.features?.[0];
     if (!feature || f.features!.length !== 1) return `facets/${i} must have one feature`;
     const ok =
-      feature.$type === 'app.bsky.richtext.facet#link' ? feature.uri === covered || feature.uri === `https://${covered}`
-      : feature.$type === 'app.bsky.richtext.facet#mention' ? covered.startsWith('@') && didOf(covered.slice(1).toLowerCase()) === feature.did
-      : feature.$type === 'app.bsky.richtext.facet#tag' ? covered === `#${String(feature.tag)}` || covered === `＃${String(feature.tag)}`
-      : false;
+      feature.$type === 'app.bsky.richtext.facet#link'
+        ? feature.uri === covered || feature.uri === `https://${covered}`
+        : feature.$type === 'app.bsky.richtext.facet#mention'
+          ? covered.startsWith('@') && didOf(covered.slice(1).toLowerCase()) === feature.did
+          : feature.$type === 'app.bsky.richtext.facet#tag'
+            ? covered === `#${String(feature.tag)}` || covered === `＃${String(feature.tag)}`
+            : false;
     if (!ok) return `facets/${i} (${String(feature.$type)}) does not match the text it covers: ${JSON.stringify(covered)}`;
   }
   return null;
 }
 
-type BskyEmbed = { $type?: string; images?: Array<{ image?: { ref?: { $link?: string }; mimeType?: string; size?: number }; alt?: unknown; aspectRatio?: { width?: number; height?: number } }> };
+type BskyEmbed = {
+  $type?: string;
+  images?: Array<{ image?: { ref?: { $link?: string }; mimeType?: string; size?: number }; alt?: unknown; aspectRatio?: { width?: number; height?: number } }>;
+};
 
 /** What the PDS checks of an app.bsky.embed.images embed (its lexicon): ≤ 4 images, each a known blob ≤ 1,000,000 bytes with an `alt` string. */
 function invalidEmbed(embed: BskyEmbed | undefined, state: BlueskyState): string | null {
@@ -238,7 +294,22 @@ function invalidEmbed(embed: BskyEmbed | undefined, state: BlueskyState): string
 }
 
 export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promise<{ fake: Fake; state: BlueskyState; env: Record<string, string> }> {
-  const state: BlueskyState = { handle: 'ada.bsky.social', did: 'did:plc:ada123', appPassword: 'abcd-efgh-ijkl-mnop', posts: [], records: new Map(), createCalls: 0, refuseText: null, refuseStatus: 400, blobs: new Map(), handles: new Map(), resolved: [], failNext: 0, failStatus: 503, ...init };
+  const state: BlueskyState = {
+    handle: 'ada.bsky.social',
+    did: 'did:plc:ada123',
+    appPassword: 'abcd-efgh-ijkl-mnop',
+    posts: [],
+    records: new Map(),
+    createCalls: 0,
+    refuseText: null,
+    refuseStatus: 400,
+    blobs: new Map(),
+    handles: new Map(),
+    resolved: [],
+    failNext: 0,
+    failStatus: 503,
+    ...init,
+  };
   const jwt = 'jwt-access-ada';
   const didOf = (handle: string) => (handle === state.handle ? state.did : state.handles.get(handle));
   const fake = await startFake({
@@ -249,7 +320,8 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
       const method = url.pathname.replace('/xrpc/', '');
       if (req.method === 'POST' && method === 'com.atproto.server.createSession') {
         const b = JSON.parse(body.toString('utf8')) as { identifier?: string; password?: string };
-        if (b.identifier !== state.handle || b.password !== state.appPassword) return json(res, 401, { error: 'AuthenticationRequired', message: 'Invalid identifier or password' });
+        if (b.identifier !== state.handle || b.password !== state.appPassword)
+          return json(res, 401, { error: 'AuthenticationRequired', message: 'Invalid identifier or password' });
         return json(res, 200, { accessJwt: jwt, refreshJwt: 'jwt-refresh', handle: state.handle, did: state.did });
       }
       if (req.headers.authorization !== `Bearer ${jwt}`) return json(res, 401, { error: 'AuthenticationRequired' });
@@ -286,17 +358,34 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
       }
       if (req.method === 'POST' && method === 'com.atproto.repo.createRecord') {
         state.createCalls += 1;
-        const b = JSON.parse(body.toString('utf8')) as { repo: string; collection: string; rkey: string; record: { text: string; embed?: BskyEmbed; facets?: BskyFacet[]; reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } } } };
-        if (state.refuseText && b.record.text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
+        const b = JSON.parse(body.toString('utf8')) as {
+          repo: string;
+          collection: string;
+          rkey: string;
+          record: {
+            text: string;
+            embed?: BskyEmbed;
+            facets?: BskyFacet[];
+            reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } };
+          };
+        };
+        if (state.refuseText && b.record.text.includes(state.refuseText))
+          return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
         if (state.records.has(b.rkey)) return json(res, 400, { error: 'InvalidRequest', message: 'Record already exists' });
         const invalid = invalidEmbed(b.record.embed, state) ?? invalidFacets(b.record.text, b.record.facets, didOf);
         if (invalid) return json(res, 400, { error: 'InvalidRequest', message: invalid });
         // A reply must name records that exist, with their content ids.
         for (const ref of b.record.reply ? [b.record.reply.root, b.record.reply.parent] : []) {
           const rk = ref.uri.split('/').pop() ?? '';
-          if (!state.records.has(rk) || ref.cid !== `cid-${rk}`) return json(res, 400, { error: 'InvalidRequest', message: `reply reference ${ref.uri} is unknown` });
+          if (!state.records.has(rk) || ref.cid !== `cid-${rk}`)
+            return json(res, 400, { error: 'InvalidRequest', message: `reply reference ${ref.uri} is unknown` });
         }
-        state.records.set(b.rkey, { text: b.record.text, ...(b.record.reply ? { reply: b.record.reply } : {}), ...(b.record.embed ? { embed: b.record.embed } : {}), ...(b.record.facets ? { facets: b.record.facets } : {}) });
+        state.records.set(b.rkey, {
+          text: b.record.text,
+          ...(b.record.reply ? { reply: b.record.reply } : {}),
+          ...(b.record.embed ? { embed: b.record.embed } : {}),
+          ...(b.record.facets ? { facets: b.record.facets } : {}),
+        });
         return json(res, 200, { uri: `at://${b.repo}/${b.collection}/${b.rkey}`, cid: `cid-${b.rkey}` });
       }
       if (req.method === 'GET' && method === 'com.atproto.repo.getRecord') {
@@ -325,7 +414,8 @@ export interface FeedState extends FailureMode {
 export function rssDocument(items: Array<{ guid: string; title: string; description: string; pubDate: string; link?: string; comments?: number }>): string {
   const body = items
     .map(
-      (i) => `<item><guid isPermaLink="false">${i.guid}</guid><title>${i.title}</title><link>${i.link ?? `https://blog.example.com/${i.guid}`}</link>` +
+      (i) =>
+        `<item><guid isPermaLink="false">${i.guid}</guid><title>${i.title}</title><link>${i.link ?? `https://blog.example.com/${i.guid}`}</link>` +
         `<description><![CDATA[${i.description}]]></description><pubDate>${i.pubDate}</pubDate>${i.comments !== undefined ? `<slash:comments>${i.comments}</slash:comments>` : ''}</item>`,
     )
     .join('\n');

@@ -13,7 +13,12 @@ function filtered<Q extends { where(...args: any[]): Q }>(q: Q, where: Where): Q
 }
 
 export async function countRows(db: Db, table: keyof DB, where: Where = {}): Promise<number> {
-  const r = await filtered(loose(db).selectFrom(table).select((eb) => eb.fn.countAll().as('n')), where).executeTakeFirstOrThrow();
+  const r = await filtered(
+    loose(db)
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n')),
+    where,
+  ).executeTakeFirstOrThrow();
   return Number(r.n);
 }
 

@@ -17,7 +17,9 @@ export async function waitForRun(deps: Pick<ServiceDeps, 'db'>, runId: string, o
     const last = await findRunById(deps.db as ServiceDeps['db'], runId);
     if (last && done(last)) return last;
     if (Date.now() > deadline) {
-      throw new Error(`run ${runId} did not reach ${opts.status ?? 'a final status'} in time; last seen: ${last ? `${last.status} (attempts ${last.attempts}, ${last.errorCode ?? 'no error'})` : 'absent'}`);
+      throw new Error(
+        `run ${runId} did not reach ${opts.status ?? 'a final status'} in time; last seen: ${last ? `${last.status} (attempts ${last.attempts}, ${last.errorCode ?? 'no error'})` : 'absent'}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -34,7 +34,10 @@ export async function seedPosts(deps: ServiceDeps, q: { workspaceId: string; pip
   return ids;
 }
 
-export async function seedArtifact(deps: ServiceDeps, q: { workspaceId: string; pipelineId: string; postId: string; state: string; text?: string; sourceVisibility?: string }) {
+export async function seedArtifact(
+  deps: ServiceDeps,
+  q: { workspaceId: string; pipelineId: string; postId: string; state: string; text?: string; sourceVisibility?: string },
+) {
   const id = deps.ids.id('art');
   return createArtifact(deps.db, {
     id,

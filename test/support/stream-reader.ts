@@ -66,8 +66,20 @@ export async function openStream(client: ApiClient, opts: { events?: string; las
       return s.retry;
     },
     ended,
-    waitForEvents: (n, timeoutMs = 10_000) => until(`${n} events`, () => (s.events.length >= n ? s.events.slice(0, n) : null), () => finished, timeoutMs),
-    waitForComments: (n, timeoutMs = 10_000) => until(`${n} comments`, () => (s.comments.length >= n ? s.comments.slice(0, n) : null), () => finished, timeoutMs),
+    waitForEvents: (n, timeoutMs = 10_000) =>
+      until(
+        `${n} events`,
+        () => (s.events.length >= n ? s.events.slice(0, n) : null),
+        () => finished,
+        timeoutMs,
+      ),
+    waitForComments: (n, timeoutMs = 10_000) =>
+      until(
+        `${n} comments`,
+        () => (s.comments.length >= n ? s.comments.slice(0, n) : null),
+        () => finished,
+        timeoutMs,
+      ),
     envelopes: () => s.events.map((e) => JSON.parse(e.data) as EventEnvelope),
     close: () => ctrl.abort(),
   };
@@ -85,7 +97,15 @@ export async function recordEvents(
   opts: { wake?: boolean; oneTransaction?: boolean } = {},
 ) {
   const out: EventEnvelope[] = [];
-  if (opts.oneTransaction) out.push(...(await recordMany(deps.db, deps, workspaceId, datas.map((data) => ({ type, data })))));
+  if (opts.oneTransaction)
+    out.push(
+      ...(await recordMany(
+        deps.db,
+        deps,
+        workspaceId,
+        datas.map((data) => ({ type, data })),
+      )),
+    );
   else for (const data of datas) out.push(await deps.db.transaction().execute((tx) => recordEvent(tx, deps, workspaceId, type, data)));
   if (opts.wake !== false) deps.events.wake();
   return out;

@@ -21,8 +21,22 @@ describe('feeds', () => {
     const { title, posts } = parseFeed(xml, NOW);
     expect(title).toBe('Ada');
     expect(posts).toEqual([
-      { externalId: 'tag:ada,2026:1', url: 'https://ada.example/1', text: 'First\n\nHello & welcome', publishedAt: new Date('2026-11-01T10:00:00Z'), metrics: { likes: 0, reposts: 0, replies: 4, quotes: 0 }, media: [] },
-      { externalId: 'tag:ada,2026:2', url: 'https://ada.example/2', text: 'Second\n\nJust a summary', publishedAt: new Date('2026-11-02T10:00:00Z'), metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 }, media: [] },
+      {
+        externalId: 'tag:ada,2026:1',
+        url: 'https://ada.example/1',
+        text: 'First\n\nHello & welcome',
+        publishedAt: new Date('2026-11-01T10:00:00Z'),
+        metrics: { likes: 0, reposts: 0, replies: 4, quotes: 0 },
+        media: [],
+      },
+      {
+        externalId: 'tag:ada,2026:2',
+        url: 'https://ada.example/2',
+        text: 'Second\n\nJust a summary',
+        publishedAt: new Date('2026-11-02T10:00:00Z'),
+        metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 },
+        media: [],
+      },
     ]);
   });
 
@@ -61,7 +75,8 @@ describe('feeds', () => {
 
 describe('archives (the small sample exports, as auth_material)', () => {
   const creds = (name: string, secondary: string | null = null) => ({ secret: archiveFixture(name), secondary });
-  const list = (name: string, secondary: string | null = null) => archiveAdapter.listPosts(null as never, 'h', creds(name, secondary), { max: 100 }).then((l) => l.posts);
+  const list = (name: string, secondary: string | null = null) =>
+    archiveAdapter.listPosts(null as never, 'h', creds(name, secondary), { max: 100 }).then((l) => l.posts);
 
   it('detects each sample export and reads the own posts only', async () => {
     for (const f of ['x-tweets.js', 'linkedin-Shares.csv', 'mastodon-outbox.json']) {
@@ -92,7 +107,9 @@ describe('archives (the small sample exports, as auth_material)', () => {
 
 describe('text and keys', () => {
   it('turns HTML into readable text', () => {
-    expect(htmlToText('<p>One<br>two</p><ul><li>a</li><li>b</li></ul><p>&lt;three&gt; &amp; four</p><script>x()</script>')).toBe('One\ntwo\n\n- a\n- b\n\n<three> & four');
+    expect(htmlToText('<p>One<br>two</p><ul><li>a</li><li>b</li></ul><p>&lt;three&gt; &amp; four</p><script>x()</script>')).toBe(
+      'One\ntwo\n\n- a\n- b\n\n<three> & four',
+    );
   });
 
   it('makes a valid, stable Bluesky record key per artifact', () => {

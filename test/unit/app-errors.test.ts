@@ -56,7 +56,9 @@ describe('the AppError factories', () => {
     for (const [err, status, code] of cases) expect([err.status, err.code], err.message).toEqual([status, code]);
     expect(notFound('pipeline').message).toBe('No pipeline with this id in your workspace.');
     expect(validationFailed('body.intent', 'must not be empty.').message).toBe('body.intent must not be empty.');
-    expect(retryLater('Still being processed.').envelope()).toEqual({ error: { code: 'state_conflict', message: 'Still being processed.', suggested_action: 'retry_later' } });
+    expect(retryLater('Still being processed.').envelope()).toEqual({
+      error: { code: 'state_conflict', message: 'Still being processed.', suggested_action: 'retry_later' },
+    });
     expect(rateLimited('Slow down.', 7).extras.headers).toEqual({ 'Retry-After': '7' });
     expect(badRequest('Too large.', { status: 413, headers: { Connection: 'close' } }).extras).toEqual({ headers: { Connection: 'close' } });
   });
@@ -67,7 +69,12 @@ describe('the AppError factories', () => {
     expect(backendUnavailable('The page answered HTTP 429.', { upstreamStatus: 429 }).retryable).toBe(true);
     expect(backendUnavailable('The page answered HTTP 404.', { upstreamStatus: 404 }).retryable).toBe(false);
     expect(backendUnavailable('Not configured.', { status: 503, retryable: false }).retryable).toBe(false);
-    for (const err of [internalError(), validationFailed('body.url', 'is refused'), stateConflict('published'), credentialError('credential_missing', 'connect it')]) {
+    for (const err of [
+      internalError(),
+      validationFailed('body.url', 'is refused'),
+      stateConflict('published'),
+      credentialError('credential_missing', 'connect it'),
+    ]) {
       expect(err.retryable, err.code).toBe(false);
     }
   });
@@ -97,7 +104,9 @@ describe('MCP tool errors', () => {
     const unreachable = await createApiClient({ baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 })
       .GET(`${V1}/runs/{id}`, { params: { path: { id: 'run_x' } } })
       .catch((e: unknown) => e);
-    expect(errorBody(unreachable)).toMatchObject({ error: { code: 'backend_unavailable', suggested_action: 'retry_later', message: expect.stringMatching(/could not be reached: ECONNREFUSED/) } });
+    expect(errorBody(unreachable)).toMatchObject({
+      error: { code: 'backend_unavailable', suggested_action: 'retry_later', message: expect.stringMatching(/could not be reached: ECONNREFUSED/) },
+    });
 
     const noFile = await readFile('/nonexistent/export-🧑‍💻.zip').catch((e: unknown) => e);
     expect(errorBody(noFile)).toMatchObject({ error: { code: 'validation_failed', message: expect.stringMatching(/^path cannot be read: ENOENT/) } });

@@ -10,7 +10,8 @@ import { fileOf, linkedInArchive, mastodonArchive, writeTarGz, writeZip, xArchiv
 async function readAll(bytes: Buffer, opts: { includeNonPublic: boolean; format?: string }) {
   const scan = await scanExport(bufferSource(bytes), { includeNonPublic: opts.includeNonPublic, format: opts.format });
   const posts: ArchivePost[] = [];
-  for await (const p of readExport(bufferSource(bytes), { format: scan.layout.format, includeNonPublic: opts.includeNonPublic, ownUserId: scan.ownUserId })) posts.push(p);
+  for await (const p of readExport(bufferSource(bytes), { format: scan.layout.format, includeNonPublic: opts.includeNonPublic, ownUserId: scan.ownUserId }))
+    posts.push(p);
   return { scan, posts };
 }
 
@@ -25,7 +26,9 @@ function expectSame(posts: ArchivePost[], expected: Map<string, ExpectedPost>) {
     expect(p.metrics.likes).toBe(e!.likes);
     expect(p.metrics.reposts).toBe(e!.reposts);
     expect(p.publishedAt.toISOString()).toBe(e!.publishedAt);
-    expect(p.media.map((m) => ({ type: m.type, alt_text: m.alt_text, archive_path: m.archive_path, url: m.url, width: m.width, height: m.height }))).toEqual(e!.media);
+    expect(p.media.map((m) => ({ type: m.type, alt_text: m.alt_text, archive_path: m.archive_path, url: m.url, width: m.width, height: m.height }))).toEqual(
+      e!.media,
+    );
   }
 }
 
@@ -40,7 +43,14 @@ describe('X archive', () => {
     expectSame(posts, g.publicPosts);
     expect(scan.summary.format).toBe('x');
     expect(scan.summary.container).toBe('zip');
-    expect(scan.summary.files_used).toEqual(['data/tweets.js', 'data/tweets-part1.js', 'data/tweets-part2.js', 'data/account.js', 'data/note-tweet.js', 'data/protected-history.js']);
+    expect(scan.summary.files_used).toEqual([
+      'data/tweets.js',
+      'data/tweets-part1.js',
+      'data/tweets-part2.js',
+      'data/account.js',
+      'data/note-tweet.js',
+      'data/protected-history.js',
+    ]);
     expect(scan.summary.posts).toBe(g.publicPosts.size);
     expect(scan.summary.skipped).toMatchObject(g.skipped);
     expect(scan.summary.self_replies).toBe([...g.publicPosts.values()].filter((p) => p.replyTo).length);
@@ -65,8 +75,15 @@ describe('X archive', () => {
     // Without note-tweet.js long posts stay as tweets.js has them; everything else is exact.
     // Without protected-history.js nothing says which posts were protected: all are public.
     const all = new Map([...both(bare)].map(([k, e]) => [k, { ...e, visibility: 'public' as const }]));
-    const short = new Map([...all].filter(([, e]) => !e.text.includes('past the old limit')).map(([k, e]) => [k, { ...e, media: e.media.map((m) => ({ ...m, archive_path: null })) }]));
-    expectSame(posts.filter((p) => short.has(p.externalId)), short);
+    const short = new Map(
+      [...all]
+        .filter(([, e]) => !e.text.includes('past the old limit'))
+        .map(([k, e]) => [k, { ...e, media: e.media.map((m) => ({ ...m, archive_path: null })) }]),
+    );
+    expectSame(
+      posts.filter((p) => short.has(p.externalId)),
+      short,
+    );
     expect(posts.length).toBe(all.size);
   });
 
@@ -140,7 +157,12 @@ describe('bad input', () => {
   };
 
   it('a ZIP without the expected file names what is missing and what was found', async () => {
-    const e = await refusal((await writeZip([{ name: 'photos/cat.jpg', data: Buffer.from('x') }, { name: 'notes.txt', data: Buffer.from('y') }]))!);
+    const e = await refusal(
+      (await writeZip([
+        { name: 'photos/cat.jpg', data: Buffer.from('x') },
+        { name: 'notes.txt', data: Buffer.from('y') },
+      ]))!,
+    );
     expect(e.kind).toBe('missing_file');
     expect(e.message).toContain('data/tweets.js');
     expect(e.message).toContain('photos/cat.jpg, notes.txt (2 files)');

@@ -46,7 +46,21 @@ describe('bluesky facets', () => {
   });
 
   it('never overlaps, and every range is on character boundaries (many mixed texts)', () => {
-    const bits = ['🇫🇷', '東京', 'e\u0301', 'مرحبا', '#tag', '@grace.bsky.social', 'https://ex.example.org/a_(b)', 'example.net', '＃全角', '👨‍👩‍👧', ' ', '\n', '.'];
+    const bits = [
+      '🇫🇷',
+      '東京',
+      'e\u0301',
+      'مرحبا',
+      '#tag',
+      '@grace.bsky.social',
+      'https://ex.example.org/a_(b)',
+      'example.net',
+      '＃全角',
+      '👨‍👩‍👧',
+      ' ',
+      '\n',
+      '.',
+    ];
     let seed = 7;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let n = 0; n < 300; n++) {

@@ -87,7 +87,10 @@ describe('the compiled cpa', () => {
     // The few packages every call needs are bundled in (scripts/build.mjs, BUNDLED_PACKAGES); the
     // rest, Prisma, pg, the MCP SDK, express, tsx, are imported only by the chunks of the commands
     // that use them.
-    expect([...packages].filter((p) => !p.startsWith('node:')), 'packages loaded by every cpa call').toEqual([]);
+    expect(
+      [...packages].filter((p) => !p.startsWith('node:')),
+      'packages loaded by every cpa call',
+    ).toEqual([]);
     expect(readFileSync(path.join(dist, 'main.js'), 'utf8')).toMatch(/CommanderError\d* = class/); // commander, bundled
   });
 });

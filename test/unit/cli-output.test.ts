@@ -21,7 +21,13 @@ describe('cpa output', () => {
   it('prints tab-separated lines when stdout is not a terminal: no header, no border, nothing shortened, one row a line', () => {
     vi.stubEnv('CPA_FORCE_TTY', '0');
     const long = TEXT.repeat(5);
-    printTable(['id', 'text', 'likes'], [['post_1', long, 3], ['post_2', null, 0]]);
+    printTable(
+      ['id', 'text', 'likes'],
+      [
+        ['post_1', long, 3],
+        ['post_2', null, 0],
+      ],
+    );
     const lines = out.split('\n');
     expect(lines).toEqual([`post_1\t${long.replace(/[\t\n]+/g, ' ')}\t3`, 'post_2\t-\t0', '']);
     expect(out).not.toMatch(/[│─┌]|\bid\b.*\btext\b/);

@@ -13,7 +13,13 @@ describe('console', () => {
   });
 
   it('says where the server listens, where the docs and the token file are, and which database', () => {
-    const text = startupMessage({ url: 'http://127.0.0.1:8787', tokenFile: '/srv/cp/data/agent-token', tokenCreated: true, dataDir: '/srv/cp/data', databaseUrl: null });
+    const text = startupMessage({
+      url: 'http://127.0.0.1:8787',
+      tokenFile: '/srv/cp/data/agent-token',
+      tokenCreated: true,
+      dataDir: '/srv/cp/data',
+      databaseUrl: null,
+    });
     expect(text).toContain('Content Pipeline is listening on http://127.0.0.1:8787');
     expect(text).toMatch(/API docs +http:\/\/127\.0\.0\.1:8787\/docs\n/);
     expect(text).toMatch(/Agent token +\/srv\/cp\/data\/agent-token \(new\); `npx cpa token` prints it/);
@@ -22,7 +28,13 @@ describe('console', () => {
   });
 
   it('names a team host’s database without its password, and says how to get a first token', () => {
-    const text = startupMessage({ url: 'http://10.0.0.5:8787', tokenFile: null, tokenCreated: false, dataDir: '/x', databaseUrl: 'postgresql://cpa:s3cret@db.internal:5432/cpa' });
+    const text = startupMessage({
+      url: 'http://10.0.0.5:8787',
+      tokenFile: null,
+      tokenCreated: false,
+      dataDir: '/x',
+      databaseUrl: 'postgresql://cpa:s3cret@db.internal:5432/cpa',
+    });
     expect(text).toMatch(/Database +PostgreSQL, cpa@db\.internal:5432\/cpa/);
     expect(text).not.toContain('s3cret');
     expect(text).toContain('npx cpa admin workspace create --name NAME');

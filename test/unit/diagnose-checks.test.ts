@@ -31,7 +31,16 @@ function run(over: Record<string, unknown> = {}) {
 function facts(over: Partial<Facts> = {}): Facts {
   const good = run();
   return {
-    pipeline: { id: 'pl_1', workspaceId: 'ws', handle: 'https://blog.example/feed.xml', intent: 'i', tone: null, platform: 'rss', createdAt: hoursAgo(48), updatedAt: hoursAgo(48) },
+    pipeline: {
+      id: 'pl_1',
+      workspaceId: 'ws',
+      handle: 'https://blog.example/feed.xml',
+      intent: 'i',
+      tone: null,
+      platform: 'rss',
+      createdAt: hoursAgo(48),
+      updatedAt: hoursAgo(48),
+    },
     now: NOW,
     needsAccount: false,
     account: null,
@@ -65,14 +74,22 @@ describe('diagnose checks', () => {
     const at = (h: number) => facts({ ingest: { last: run({ finishedAt: hoursAgo(h) }), lastGood: run({ finishedAt: hoursAgo(h) }), count: 3 } });
     expect(codes(at(23))).toEqual([]);
     const stale = issuesOf(at(25));
-    expect(stale.map((i) => [i.code, i.severity, i.suggested_action, i.suggested_endpoint])).toEqual([['ingest_stale', 'warning', 'start_pipeline', 'POST /api/agent/v1/pipelines/from-intent']]);
+    expect(stale.map((i) => [i.code, i.severity, i.suggested_action, i.suggested_endpoint])).toEqual([
+      ['ingest_stale', 'warning', 'start_pipeline', 'POST /api/agent/v1/pipelines/from-intent'],
+    ]);
     expect(stale[0]!.message).toContain('25 hours');
   });
 
   it('reports runs that wait for the worker more than 15 minutes', () => {
-    const waiting = (min: number) => facts({ stalled: [run({ id: 'run_w', kind: 'draft', status: 'queued', runAfter: new Date(NOW.getTime() - min * 60_000) })] });
+    const waiting = (min: number) =>
+      facts({ stalled: [run({ id: 'run_w', kind: 'draft', status: 'queued', runAfter: new Date(NOW.getTime() - min * 60_000) })] });
     const [issue] = issuesOf(waiting(40));
-    expect(issue).toMatchObject({ code: 'runs_stalled', severity: 'warning', suggested_action: 'fetch_pipeline', suggested_endpoint: 'GET /api/agent/v1/pipelines/pl_1' });
+    expect(issue).toMatchObject({
+      code: 'runs_stalled',
+      severity: 'warning',
+      suggested_action: 'fetch_pipeline',
+      suggested_endpoint: 'GET /api/agent/v1/pipelines/pl_1',
+    });
     expect(issue!.message).toContain('run_w');
     expect(issue!.message).toContain('40 minutes');
   });
@@ -92,7 +109,19 @@ describe('diagnose checks', () => {
   });
 
   it('reports failed webhook deliveries without the receiver URL query', () => {
-    const delivery = { id: 'd1', eventId: 'evt_1', target: 'https://hooks.example/in?token=secret', status: 'failed', attempts: 7, nextAttemptAt: NOW, lockedUntil: null, lastStatus: 500, lastError: null, createdAt: NOW, updatedAt: NOW };
+    const delivery = {
+      id: 'd1',
+      eventId: 'evt_1',
+      target: 'https://hooks.example/in?token=secret',
+      status: 'failed',
+      attempts: 7,
+      nextAttemptAt: NOW,
+      lockedUntil: null,
+      lastStatus: 500,
+      lastError: null,
+      createdAt: NOW,
+      updatedAt: NOW,
+    };
     const [issue] = issuesOf(facts({ deliveries: [delivery] }));
     expect(issue).toMatchObject({ code: 'deliveries_failing', severity: 'warning', suggested_endpoint: 'POST https://hooks.example/in' });
     expect(issue!.message).toContain('HTTP 500');
@@ -101,9 +130,24 @@ describe('diagnose checks', () => {
 
   it('reports a failed publish with the way out: connect the account for a credential failure, else publish again', () => {
     const failed = (code: string, id: string) =>
-      ({ id, workspaceId: 'ws', pipelineId: 'pl_1', sourcePostId: 'post_1', state: 'publish_failed', publishErrorCode: code, publishErrorMessage: 'Part 2 of 3 failed. 1 of 3 parts is live (https://mastodon.example/@ada/1).', text: 'x', updatedAt: NOW }) as unknown as Facts['publishFailed'][number];
+      ({
+        id,
+        workspaceId: 'ws',
+        pipelineId: 'pl_1',
+        sourcePostId: 'post_1',
+        state: 'publish_failed',
+        publishErrorCode: code,
+        publishErrorMessage: 'Part 2 of 3 failed. 1 of 3 parts is live (https://mastodon.example/@ada/1).',
+        text: 'x',
+        updatedAt: NOW,
+      }) as unknown as Facts['publishFailed'][number];
     const [dead] = issuesOf(facts({ publishFailed: [failed('credential_dead', 'art_1')] }));
-    expect(dead).toMatchObject({ code: 'publish_failed', severity: 'error', suggested_action: 'connect_account', suggested_endpoint: 'POST /api/agent/v1/accounts/connect' });
+    expect(dead).toMatchObject({
+      code: 'publish_failed',
+      severity: 'error',
+      suggested_action: 'connect_account',
+      suggested_endpoint: 'POST /api/agent/v1/accounts/connect',
+    });
     expect(dead!.message).toContain('art_1');
     expect(dead!.message).toContain('https://mastodon.example/@ada/1');
     const [other] = issuesOf(facts({ publishFailed: [failed('upstream_rejected', 'art_2'), failed('credential_dead', 'art_1')] }));
@@ -127,8 +171,11 @@ describe('diagnose checks', () => {
   });
 
   it('reports artifacts drawn from a retired direct message: published ones as a warning with their address, the others as info', () => {
-    const artifact = (id: string, state: string, publishedUrl: string | null = null) => ({ id, state, publishedUrl, text: 'x', sourceVisibility: 'direct' }) as unknown as Facts['fromDirect'][number];
-    const issues = issuesOf(facts({ fromDirect: [artifact('art_p', 'published', 'https://mastodon.example/@ada/9'), artifact('art_r', 'ready'), artifact('art_d', 'draft')] }));
+    const artifact = (id: string, state: string, publishedUrl: string | null = null) =>
+      ({ id, state, publishedUrl, text: 'x', sourceVisibility: 'direct' }) as unknown as Facts['fromDirect'][number];
+    const issues = issuesOf(
+      facts({ fromDirect: [artifact('art_p', 'published', 'https://mastodon.example/@ada/9'), artifact('art_r', 'ready'), artifact('art_d', 'draft')] }),
+    );
     expect(issues.map((i) => [i.code, i.severity])).toEqual([
       ['direct_message_source', 'warning'],
       ['direct_message_source', 'info'],
@@ -143,7 +190,12 @@ describe('diagnose checks', () => {
   it('flags unpublished artifacts with images without alt text, naming the newest in the endpoint', () => {
     const artifact = (id: string) => ({ id, text: 'Shipped', media: '[]' }) as unknown as Facts['missingAltText'][number];
     const [issue] = issuesOf(facts({ missingAltText: [artifact('art_b'), artifact('art_a')] }));
-    expect(issue).toMatchObject({ code: 'media_missing_alt_text', severity: 'warning', suggested_action: 'set_alt_text', suggested_endpoint: 'PUT /api/agent/v1/artifacts/art_b/media' });
+    expect(issue).toMatchObject({
+      code: 'media_missing_alt_text',
+      severity: 'warning',
+      suggested_action: 'set_alt_text',
+      suggested_endpoint: 'PUT /api/agent/v1/artifacts/art_b/media',
+    });
     expect(issue!.message).toMatch(/^2 unpublished artifacts have images without alt text \(art_b, art_a\)/);
   });
 });

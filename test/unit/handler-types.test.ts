@@ -46,7 +46,17 @@ const extra = {
 } satisfies HandlersOf<'Health'>;
 
 const request = <K extends 'getArtifact' | 'getHealth'>(operationId: K, path: object, who: Caller | undefined) =>
-  ({ operationId, path, query: {}, body: undefined, headers: {}, rawBody: undefined, bodyStream: (async function* () {})(), caller: who, log: console }) as unknown as HandlerRequest<K>;
+  ({
+    operationId,
+    path,
+    query: {},
+    body: undefined,
+    headers: {},
+    rawBody: undefined,
+    bodyStream: (async function* () {})(),
+    caller: who,
+    log: console,
+  }) as unknown as HandlerRequest<K>;
 
 describe('handler types', () => {
   it('type the caller, the statuses and the headers as the contract declares them (checked by tsc; the valid ones run)', async () => {

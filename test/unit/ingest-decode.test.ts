@@ -59,7 +59,9 @@ describe('patterns', () => {
     post('b', 90, 'Why does Y leak? #perf', 2),
     post('c', 80, 'Why do we still do Z? #perf https://ada.example/z', 3),
     post('d', 70, 'Why not W? https://ada.example/w', 4),
-    ...Array.from({ length: 12 }, (_, i) => post(`low${i}`, 1, `Low post ${i}: a plain statement about nothing much at all, long enough to be medium sized text for sure.`, 5 + i)),
+    ...Array.from({ length: 12 }, (_, i) =>
+      post(`low${i}`, 1, `Low post ${i}: a plain statement about nothing much at all, long enough to be medium sized text for sure.`, 5 + i),
+    ),
   ];
 
   it('looks at the best quarter by engagement', () => {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const packageImports = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { imports?: Record<string, string> }).imports ?? {};
 /** The package's own `#…` imports that a client may use, and what each one stands for. */
-const SEAMS: Record<string, string> = { '#cpa/operator-commands': 'the server\'s operator console, under `cpa admin`' };
+const SEAMS: Record<string, string> = { '#cpa/operator-commands': "the server's operator console, under `cpa admin`" };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
@@ -32,7 +32,7 @@ function importsOf(file: string, source = readFileSync(path.join(root, file), 'u
 const under = (target: string | null, dir: string) => target !== null && (target === dir || target.startsWith(`${dir}${path.sep}`));
 
 describe('the layers', () => {
-  it('clients/ imports nothing from server/, and only the declared seams among the package\'s own imports', () => {
+  it("clients/ imports nothing from server/, and only the declared seams among the package's own imports", () => {
     const files = sourceFiles('clients');
     expect(files.length).toBeGreaterThan(20);
     const wrong: string[] = [];
@@ -66,7 +66,11 @@ describe('the layers', () => {
       "const m = await import('../../../../server/store/database.js');",
       "export { TOKEN_FILE } from '../../../../server/lib/token-file.js';",
     ];
-    for (const form of forms) expect(importsOf(file, form).some(({ target }) => under(target, 'server')), form).toBe(true);
+    for (const form of forms)
+      expect(
+        importsOf(file, form).some(({ target }) => under(target, 'server')),
+        form,
+      ).toBe(true);
     expect(importsOf(file, "import { loadSpec } from '../../../../shared/spec.js';").some(({ target }) => under(target, 'server'))).toBe(false);
   });
 });

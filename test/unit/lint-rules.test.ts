@@ -20,9 +20,10 @@ interface Problem {
 
 async function lint(file: string): Promise<Problem[]> {
   // redocly exits 1 when it finds problems; the report is on stdout either way.
-  const run = await promisify(execFile)(redocly, ['lint', '--config', 'openapi/redocly.yaml', file, '--format=json'], { cwd: root, maxBuffer: 16 * 1024 * 1024 }).catch(
-    (err: unknown) => ({ stdout: (err as { stdout?: string }).stdout ?? '' }),
-  );
+  const run = await promisify(execFile)(redocly, ['lint', '--config', 'openapi/redocly.yaml', file, '--format=json'], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((err: unknown) => ({ stdout: (err as { stdout?: string }).stdout ?? '' }));
   return (JSON.parse(run.stdout) as { problems: Problem[] }).problems;
 }
 
@@ -64,7 +65,7 @@ describe('the layout of openapi/', () => {
   const main = readFileSync(path.join(root, 'openapi/openapi.yaml'), 'utf8');
   const refs = [...main.matchAll(/^ {2}(\/\S*):\n {4}\$ref: paths\/(\S+)$/gm)].map((m) => ({ path: m[1]!, file: m[2]! }));
 
-  it('names each path file after its path, parameters included (Redocly\'s style: artifacts_{id}_publish.yaml)', () => {
+  it("names each path file after its path, parameters included (Redocly's style: artifacts_{id}_publish.yaml)", () => {
     expect(refs.length).toBeGreaterThan(20);
     // /api/agent/v1/artifacts/{id}/publish -> artifacts_{id}_publish.yaml; /api/stream -> stream.yaml
     for (const r of refs) expect(r.file, r.path).toBe(`${r.path.replace(/^\/api\/(agent\/v1\/)?/, '').replaceAll('/', '_')}.yaml`);

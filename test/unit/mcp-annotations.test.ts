@@ -16,7 +16,16 @@ const hints = (name: string) => {
 
 describe('MCP tool annotations', () => {
   it('reads are read-only, idempotent, not destructive, and stay inside the service', () => {
-    for (const name of ['get_pipeline', 'list_pipeline_posts', 'get_artifact', 'get_run', 'diagnose_pipeline', 'get_pipeline_inbox', 'list_session_activity', 'list_fetch_schemas']) {
+    for (const name of [
+      'get_pipeline',
+      'list_pipeline_posts',
+      'get_artifact',
+      'get_run',
+      'diagnose_pipeline',
+      'get_pipeline_inbox',
+      'list_session_activity',
+      'list_fetch_schemas',
+    ]) {
       expect([name, hints(name)]).toEqual([name, { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }]);
     }
   });
@@ -32,7 +41,15 @@ describe('MCP tool annotations', () => {
   });
 
   it('publish, fetch, connect and every operation whose work reaches an upstream are open-world', () => {
-    for (const name of ['publish_artifact', 'fetch_url', 'connect_account', 'create_pipeline_from_intent', 'draft_from_post', 'regenerate_variant', 'refresh_source']) {
+    for (const name of [
+      'publish_artifact',
+      'fetch_url',
+      'connect_account',
+      'create_pipeline_from_intent',
+      'draft_from_post',
+      'regenerate_variant',
+      'refresh_source',
+    ]) {
       expect([name, hints(name).openWorldHint]).toEqual([name, true]);
     }
     for (const name of ['transition_artifact', 'put_fetch_schema', 'delete_fetch_schema', 'add_session_item', 'put_artifact_variant']) {
@@ -41,7 +58,17 @@ describe('MCP tool annotations', () => {
   });
 
   it('a tool whose idempotency key is generated when omitted is not idempotent; PUT and DELETE are by their method', () => {
-    for (const name of ['create_pipeline_from_intent', 'draft_from_post', 'publish_artifact', 'transition_artifact', 'connect_account', 'fetch_url', 'add_session_item', 'regenerate_variant', 'refresh_source']) {
+    for (const name of [
+      'create_pipeline_from_intent',
+      'draft_from_post',
+      'publish_artifact',
+      'transition_artifact',
+      'connect_account',
+      'fetch_url',
+      'add_session_item',
+      'regenerate_variant',
+      'refresh_source',
+    ]) {
       expect([name, hints(name).idempotentHint]).toEqual([name, false]);
     }
     expect(hints('put_fetch_schema').idempotentHint).toBe(true);

@@ -6,7 +6,17 @@ import { checkMedia, fitForPlatform, MEDIA_LIMITS, type MediaFacts } from '../..
 import { fitImage, inspectImage, sniffImage } from '../../server/services/images.js';
 import { animatedGif, hasGpsIfd, noise, photoWithGps } from '../support/images.js';
 
-const image = (over: Partial<MediaFacts> = {}): MediaFacts => ({ id: 'med_1', type: 'image', format: 'jpeg', sizeBytes: 400_000, width: 1200, height: 800, frames: 1, altText: 'A chart', ...over });
+const image = (over: Partial<MediaFacts> = {}): MediaFacts => ({
+  id: 'med_1',
+  type: 'image',
+  format: 'jpeg',
+  sizeBytes: 400_000,
+  width: 1200,
+  height: 800,
+  frames: 1,
+  altText: 'A chart',
+  ...over,
+});
 const codes = (items: MediaFacts[], p: Parameters<typeof checkMedia>[1]) => checkMedia(items, p).map((x) => x.code);
 
 describe('checkMedia', () => {
@@ -64,15 +74,21 @@ describe('fitting an image to a platform', () => {
   });
 
   it('converts what a platform does not take; keeps what already fits untouched', async () => {
-    const webp = await sharp({ create: { width: 2000, height: 1000, channels: 3, background: 'teal' } }).webp().toBuffer();
+    const webp = await sharp({ create: { width: 2000, height: 1000, channels: 3, background: 'teal' } })
+      .webp()
+      .toBuffer();
     const threads = await fitForPlatform(webp, 'threads');
     expect([sniffImage(threads.bytes), threads.width, threads.height]).toEqual(['jpeg', 1440, 720]);
-    const small = await sharp({ create: { width: 800, height: 600, channels: 3, background: 'teal' } }).jpeg().toBuffer();
+    const small = await sharp({ create: { width: 800, height: 600, channels: 3, background: 'teal' } })
+      .jpeg()
+      .toBuffer();
     const same = await fitForPlatform(small, 'mastodon');
     expect(same).toMatchObject({ changed: false, width: 800, height: 600 });
     expect(same.bytes).toBe(small);
     // Mastodon's pixel budget: 8000×4500 (36 MP) becomes ≤ 33,177,600 pixels with its aspect.
-    const wide = await sharp({ create: { width: 8000, height: 4500, channels: 3, background: 'navy' } }).png().toBuffer();
+    const wide = await sharp({ create: { width: 8000, height: 4500, channels: 3, background: 'navy' } })
+      .png()
+      .toBuffer();
     const m = await fitForPlatform(wide, 'mastodon');
     expect(m.width * m.height).toBeLessThanOrEqual(33_177_600);
     expect(m.width).toBeGreaterThan(7000);

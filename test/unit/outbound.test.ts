@@ -58,7 +58,8 @@ function site(fake: () => Fake): Record<string, FakeHandler> {
       for (let i = 0; i < 6; i++) res.write(Buffer.alloc(1024 * 1024, 97));
       res.end();
     },
-    '/gzip-bomb': (req, res, body, params) => reply(200, zlib.gzipSync(Buffer.alloc(20 * 1024 * 1024)), 'text/plain', { 'content-encoding': 'gzip' })(req, res, body, params),
+    '/gzip-bomb': (req, res, body, params) =>
+      reply(200, zlib.gzipSync(Buffer.alloc(20 * 1024 * 1024)), 'text/plain', { 'content-encoding': 'gzip' })(req, res, body, params),
     '/gzip': reply(200, zlib.gzipSync('compressed hello'), 'text/plain', { 'content-encoding': 'gzip' }),
     '/br': reply(200, zlib.brotliCompressSync('brotli hello'), 'text/plain', { 'content-encoding': 'br' }),
     '/latin1': reply(200, Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/plain; charset=iso-8859-1'),
@@ -90,7 +91,6 @@ function clientWith(env: Record<string, string> = {}, resolve: Resolver = fakeRe
   });
   return createOutboundClient(config, { resolve });
 }
-
 
 describe('hostile URLs are refused', () => {
   const A = 'address_not_allowed';
@@ -199,7 +199,10 @@ describe('redirects', () => {
   it('refuses a redirect to a live local server that is not on the allow-list (localhost:<same port>)', async () => {
     const client = clientWith();
     const before = tlsFake.requests.length;
-    const err = await caught(client.request({ url: `${tlsFake.url}/redirect?to=${encodeURIComponent(`https://localhost:${tlsFake.port}/ok`)}` }), OutboundError);
+    const err = await caught(
+      client.request({ url: `${tlsFake.url}/redirect?to=${encodeURIComponent(`https://localhost:${tlsFake.port}/ok`)}` }),
+      OutboundError,
+    );
     expect(err.kind).toBe('address_not_allowed');
     expect(tlsFake.requests.length).toBe(before + 1); // only the first hop arrived
   });
@@ -228,7 +231,10 @@ describe('redirects', () => {
 
   it('drops credentials on a redirect to another origin and keeps them on the same origin', async () => {
     const client = clientWith();
-    const cross = await client.request({ url: `${tlsFake.url}/redirect?to=${encodeURIComponent(`${otherFake.url}/echo`)}`, headers: { Authorization: 'Bearer secret', Cookie: 'a=b', 'X-Other': 'kept' } });
+    const cross = await client.request({
+      url: `${tlsFake.url}/redirect?to=${encodeURIComponent(`${otherFake.url}/echo`)}`,
+      headers: { Authorization: 'Bearer secret', Cookie: 'a=b', 'X-Other': 'kept' },
+    });
     const crossHeaders = cross.json<{ headers: Record<string, string> }>().headers;
     expect(crossHeaders.authorization).toBeUndefined();
     expect(crossHeaders.cookie).toBeUndefined();
@@ -239,9 +245,19 @@ describe('redirects', () => {
 
   it('continues a POST as a GET after 303 and keeps the method and body on 307', async () => {
     const client = clientWith();
-    const after303 = await client.request({ url: `${tlsFake.url}/redirect?status=303&to=/echo`, method: 'POST', body: 'x=1', headers: { 'content-type': 'text/plain' } });
+    const after303 = await client.request({
+      url: `${tlsFake.url}/redirect?status=303&to=/echo`,
+      method: 'POST',
+      body: 'x=1',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(after303.json<{ method: string; body: string }>()).toMatchObject({ method: 'GET', body: '' });
-    const after307 = await client.request({ url: `${tlsFake.url}/redirect?status=307&to=/echo`, method: 'POST', body: 'x=1', headers: { 'content-type': 'text/plain' } });
+    const after307 = await client.request({
+      url: `${tlsFake.url}/redirect?status=307&to=/echo`,
+      method: 'POST',
+      body: 'x=1',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(after307.json<{ method: string; body: string }>()).toMatchObject({ method: 'POST', body: 'x=1' });
   });
 });
@@ -341,7 +357,9 @@ describe('the connector', () => {
       connectTimeoutMs: 2000,
       baseConnector: (opts, cb) => buildConnector({ rejectUnauthorized: false })({ ...opts, hostname: '127.0.0.1', port: String(tlsFake.port) }, cb),
     });
-    const err = await new Promise<Error | null>((resolve) => connect({ hostname: 'public.example', protocol: 'https:', port: '443' }, (...args) => resolve(args[0])));
+    const err = await new Promise<Error | null>((resolve) =>
+      connect({ hostname: 'public.example', protocol: 'https:', port: '443' }, (...args) => resolve(args[0])),
+    );
     expect(err).toBeInstanceOf(OutboundError);
     expect((err as OutboundError).kind).toBe('address_not_allowed');
   });
@@ -393,7 +411,9 @@ describe('proxies', () => {
       expect(targets).toEqual([tlsFake.host]);
       // the same proxy off the allow-list is refused before any byte reaches it
       const strict = clientWith();
-      expect((await caught(strict.request({ url: `${tlsFake.url}/ok`, proxyUrl: `socks5://127.0.0.1:${port}` }), OutboundError)).kind).toBe('address_not_allowed');
+      expect((await caught(strict.request({ url: `${tlsFake.url}/ok`, proxyUrl: `socks5://127.0.0.1:${port}` }), OutboundError)).kind).toBe(
+        'address_not_allowed',
+      );
       expect(targets).toHaveLength(1);
     } finally {
       await new Promise<void>((r) => socks.close(() => r()));
@@ -410,22 +430,32 @@ describe('proxies', () => {
   it('refuses a proxy at a non-public address', async () => {
     const client = clientWith();
     const before = connects.length;
-    expect((await caught(client.request({ url: `${tlsFake.url}/ok`, proxyUrl: `http://127.0.0.1:${proxyPort}` }), OutboundError)).kind).toBe('address_not_allowed');
+    expect((await caught(client.request({ url: `${tlsFake.url}/ok`, proxyUrl: `http://127.0.0.1:${proxyPort}` }), OutboundError)).kind).toBe(
+      'address_not_allowed',
+    );
     expect((await caught(client.request({ url: `${tlsFake.url}/ok`, proxyUrl: 'socks5://10.0.0.1:1080' }), OutboundError)).kind).toBe('address_not_allowed');
-    expect((await caught(client.request({ url: `${tlsFake.url}/ok`, proxyUrl: 'socks5://internal.test:1080' }), OutboundError)).kind).toBe('address_not_allowed');
+    expect((await caught(client.request({ url: `${tlsFake.url}/ok`, proxyUrl: 'socks5://internal.test:1080' }), OutboundError)).kind).toBe(
+      'address_not_allowed',
+    );
     expect(connects.length).toBe(before);
   });
 
   it('refuses, before tunnelling, a target name that resolves to a private address', async () => {
     const client = clientWith({ OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${proxyPort}` });
     const before = connects.length;
-    expect((await caught(client.request({ url: 'https://internal.test/', proxyUrl: `http://127.0.0.1:${proxyPort}` }), OutboundError)).kind).toBe('address_not_allowed');
-    expect((await caught(client.request({ url: 'https://[::1]/', proxyUrl: `http://127.0.0.1:${proxyPort}` }), OutboundError)).kind).toBe('address_not_allowed');
+    expect((await caught(client.request({ url: 'https://internal.test/', proxyUrl: `http://127.0.0.1:${proxyPort}` }), OutboundError)).kind).toBe(
+      'address_not_allowed',
+    );
+    expect((await caught(client.request({ url: 'https://[::1]/', proxyUrl: `http://127.0.0.1:${proxyPort}` }), OutboundError)).kind).toBe(
+      'address_not_allowed',
+    );
     expect(connects.length).toBe(before);
   });
 
   it('refuses a proxy URL of another scheme', async () => {
-    expect((await caught(clientWith().request({ url: `${tlsFake.url}/ok`, proxyUrl: 'ftp://proxy.example:21' }), OutboundError)).kind).toBe('scheme_not_allowed');
+    expect((await caught(clientWith().request({ url: `${tlsFake.url}/ok`, proxyUrl: 'ftp://proxy.example:21' }), OutboundError)).kind).toBe(
+      'scheme_not_allowed',
+    );
   });
 });
 

@@ -66,7 +66,13 @@ describe('counting, the way each platform counts', () => {
   });
 
   it('has the documented limits', () => {
-    expect(Object.fromEntries(TARGET_PLATFORMS.map((p) => [p, PLATFORM_RULES[p].limit]))).toEqual({ mastodon: 500, bluesky: 300, x: 280, linkedin: 3000, threads: 500 });
+    expect(Object.fromEntries(TARGET_PLATFORMS.map((p) => [p, PLATFORM_RULES[p].limit]))).toEqual({
+      mastodon: 500,
+      bluesky: 300,
+      x: 280,
+      linkedin: 3000,
+      threads: 500,
+    });
     expect(TARGET_PLATFORMS.filter((p) => PLATFORM_RULES[p].publishable)).toEqual(['mastodon', 'bluesky']);
   });
 
@@ -184,7 +190,10 @@ describe('splitThread', () => {
     const url = `https://example.com/${'segment/'.repeat(40)}`;
     const r = splitThread('bluesky', `Read ${url} today.`);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toMatch(/^"https:\/\/example\.com\/segment\/segment.*\.\.\." cannot be split and alone counts 340 \(graphemes\), over bluesky's limit of 300$/);
+    if (!r.ok)
+      expect(r.reason).toMatch(
+        /^"https:\/\/example\.com\/segment\/segment.*\.\.\." cannot be split and alone counts 340 \(graphemes\), over bluesky's limit of 300$/,
+      );
     // The same URL is 23 on X: no refusal there.
     expect(splitThread('x', `Read ${url} today.`)).toEqual({ ok: true, parts: [`Read ${url} today.`] });
     const word = 'Rindfleischetikettierungsüberwachungsaufgabenübertragungsgesetz'.repeat(5);
@@ -200,10 +209,32 @@ describe('splitThread', () => {
 
 // ---- properties ----
 
-const latinWord = fc.constantFrom('importer', 'faster', 'café', `r${E_ACUTE}sum${E_ACUTE}`, 'naïve', 'streaming', 'Mémoire', 'über', 'don’t', 'v2.3', '4x', '150', ARABIC, 'שלום', SCRIPT_A + 'lpha', 'Ελληνικά');
+const latinWord = fc.constantFrom(
+  'importer',
+  'faster',
+  'café',
+  `r${E_ACUTE}sum${E_ACUTE}`,
+  'naïve',
+  'streaming',
+  'Mémoire',
+  'über',
+  'don’t',
+  'v2.3',
+  '4x',
+  '150',
+  ARABIC,
+  'שלום',
+  SCRIPT_A + 'lpha',
+  'Ελληνικά',
+);
 const emoji = fc.constantFrom(FAMILY, FLAG, THUMB_TONE, '🎉', '❤️', '🧑🏿‍💻', '🏳️‍🌈');
 const url = fc
-  .tuple(fc.constantFrom('https://', 'http://'), fc.constantFrom('example.com', 'docs.example.org', 'xn--bcher-kva.example'), fc.array(fc.constantFrom('blog', '2026', 'v2-3', 'a_b', 'index.html', '%E6%97%A5'), { maxLength: 6 }), fc.constantFrom('', '?ref=x&utm=y', '#part-2'))
+  .tuple(
+    fc.constantFrom('https://', 'http://'),
+    fc.constantFrom('example.com', 'docs.example.org', 'xn--bcher-kva.example'),
+    fc.array(fc.constantFrom('blog', '2026', 'v2-3', 'a_b', 'index.html', '%E6%97%A5'), { maxLength: 6 }),
+    fc.constantFrom('', '?ref=x&utm=y', '#part-2'),
+  )
   .map(([s, host, path, q]) => `${s}${host}/${path.join('/')}${q}`);
 const mention = fc.constantFrom('@ada@fosstodon.org', '@lin.bsky.social', '@bob', '@Mia_K@mastodon.example');
 const hashtag = fc.constantFrom('#release', '#opensource', '#日本語', '#大きなファイルでも速くなりました', '#café', '#v2_3', '#Ελληνικά');
@@ -275,12 +306,17 @@ describe('the contract’s examples', () => {
     for (const v of variants) {
       const platform = v.platform as TargetPlatform;
       const parts = v.parts as Array<{ text: string; length: number }>;
-      expect(v).toMatchObject({ limit: PLATFORM_RULES[platform].limit, counting: PLATFORM_RULES[platform].counting, publishable: PLATFORM_RULES[platform].publishable });
+      expect(v).toMatchObject({
+        limit: PLATFORM_RULES[platform].limit,
+        counting: PLATFORM_RULES[platform].counting,
+        publishable: PLATFORM_RULES[platform].publishable,
+      });
       expect([platform, v.length]).toEqual([platform, countLength(platform, v.text as string)]);
       expect(v.fits_one_post).toBe(fitsOnePost(platform, v.text as string));
       expect(v.is_thread).toBe(parts.length > 1);
       for (const p of parts) expect([platform, p.text, p.length]).toEqual([platform, p.text, countLength(platform, p.text)]);
-      if (v.origin !== 'parts') expect(parts.map((p) => p.text)).toEqual((splitThread(platform, v.text as string, { numbered: v.numbered as boolean }) as { parts: string[] }).parts);
+      if (v.origin !== 'parts')
+        expect(parts.map((p) => p.text)).toEqual((splitThread(platform, v.text as string, { numbered: v.numbered as boolean }) as { parts: string[] }).parts);
     }
   });
 });

@@ -53,7 +53,11 @@ describe('publishTime', () => {
   });
 
   it('converts a local time with the zone offset in force then (summer and winter)', () => {
-    expect(publishTime({ local_time: '2026-07-01T09:30', time_zone: 'Europe/Paris' }, NOW)).toEqual({ at: new Date('2026-07-01T07:30:00.000Z'), localTime: '2026-07-01T09:30', timeZone: 'Europe/Paris' });
+    expect(publishTime({ local_time: '2026-07-01T09:30', time_zone: 'Europe/Paris' }, NOW)).toEqual({
+      at: new Date('2026-07-01T07:30:00.000Z'),
+      localTime: '2026-07-01T09:30',
+      timeZone: 'Europe/Paris',
+    });
     expect(publishTime({ local_time: '2026-12-01T09:30', time_zone: 'Europe/Paris' }, NOW)?.at.toISOString()).toBe('2026-12-01T08:30:00.000Z');
     expect(publishTime({ local_time: '2026-12-01T09:30:15', time_zone: 'America/New_York' }, NOW)?.at.toISOString()).toBe('2026-12-01T14:30:15.000Z');
     expect(publishTime({ local_time: '2026-12-01T09:30', time_zone: 'Asia/Kathmandu' }, NOW)?.at.toISOString()).toBe('2026-12-01T03:45:00.000Z');
@@ -71,17 +75,27 @@ describe('publishTime', () => {
   it('refuses a local time in the fall-back overlap unless utc_offset says which; a wrong offset names utc_offset', () => {
     const twice = refusal({ local_time: '2026-10-25T02:30', time_zone: 'Europe/Paris' });
     expect(twice.message).toMatch(/^body\.local_time 2026-10-25T02:30 occurs twice in Europe\/Paris.*\+02:00.*\+01:00/);
-    expect(publishTime({ local_time: '2026-10-25T02:30', time_zone: 'Europe/Paris', utc_offset: '+02:00' }, NOW)?.at.toISOString()).toBe('2026-10-25T00:30:00.000Z');
-    expect(publishTime({ local_time: '2026-10-25T02:30', time_zone: 'Europe/Paris', utc_offset: '+01:00' }, NOW)?.at.toISOString()).toBe('2026-10-25T01:30:00.000Z');
-    expect(refusal({ local_time: '2026-10-25T02:30', time_zone: 'Europe/Paris', utc_offset: '+03:00' }).message).toMatch(/^body\.utc_offset \+03:00 is not an offset/);
+    expect(publishTime({ local_time: '2026-10-25T02:30', time_zone: 'Europe/Paris', utc_offset: '+02:00' }, NOW)?.at.toISOString()).toBe(
+      '2026-10-25T00:30:00.000Z',
+    );
+    expect(publishTime({ local_time: '2026-10-25T02:30', time_zone: 'Europe/Paris', utc_offset: '+01:00' }, NOW)?.at.toISOString()).toBe(
+      '2026-10-25T01:30:00.000Z',
+    );
+    expect(refusal({ local_time: '2026-10-25T02:30', time_zone: 'Europe/Paris', utc_offset: '+03:00' }).message).toMatch(
+      /^body\.utc_offset \+03:00 is not an offset/,
+    );
     expect(refusal({ local_time: '2026-11-01T01:30', time_zone: 'America/New_York' }).message).toMatch(/occurs twice/);
     // An offset for an unambiguous time must still be the zone's.
-    expect(publishTime({ local_time: '2026-12-01T09:30', time_zone: 'Europe/Paris', utc_offset: '+01:00' }, NOW)?.at.toISOString()).toBe('2026-12-01T08:30:00.000Z');
+    expect(publishTime({ local_time: '2026-12-01T09:30', time_zone: 'Europe/Paris', utc_offset: '+01:00' }, NOW)?.at.toISOString()).toBe(
+      '2026-12-01T08:30:00.000Z',
+    );
     expect(refusal({ local_time: '2026-12-01T09:30', time_zone: 'Europe/Paris', utc_offset: '+02:00' }).message).toMatch(/^body\.utc_offset/);
   });
 
   it('refuses an unknown zone and an offset given as a zone, naming time_zone', () => {
-    expect(refusal({ local_time: '2026-12-01T09:30', time_zone: 'Mars/Olympus_Mons' }).message).toMatch(/^body\.time_zone "Mars\/Olympus_Mons" is not a known IANA time zone/);
+    expect(refusal({ local_time: '2026-12-01T09:30', time_zone: 'Mars/Olympus_Mons' }).message).toMatch(
+      /^body\.time_zone "Mars\/Olympus_Mons" is not a known IANA time zone/,
+    );
     expect(refusal({ local_time: '2026-12-01T09:30', time_zone: '+02:00' }).message).toMatch(/^body\.time_zone .*not an IANA time zone name/);
     expect(publishTime({ local_time: '2026-12-01T09:30', time_zone: 'UTC' }, NOW)?.at.toISOString()).toBe('2026-12-01T09:30:00.000Z');
     // Case is not significant; the canonical name is kept.

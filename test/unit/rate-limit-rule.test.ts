@@ -32,7 +32,12 @@ describe('SlidingWindow', () => {
 
   it('never reports a wait outside 1 to 60 seconds', () => {
     const rule = new SlidingWindow(1, W);
-    for (const [prev, cur, at] of [[0, 1, T], [1, 1, T + 59_999], [50, 0, T], [0, 0, T + 1]] as const) {
+    for (const [prev, cur, at] of [
+      [0, 1, T],
+      [1, 1, T + 59_999],
+      [50, 0, T],
+      [0, 0, T + 1],
+    ] as const) {
       const s = rule.waitSeconds(prev, cur, at);
       expect(s).toBeGreaterThanOrEqual(1);
       expect(s).toBeLessThanOrEqual(60);

@@ -35,7 +35,7 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
   beforeAll(async () => {
     tdb = await createTestDatabase('postgresql');
     // Two clients with their own pools, as two instances would have (migrations lock, so both may start at once).
-    [a, b] = await Promise.all([0, 1].map(() => openDatabase({ dataDir: tdb.dataDir, databaseUrl: tdb.databaseUrl }))) as [DatabaseHandle, DatabaseHandle];
+    [a, b] = (await Promise.all([0, 1].map(() => openDatabase({ dataDir: tdb.dataDir, databaseUrl: tdb.databaseUrl })))) as [DatabaseHandle, DatabaseHandle];
   });
   afterAll(async () => {
     await a?.close();
@@ -64,7 +64,15 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     const shared = new SharedWindowLimiter(a.db, 10, undefined, W);
     const memory = new SlidingWindowLimiter(10, W);
     const now = T + 50 * W + 30_000;
-    for (const [i, [at, cost]] of [[0, 4], [1, 7], [2, 6], [3, 1], [W, 11], [W + 20_000, 3], [W + 40_000, 5]].entries()) {
+    for (const [i, [at, cost]] of [
+      [0, 4],
+      [1, 7],
+      [2, 6],
+      [3, 1],
+      [W, 11],
+      [W + 20_000, 3],
+      [W + 40_000, 5],
+    ].entries()) {
       expect(await shared.peek('tok_cost', now + at!, cost), `peek ${i}`).toEqual(memory.peek('tok_cost', now + at!, cost));
       expect(await shared.hit('tok_cost', now + at!, cost), `hit ${i} (cost ${cost})`).toEqual(memory.hit('tok_cost', now + at!, cost));
     }
@@ -80,7 +88,12 @@ describe.skipIf(!onPg)('SharedWindowLimiter (PostgreSQL)', () => {
     const decisions = await Promise.all(hits);
     expect(decisions.filter((d) => d.allowed)).toHaveLength(limit);
     // every allowed hit saw a distinct count: remaining took each value from limit-1 down to 0 once
-    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: limit }, (_, i) => i));
+    expect(
+      decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort((x, y) => x - y),
+    ).toEqual(Array.from({ length: limit }, (_, i) => i));
     for (const d of decisions.filter((x) => !x.allowed)) expect(d.remaining).toBe(0);
   });
 

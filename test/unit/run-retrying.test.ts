@@ -9,15 +9,35 @@ import { runView } from '../../server/services/views.js';
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const row = (over: Record<string, unknown> = {}) =>
   ({
-    id: 'run_1', workspaceId: 'ws', pipelineId: 'pl_1', kind: 'ingest', status: 'queued', attempts: 2, input: '{}', output: null,
-    errorCode: 'backend_unavailable', errorMessage: 'getaddrinfo ENOTFOUND blog.example.org', runAfter: new Date(NOW.getTime() + 40_000),
-    lockedUntil: null, lockedBy: null, createdAt: NOW, startedAt: NOW, finishedAt: null, progressDone: null, progressTotal: null, errorUpstreamStatus: null, ...over,
+    id: 'run_1',
+    workspaceId: 'ws',
+    pipelineId: 'pl_1',
+    kind: 'ingest',
+    status: 'queued',
+    attempts: 2,
+    input: '{}',
+    output: null,
+    errorCode: 'backend_unavailable',
+    errorMessage: 'getaddrinfo ENOTFOUND blog.example.org',
+    runAfter: new Date(NOW.getTime() + 40_000),
+    lockedUntil: null,
+    lockedBy: null,
+    createdAt: NOW,
+    startedAt: NOW,
+    finishedAt: null,
+    progressDone: null,
+    progressTotal: null,
+    errorUpstreamStatus: null,
+    ...over,
   }) as Facts['stalled'][number];
 
 describe('a run waiting to retry', () => {
   it('shows retrying, the last error, the attempt and the next attempt time', () => {
     expect(runView(row())).toMatchObject({
-      status: 'queued', retrying: true, attempts: 2, error: null,
+      status: 'queued',
+      retrying: true,
+      attempts: 2,
+      error: null,
       last_error: { code: 'backend_unavailable', message: 'getaddrinfo ENOTFOUND blog.example.org' },
       next_attempt_at: '2026-11-22T12:00:40.000Z',
     });
@@ -25,17 +45,50 @@ describe('a run waiting to retry', () => {
 
   it('a fresh queued run, a running one and a finished one are not retrying', () => {
     expect(runView(row({ attempts: 0, errorCode: null, errorMessage: null }))).toMatchObject({ retrying: false, last_error: null, next_attempt_at: null });
-    expect(runView(row({ status: 'running', errorCode: null, errorMessage: null }))).toMatchObject({ retrying: false, last_error: null, next_attempt_at: null });
+    expect(runView(row({ status: 'running', errorCode: null, errorMessage: null }))).toMatchObject({
+      retrying: false,
+      last_error: null,
+      next_attempt_at: null,
+    });
     const failed = runView(row({ status: 'failed', finishedAt: NOW }));
-    expect(failed).toMatchObject({ retrying: false, next_attempt_at: null, error: { code: 'backend_unavailable' }, last_error: { code: 'backend_unavailable' } });
+    expect(failed).toMatchObject({
+      retrying: false,
+      next_attempt_at: null,
+      error: { code: 'backend_unavailable' },
+      last_error: { code: 'backend_unavailable' },
+    });
   });
 
   it('diagnose reports it with its cause and when it runs again', () => {
     const good = row({ status: 'succeeded', errorCode: null, errorMessage: null, finishedAt: NOW });
     const f = {
-      pipeline: { id: 'pl_1', workspaceId: 'ws', handle: 'https://blog.example.org/feed.xml', intent: 'i', tone: null, platform: 'rss', createdAt: NOW, updatedAt: NOW },
-      now: NOW, needsAccount: false, account: null, ingest: { last: good, lastGood: good, count: 1 }, stalled: [], retrying: [row()], postCount: 3,
-      failedDrafts: [], deliveries: [], publishFailed: [], dueSoon: [], llm: null, allowHosts: [], missingAltText: [], unpostable: [], exportOnly: [], fromDirect: [],
+      pipeline: {
+        id: 'pl_1',
+        workspaceId: 'ws',
+        handle: 'https://blog.example.org/feed.xml',
+        intent: 'i',
+        tone: null,
+        platform: 'rss',
+        createdAt: NOW,
+        updatedAt: NOW,
+      },
+      now: NOW,
+      needsAccount: false,
+      account: null,
+      ingest: { last: good, lastGood: good, count: 1 },
+      stalled: [],
+      retrying: [row()],
+      postCount: 3,
+      failedDrafts: [],
+      deliveries: [],
+      publishFailed: [],
+      dueSoon: [],
+      llm: null,
+      allowHosts: [],
+      missingAltText: [],
+      unpostable: [],
+      exportOnly: [],
+      fromDirect: [],
     } satisfies Facts;
     const issue = issuesOf(f).find((i) => i.code === 'run_retrying');
     expect(issue).toMatchObject({ severity: 'warning', suggested_endpoint: 'GET /api/agent/v1/runs/run_1' });

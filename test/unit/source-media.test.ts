@@ -26,7 +26,14 @@ describe('feeds', () => {
 </channel></rss>`;
     const [first, second] = parseFeed(xml, NOW).posts;
     expect(first.media).toEqual([
-      { type: 'image', url: 'https://cdn.example.jp/kyoto-1.jpg', archive_path: null, alt_text: 'Red maple leaves over the Kamo river, 京都 at dusk', width: 2048, height: 1365 },
+      {
+        type: 'image',
+        url: 'https://cdn.example.jp/kyoto-1.jpg',
+        archive_path: null,
+        alt_text: 'Red maple leaves over the Kamo river, 京都 at dusk',
+        width: 2048,
+        height: 1365,
+      },
       { type: 'image', url: 'https://cdn.example.jp/kyoto-2.webp', archive_path: null, alt_text: 'Temple gate', width: 1080, height: 1350 },
       { type: 'video', url: 'https://cdn.example.jp/clip.mp4', archive_path: null, alt_text: null, width: null, height: null },
       { type: 'audio', url: 'https://cdn.example.jp/episode.mp3', archive_path: null, alt_text: null, width: null, height: null },
@@ -43,7 +50,16 @@ describe('feeds', () => {
 </entry></feed>`;
     const [post] = parseFeed(xml, NOW).posts;
     expect(post.url).toBe('https://blog.example.com/demo');
-    expect(post.media).toEqual([{ type: 'gif', url: 'https://blog.example.com/demo.gif', archive_path: null, alt_text: 'The importer progress bar filling up', width: null, height: null }]);
+    expect(post.media).toEqual([
+      {
+        type: 'gif',
+        url: 'https://blog.example.com/demo.gif',
+        archive_path: null,
+        alt_text: 'The importer progress bar filling up',
+        width: null,
+        height: null,
+      },
+    ]);
   });
 });
 
@@ -57,12 +73,31 @@ describe('mastodon API attachments', () => {
         description: 'Chart: import time fell from 41 s to 10 s 📉 (שלום, مرحبا)',
         meta: { original: { width: 1600, height: 900 } },
       },
-      { type: 'gifv', url: 'https://files.mastodon.example/media_attachments/files/113/400/001/original/c3.mp4', description: '  ', meta: { original: { width: 480, height: 270 } } },
+      {
+        type: 'gifv',
+        url: 'https://files.mastodon.example/media_attachments/files/113/400/001/original/c3.mp4',
+        description: '  ',
+        meta: { original: { width: 480, height: 270 } },
+      },
       { type: 'unknown', url: null, remote_url: 'https://other.example/file.bin', description: null, meta: null },
     ]);
     expect(media).toEqual([
-      { type: 'image', url: 'https://files.mastodon.example/media_attachments/files/113/400/000/original/a1b2.png', archive_path: null, alt_text: 'Chart: import time fell from 41 s to 10 s 📉 (שלום, مرحبا)', width: 1600, height: 900 },
-      { type: 'gif', url: 'https://files.mastodon.example/media_attachments/files/113/400/001/original/c3.mp4', archive_path: null, alt_text: null, width: 480, height: 270 },
+      {
+        type: 'image',
+        url: 'https://files.mastodon.example/media_attachments/files/113/400/000/original/a1b2.png',
+        archive_path: null,
+        alt_text: 'Chart: import time fell from 41 s to 10 s 📉 (שלום, مرحبا)',
+        width: 1600,
+        height: 900,
+      },
+      {
+        type: 'gif',
+        url: 'https://files.mastodon.example/media_attachments/files/113/400/001/original/c3.mp4',
+        archive_path: null,
+        alt_text: null,
+        width: 480,
+        height: 270,
+      },
       { type: 'other', url: 'https://other.example/file.bin', archive_path: null, alt_text: null, width: null, height: null },
     ]);
     expect(mastodonMedia(undefined)).toEqual([]);
@@ -74,17 +109,54 @@ describe('bluesky embeds', () => {
     const images = {
       $type: 'app.bsky.embed.images#view',
       images: [
-        { thumb: 'https://cdn.bsky.app/img/feed_thumbnail/plain/did:plc:ada123/bafkrei1@jpeg', fullsize: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkrei1@jpeg', alt: 'A whiteboard: 👩‍💻 → CI → 🚀', aspectRatio: { width: 2000, height: 1500 } },
-        { thumb: 'https://cdn.bsky.app/img/feed_thumbnail/plain/did:plc:ada123/bafkrei2@jpeg', fullsize: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkrei2@jpeg', alt: '' },
+        {
+          thumb: 'https://cdn.bsky.app/img/feed_thumbnail/plain/did:plc:ada123/bafkrei1@jpeg',
+          fullsize: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkrei1@jpeg',
+          alt: 'A whiteboard: 👩‍💻 → CI → 🚀',
+          aspectRatio: { width: 2000, height: 1500 },
+        },
+        {
+          thumb: 'https://cdn.bsky.app/img/feed_thumbnail/plain/did:plc:ada123/bafkrei2@jpeg',
+          fullsize: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkrei2@jpeg',
+          alt: '',
+        },
       ],
     };
     expect(blueskyMedia(images)).toEqual([
-      { type: 'image', url: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkrei1@jpeg', archive_path: null, alt_text: 'A whiteboard: 👩‍💻 → CI → 🚀', width: 2000, height: 1500 },
-      { type: 'image', url: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkrei2@jpeg', archive_path: null, alt_text: null, width: null, height: null },
+      {
+        type: 'image',
+        url: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkrei1@jpeg',
+        archive_path: null,
+        alt_text: 'A whiteboard: 👩‍💻 → CI → 🚀',
+        width: 2000,
+        height: 1500,
+      },
+      {
+        type: 'image',
+        url: 'https://cdn.bsky.app/img/feed_fullsize/plain/did:plc:ada123/bafkrei2@jpeg',
+        archive_path: null,
+        alt_text: null,
+        width: null,
+        height: null,
+      },
     ]);
     expect(blueskyMedia({ $type: 'app.bsky.embed.recordWithMedia#view', media: images })).toHaveLength(2);
-    expect(blueskyMedia({ $type: 'app.bsky.embed.video#view', playlist: 'https://video.bsky.app/watch/did/bafk/playlist.m3u8', alt: 'Screen recording', aspectRatio: { width: 1920, height: 1080 } })).toEqual([
-      { type: 'video', url: 'https://video.bsky.app/watch/did/bafk/playlist.m3u8', archive_path: null, alt_text: 'Screen recording', width: 1920, height: 1080 },
+    expect(
+      blueskyMedia({
+        $type: 'app.bsky.embed.video#view',
+        playlist: 'https://video.bsky.app/watch/did/bafk/playlist.m3u8',
+        alt: 'Screen recording',
+        aspectRatio: { width: 1920, height: 1080 },
+      }),
+    ).toEqual([
+      {
+        type: 'video',
+        url: 'https://video.bsky.app/watch/did/bafk/playlist.m3u8',
+        archive_path: null,
+        alt_text: 'Screen recording',
+        width: 1920,
+        height: 1080,
+      },
     ]);
     expect(blueskyMedia({ $type: 'app.bsky.embed.external#view' })).toEqual([]);
   });

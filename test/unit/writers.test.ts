@@ -58,8 +58,15 @@ describe('the built-in writer', () => {
   });
 
   it('never exceeds the platform budget: 300 for Bluesky, 500 for Mastodon', async () => {
-    const long: SourceMaterial = { ...SOURCE, text: Array.from({ length: 30 }, (_, i) => `Point ${i}: we measured ${i * 7} requests per second on the new path.`).join(' ') };
-    for (const [platform, limit] of [['bluesky', 300], ['mastodon', 500], ['rss', 1200]] as const) {
+    const long: SourceMaterial = {
+      ...SOURCE,
+      text: Array.from({ length: 30 }, (_, i) => `Point ${i}: we measured ${i * 7} requests per second on the new path.`).join(' '),
+    };
+    for (const [platform, limit] of [
+      ['bluesky', 300],
+      ['mastodon', 500],
+      ['rss', 1200],
+    ] as const) {
       const text = await write({ source: long, platform });
       expect([...text].length).toBeLessThanOrEqual(limit);
       expect(text.length).toBeGreaterThan(100);
@@ -104,7 +111,12 @@ describe('the built-in writer', () => {
   });
 
   it('strips the HTML of feed items and shares the article address', async () => {
-    const item: SourceMaterial = { ...SOURCE, platform: 'rss', url: 'https://blog.example/parser', text: '<p>Why we rewrote the parser</p><p>The old parser was a <b>regex soup</b>. Error messages now point to the exact column.</p>' };
+    const item: SourceMaterial = {
+      ...SOURCE,
+      platform: 'rss',
+      url: 'https://blog.example/parser',
+      text: '<p>Why we rewrote the parser</p><p>The old parser was a <b>regex soup</b>. Error messages now point to the exact column.</p>',
+    };
     const text = await write({ source: item, platform: 'rss' });
     expect(text).not.toMatch(/<\/?[a-z]+>/);
     expect(text).toContain('regex soup');
@@ -132,9 +144,26 @@ describe('the OpenAI-compatible writer', () => {
   });
 
   it('puts intent, tone, style, platform budget, sources and the parent into the prompt', () => {
-    const msgs = buildMessages(input({ tone: 'dry', styleReference: 'Short. Sharp.', parentText: 'An earlier draft.', platform: 'bluesky', more: [{ ...SOURCE, text: 'Second post.' }] }));
+    const msgs = buildMessages(
+      input({
+        tone: 'dry',
+        styleReference: 'Short. Sharp.',
+        parentText: 'An earlier draft.',
+        platform: 'bluesky',
+        more: [{ ...SOURCE, text: 'Second post.' }],
+      }),
+    );
     const all = msgs.map((m) => m.content).join('\n');
-    for (const piece of ['Weekly posts about our open-source releases', 'Tone: dry', 'Short. Sharp.', 'At most 300 characters', 'Source post 1', 'Second post.', 'An earlier draft.', 'brief']) {
+    for (const piece of [
+      'Weekly posts about our open-source releases',
+      'Tone: dry',
+      'Short. Sharp.',
+      'At most 300 characters',
+      'Source post 1',
+      'Second post.',
+      'An earlier draft.',
+      'brief',
+    ]) {
       expect(all).toContain(piece);
     }
     expect(msgs[0]!.role).toBe('system');

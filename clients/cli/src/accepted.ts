@@ -11,7 +11,9 @@ export interface WaitFlags {
 
 /** Adds `--wait` and `--timeout` to a command that answers a run id. */
 export function waitOptions<A extends unknown[], O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
-  return cmd.option('--wait', 'follow the queued run to its end (progress on stderr)').option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit code 11)');
+  return cmd
+    .option('--wait', 'follow the queued run to its end (progress on stderr)')
+    .option('--timeout <seconds>', 'with --wait: stop waiting after this long (exit code 11)');
 }
 
 export async function printAccepted(cli: Cli, result: { run_id: string } & Record<string, unknown>, flags: WaitFlags) {

@@ -93,5 +93,9 @@ export function reportFor(err: unknown, ctx: { baseUrl?: string; idempotencyKey?
     return { exitCode: EXIT.unavailable, lines: [`Error: ${message}`, ...(retry ? [`  ${retry}`] : [])], json: { error: { code: 'unreachable', message } } };
   }
   const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
-  return { exitCode: EXIT.unexpected, lines: [`Unexpected error: ${message}`], json: { error: { code: 'unexpected', message: String((err as Error)?.message ?? err) } } };
+  return {
+    exitCode: EXIT.unexpected,
+    lines: [`Unexpected error: ${message}`],
+    json: { error: { code: 'unexpected', message: String((err as Error)?.message ?? err) } },
+  };
 }

@@ -32,7 +32,8 @@ export function setJsonFields(fields: string[] | null) {
 export function parseJsonFields(value: unknown): string[] | null {
   if (typeof value !== 'string' || value.trim() === '') return null;
   const fields = value.split(',').map((f) => f.trim());
-  if (fields.some((f) => !FIELD.test(f))) throw new CliError(`--json takes field names separated by commas (e.g. --json id,state), got ${JSON.stringify(value)}.`, EXIT.usage);
+  if (fields.some((f) => !FIELD.test(f)))
+    throw new CliError(`--json takes field names separated by commas (e.g. --json id,state), got ${JSON.stringify(value)}.`, EXIT.usage);
   return [...new Set(fields)];
 }
 

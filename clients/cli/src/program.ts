@@ -49,7 +49,12 @@ export function buildProgram(): Command {
     .addOption(new Option('--token <token>', 'the agent token (64 hex characters)').env('CPA_TOKEN'))
     .addOption(new Option('--config <file>', 'the config file').env('CPA_CONFIG'))
     .addOption(new Option('--data-dir <dir>', "a desktop instance's data directory (its agent-token file)").env('DATA_DIR'))
-    .addOption(new Option('--retries <n>', 'retries (default 3): a 429 after Retry-After; a lost connection, a 5xx or a 409 retry_later of a read or of a keyed mutating command with backoff').env('CPA_RETRIES'))
+    .addOption(
+      new Option(
+        '--retries <n>',
+        'retries (default 3): a 429 after Retry-After; a lost connection, a 5xx or a 409 retry_later of a read or of a keyed mutating command with backoff',
+      ).env('CPA_RETRIES'),
+    )
     .option('--json [fields]', 'print results as JSON on stdout, errors as JSON on stderr; --json id,state keeps only those fields (of each item of a list)')
     .exitOverride()
     // commander's own output (help, usage errors) goes where the command's does (io.ts)

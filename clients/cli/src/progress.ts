@@ -12,7 +12,8 @@ export function describeRun(run: Run, startedMs: number): string {
   const attempt = run.attempts ? ` · attempt ${run.attempts}` : '';
   const p = run.progress;
   const progress = p && p.total ? ` · ${p.done.toLocaleString('en')} of ${p.total.toLocaleString('en')} (${Math.floor((p.done / p.total) * 100)}%)` : '';
-  const retry = run.retrying && run.last_error ? ` · retrying after ${run.last_error.code}: ${run.last_error.message} · next attempt at ${run.next_attempt_at}` : '';
+  const retry =
+    run.retrying && run.last_error ? ` · retrying after ${run.last_error.code}: ${run.last_error.message} · next attempt at ${run.next_attempt_at}` : '';
   return `run ${run.run_id} (${run.kind}): ${run.status}${progress}${attempt}${retry} · ${seconds}s`;
 }
 

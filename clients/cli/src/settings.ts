@@ -48,7 +48,11 @@ function readConfig(file: string, explicit: boolean): ConfigFile {
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
     return parsed as ConfigFile;
   } catch (err) {
-    throw new CliError(`The config file ${file} is not valid: ${(err as Error).message}.`, EXIT.usage, 'It holds a JSON object with any of "base_url", "token", "token_file".');
+    throw new CliError(
+      `The config file ${file} is not valid: ${(err as Error).message}.`,
+      EXIT.usage,
+      'It holds a JSON object with any of "base_url", "token", "token_file".',
+    );
   }
 }
 

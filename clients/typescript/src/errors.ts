@@ -13,7 +13,16 @@ type Envelope = components['schemas']['Error']['error'];
 export type UnknownErrorCode = string & Record<never, never>;
 
 /** The kinds of failure a caller handles differently. */
-export type ErrorKind = 'authentication' | 'validation' | 'credential' | 'rate_limit' | 'state' | 'not_found' | 'backend_unavailable' | 'internal' | 'bad_request';
+export type ErrorKind =
+  | 'authentication'
+  | 'validation'
+  | 'credential'
+  | 'rate_limit'
+  | 'state'
+  | 'not_found'
+  | 'backend_unavailable'
+  | 'internal'
+  | 'bad_request';
 
 /** Everything an error carries; `ContentPipelineError.generate(raw)` picks the class. */
 export interface RawError {

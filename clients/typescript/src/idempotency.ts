@@ -70,7 +70,14 @@ export function idempotencyMiddleware(opts: IdempotencyOptions = {}): Middleware
         opts.onKey?.(key);
         url.searchParams.set('idempotency_key', key);
         // The body may be a stream (an upload): handed over as it is, not read.
-        return new Request(url, { method: request.method, headers: request.headers, body: request.body, signal: request.signal, redirect: request.redirect, duplex: 'half' } as RequestInit);
+        return new Request(url, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          signal: request.signal,
+          redirect: request.redirect,
+          duplex: 'half',
+        } as RequestInit);
       }
       const text = await request.clone().text();
       let body: unknown;
@@ -90,7 +97,13 @@ export function idempotencyMiddleware(opts: IdempotencyOptions = {}): Middleware
       opts.onKey?.(key);
       const headers = new Headers(request.headers);
       headers.delete('Content-Length');
-      return new Request(request.url, { method: request.method, headers, body: JSON.stringify({ ...body, idempotency_key: key }), signal: request.signal, redirect: request.redirect });
+      return new Request(request.url, {
+        method: request.method,
+        headers,
+        body: JSON.stringify({ ...body, idempotency_key: key }),
+        signal: request.signal,
+        redirect: request.redirect,
+      });
     },
   };
 }

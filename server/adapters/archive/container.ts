@@ -119,7 +119,9 @@ function guard(limit: number, what: string, compressed: number | null, limits: A
       seen += chunk.length;
       if (seen > limit) return cb(new ArchiveError('too_large', `${what} inflates to more than ${limit} bytes; refused as a possible decompression bomb.`));
       if (compressed !== null && seen > limits.ratioFloor && seen / Math.max(1, compressed) > limits.maxRatio) {
-        return cb(new ArchiveError('too_large', `${what} inflates more than ${limits.maxRatio} times its compressed size; refused as a possible decompression bomb.`));
+        return cb(
+          new ArchiveError('too_large', `${what} inflates more than ${limits.maxRatio} times its compressed size; refused as a possible decompression bomb.`),
+        );
       }
       cb(null, chunk);
     },
@@ -159,8 +161,11 @@ const zipError = (err: Error) =>
 async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedArchive> {
   const reader = new SourceReader(src);
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.fromRandomAccessReader(reader, src.size, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true }, (err, z) =>
-      err ? reject(zipError(err)) : resolve(z!),
+    yauzl.fromRandomAccessReader(
+      reader,
+      src.size,
+      { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false, decodeStrings: true },
+      (err, z) => (err ? reject(zipError(err)) : resolve(z!)),
     ),
   );
   if (zip.entryCount > limits.maxEntries) {
@@ -183,7 +188,10 @@ async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedAr
   });
   if (total > limits.maxTotalBytes) {
     zip.close();
-    throw new ArchiveError('too_large', `The ZIP's files inflate to ${total} bytes; at most ${limits.maxTotalBytes} are accepted (a possible decompression bomb).`);
+    throw new ArchiveError(
+      'too_large',
+      `The ZIP's files inflate to ${total} bytes; at most ${limits.maxTotalBytes} are accepted (a possible decompression bomb).`,
+    );
   }
   return {
     container: 'zip',
@@ -192,9 +200,13 @@ async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedAr
       const e = byName.get(name);
       if (!e) throw new Error(`no entry ${name}`);
       const what = `${name} in the ZIP`;
-      if (e.uncompressedSize > limits.maxEntryBytes) throw new ArchiveError('too_large', `${what} inflates to ${e.uncompressedSize} bytes; at most ${limits.maxEntryBytes} are accepted.`);
+      if (e.uncompressedSize > limits.maxEntryBytes)
+        throw new ArchiveError('too_large', `${what} inflates to ${e.uncompressedSize} bytes; at most ${limits.maxEntryBytes} are accepted.`);
       if (e.uncompressedSize > limits.ratioFloor && e.uncompressedSize / Math.max(1, e.compressedSize) > limits.maxRatio) {
-        throw new ArchiveError('too_large', `${what} inflates ${Math.round(e.uncompressedSize / Math.max(1, e.compressedSize))} times its compressed size; refused as a possible decompression bomb.`);
+        throw new ArchiveError(
+          'too_large',
+          `${what} inflates ${Math.round(e.uncompressedSize / Math.max(1, e.compressedSize))} times its compressed size; refused as a possible decompression bomb.`,
+        );
       }
       const out = guard(Math.min(limits.maxEntryBytes, e.uncompressedSize), what, e.compressedSize, limits);
       zip.openReadStream(e, (err, stream) => {
@@ -209,7 +221,12 @@ async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedAr
 }
 
 /** Streams a tar (gunzipped first when `gz`), calling `onEntry` for each file; the limits hold throughout. */
-async function walkTar(src: ByteSource, gz: boolean, limits: ArchiveLimits, onEntry: (name: string, size: number, stream: Readable) => Promise<'next' | 'stop'>): Promise<number> {
+async function walkTar(
+  src: ByteSource,
+  gz: boolean,
+  limits: ArchiveLimits,
+  onEntry: (name: string, size: number, stream: Readable) => Promise<'next' | 'stop'>,
+): Promise<number> {
   const extract = tar.extract();
   const raw = src.read(0, src.size);
   let input: Readable = raw;
@@ -234,7 +251,9 @@ async function walkTar(src: ByteSource, gz: boolean, limits: ArchiveLimits, onEn
       if ((await onEntry(h.name, h.size ?? 0, entry as unknown as Readable)) === 'stop') return count;
     }
   } catch (err) {
-    throw err instanceof ArchiveError ? err : new ArchiveError('corrupt', `The ${gz ? 'tar.gz' : 'tar'} file cannot be read (${(err as Error).message}): it is corrupt or truncated.`);
+    throw err instanceof ArchiveError
+      ? err
+      : new ArchiveError('corrupt', `The ${gz ? 'tar.gz' : 'tar'} file cannot be read (${(err as Error).message}): it is corrupt or truncated.`);
   } finally {
     raw.destroy();
     extract.destroy();
@@ -270,7 +289,8 @@ async function openTar(src: ByteSource, gz: boolean, limits: ArchiveLimits): Pro
           await drain(stream);
           return 'next';
         }
-        if (size > limits.maxEntryBytes) throw new ArchiveError('too_large', `${name} in the tar inflates to ${size} bytes; at most ${limits.maxEntryBytes} are accepted.`);
+        if (size > limits.maxEntryBytes)
+          throw new ArchiveError('too_large', `${name} in the tar inflates to ${size} bytes; at most ${limits.maxEntryBytes} are accepted.`);
         stream.pipe(out);
         let ended = false;
         stream.on('end', () => (ended = true));

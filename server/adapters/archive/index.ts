@@ -7,7 +7,17 @@ import { DEFAULT_LIMITS, openArchive, type ArchiveLimits, type ByteSource, type 
 import { ArchiveError } from './errors.js';
 import { readLinkedIn } from './linkedin.js';
 import { readMastodon } from './mastodon.js';
-import { ARCHIVE_FORMATS, SKIP_REASONS, type ArchiveFormat, type ArchiveItem, type ArchivePost, type FormatFiles, type ReadOptions, type SkipReason, type Visibility } from './types.js';
+import {
+  ARCHIVE_FORMATS,
+  SKIP_REASONS,
+  type ArchiveFormat,
+  type ArchiveItem,
+  type ArchivePost,
+  type FormatFiles,
+  type ReadOptions,
+  type SkipReason,
+  type Visibility,
+} from './types.js';
 import { readX, readXContext } from './x.js';
 
 export * from './types.js';
@@ -55,11 +65,16 @@ function found(archive: OpenedArchive): string {
 /** Finds the format and its files; `format` (when given) must be what the files are. */
 export async function inspectExport(archive: OpenedArchive, format?: string | null): Promise<ExportLayout> {
   const wanted = format ? (format.trim().toLowerCase() as ArchiveFormat) : null;
-  if (wanted && !ARCHIVE_FORMATS.includes(wanted)) throw new ArchiveError('unknown_format', `format must be one of ${formatList}, got ${JSON.stringify(format)}.`, 'format');
+  if (wanted && !ARCHIVE_FORMATS.includes(wanted))
+    throw new ArchiveError('unknown_format', `format must be one of ${formatList}, got ${JSON.stringify(format)}.`, 'format');
   const base = { container: archive.container, entryCount: archive.entries.length };
   if (archive.container === 'file' || archive.container === 'gzip') {
     const f = await sniff(archive);
-    if (!f) throw new ArchiveError('unknown_format', `The upload is not an export we can read. Understood: ${EXPECTED}, each as the bare file or inside the ZIP (or, for Mastodon, tar.gz) archive the platform hands out.`);
+    if (!f)
+      throw new ArchiveError(
+        'unknown_format',
+        `The upload is not an export we can read. Understood: ${EXPECTED}, each as the bare file or inside the ZIP (or, for Mastodon, tar.gz) archive the platform hands out.`,
+      );
     if (wanted && wanted !== f) throw new ArchiveError('format_mismatch', `format is ${wanted} but the upload is a ${f} export.`, 'format');
     return { ...base, format: f, posts: [''], side: {}, root: '' };
   }
@@ -73,10 +88,17 @@ export async function inspectExport(archive: OpenedArchive, format?: string | nu
   if (xFiles.length) {
     const root = xFiles[0]!.root;
     const side: Record<string, string> = {};
-    for (const [role, file] of [['account', 'account.js'], ['notes', 'note-tweet.js'], ['protected', 'protected-history.js']] as const) {
+    for (const [role, file] of [
+      ['account', 'account.js'],
+      ['notes', 'note-tweet.js'],
+      ['protected', 'protected-history.js'],
+    ] as const) {
       if (names.includes(`${root}data/${file}`)) side[role] = `${root}data/${file}`;
     }
-    const posts = xFiles.filter((x) => x.root === root).sort((a, b) => a.part - b.part).map((x) => x.n);
+    const posts = xFiles
+      .filter((x) => x.root === root)
+      .sort((a, b) => a.part - b.part)
+      .map((x) => x.n);
     candidates.push({ ...base, format: 'x', posts, side, root });
   }
   const outbox = names.find((n) => /(^|\/)outbox\.json$/.test(n));
@@ -176,7 +198,10 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
       }
     }
     if (summary.posts === 0) {
-      const left = Object.entries(summary.skipped).filter(([, n]) => n > 0).map(([r, n]) => `${n} ${r.replace('_', ' ')}`).join(', ');
+      const left = Object.entries(summary.skipped)
+        .filter(([, n]) => n > 0)
+        .map(([r, n]) => `${n} ${r.replace('_', ' ')}`)
+        .join(', ');
       throw new ArchiveError('unreadable', `The ${layout.format} export holds no post to import${left ? ` (left out: ${left})` : ''}.`);
     }
     summary.first_post_at = new Date(first).toISOString();
@@ -188,7 +213,10 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
 }
 
 /** The posts to import, in the export's order (a scan found the layout and the X account id). */
-export async function* readExport(src: ByteSource, opts: { format: ArchiveFormat; includeNonPublic: boolean; ownUserId: string | null; limits?: ArchiveLimits }): AsyncGenerator<ArchivePost> {
+export async function* readExport(
+  src: ByteSource,
+  opts: { format: ArchiveFormat; includeNonPublic: boolean; ownUserId: string | null; limits?: ArchiveLimits },
+): AsyncGenerator<ArchivePost> {
   const archive = await openArchive(src, opts.limits ?? DEFAULT_LIMITS);
   try {
     const layout = await inspectExport(archive, opts.format);

@@ -18,7 +18,9 @@ export async function* jsonArrayElements(input: Readable, opts: { path: string |
     queue.push(value);
   };
   const unreadable = (err: unknown) =>
-    err instanceof ArchiveError ? err : new ArchiveError('unreadable', `${opts.what} is not readable JSON (${String((err as Error)?.message ?? err).split('\n')[0]}).`);
+    err instanceof ArchiveError
+      ? err
+      : new ArchiveError('unreadable', `${opts.what} is not readable JSON (${String((err as Error)?.message ?? err).split('\n')[0]}).`);
   let skipping = opts.assignment;
   let sawArray = false;
   try {

@@ -59,7 +59,7 @@ export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<
   const visibility = mastodonVisibility(o, a);
   // Direct messages are never imported, whatever the options say.
   if (visibility === 'direct') return { skip: 'direct_message' };
-  if ((visibility === 'followers') && !opts.includeNonPublic) return { skip: 'followers_only' };
+  if (visibility === 'followers' && !opts.includeNonPublic) return { skip: 'followers_only' };
   const actor = typeof a.actor === 'string' ? a.actor : '';
   const inReplyTo = typeof o.inReplyTo === 'string' ? o.inReplyTo : null;
   if (inReplyTo && !(actor && inReplyTo.startsWith(`${actor}/`))) return { skip: 'reply' };
@@ -83,6 +83,13 @@ export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<
   };
 }
 
-export async function* readMastodon(open: (name: string) => Readable, file: string, opts: ReadOptions, entries: Set<string>, root: string): AsyncGenerator<ArchiveItem> {
-  for await (const a of jsonArrayElements(open(file), { path: 'orderedItems', assignment: false, what: file || 'outbox.json' })) yield mastodonItem(a, opts, entries, root);
+export async function* readMastodon(
+  open: (name: string) => Readable,
+  file: string,
+  opts: ReadOptions,
+  entries: Set<string>,
+  root: string,
+): AsyncGenerator<ArchiveItem> {
+  for await (const a of jsonArrayElements(open(file), { path: 'orderedItems', assignment: false, what: file || 'outbox.json' }))
+    yield mastodonItem(a, opts, entries, root);
 }

@@ -36,7 +36,14 @@ async function ytd(stream: Readable, what: string): Promise<Node[]> {
   const text = await readText(stream, SIDE_MAX);
   const eq = text.indexOf('=');
   try {
-    return list(JSON.parse(text.slice(eq + 1).trim().replace(/;\s*$/, '')));
+    return list(
+      JSON.parse(
+        text
+          .slice(eq + 1)
+          .trim()
+          .replace(/;\s*$/, ''),
+      ),
+    );
   } catch {
     throw new ArchiveError('unreadable', `${what} is not readable (expected \`window.YTD.… = [ … ]\`).`);
   }
@@ -63,7 +70,10 @@ export async function readXContext(open: (name: string) => Readable, side: Recor
       const created = dateOf(note.createdAt);
       const text = str(core.text);
       if (!created || !text) continue;
-      const full = expand(decodeHTML(text), list(core.urls).map((u) => ({ short: str(u.shortUrl), long: str(u.expandedUrl) })));
+      const full = expand(
+        decodeHTML(text),
+        list(core.urls).map((u) => ({ short: str(u.shortUrl), long: str(u.expandedUrl) })),
+      );
       const key = created.toISOString().slice(0, 19);
       ctx.notes.set(key, [...(ctx.notes.get(key) ?? []), { text: full }]);
     }
@@ -161,7 +171,9 @@ export function xItem(entry: unknown, ctx: XContext, opts: ReadOptions): Archive
   if (!text && !media.length) return { skip: 'empty' };
   const post = {
     externalId: id,
-    url: ctx.username ? `https://x.com/${encodeURIComponent(ctx.username)}/status/${encodeURIComponent(id)}` : `https://x.com/i/web/status/${encodeURIComponent(id)}`,
+    url: ctx.username
+      ? `https://x.com/${encodeURIComponent(ctx.username)}/status/${encodeURIComponent(id)}`
+      : `https://x.com/i/web/status/${encodeURIComponent(id)}`,
     text,
     publishedAt,
     metrics: { likes: count(t.favorite_count), reposts: count(t.retweet_count), replies: count(t.reply_count), quotes: count(t.quote_count) },

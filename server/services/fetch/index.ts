@@ -57,9 +57,16 @@ function classify(res: OutboundResponse): { kind: Kind; contentType: string } {
   const header = res.headers.get('content-type');
   const mime = header?.split(';')[0].trim().toLowerCase() ?? '';
   if (!mime) {
-    const head = res.body.subarray(0, 512).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    const head = res.body
+      .subarray(0, 512)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart();
     if (head.startsWith('<')) return { kind: 'html', contentType: 'text/html' };
-    throw validationFailed('body.url', 'points to content without a Content-Type that is not HTML; /fetch structures HTML and passes plain text and Markdown through.');
+    throw validationFailed(
+      'body.url',
+      'points to content without a Content-Type that is not HTML; /fetch structures HTML and passes plain text and Markdown through.',
+    );
   }
   const contentType = clip(header ?? mime, 256);
   if (HTML_TYPES.has(mime)) return { kind: 'html', contentType };

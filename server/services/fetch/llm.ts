@@ -63,7 +63,10 @@ function providerFailure(message: string): AppError {
 
 /** The JSON object in a model's answer (tolerating a ```json fence around it). */
 export function parseAnswer(content: string): Record<string, unknown> {
-  const trimmed = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const trimmed = content
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   let parsed: unknown;
   try {
     parsed = JSON.parse(trimmed);
@@ -74,7 +77,10 @@ export function parseAnswer(content: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-export async function extractWithModel(deps: ServiceDeps, q: { text: string; intent?: string; schema: SchemaDefinition | null; base: string }): Promise<Record<string, FieldValue>> {
+export async function extractWithModel(
+  deps: ServiceDeps,
+  q: { text: string; intent?: string; schema: SchemaDefinition | null; base: string },
+): Promise<Record<string, FieldValue>> {
   const llm = deps.config.llm;
   if (!llm) throw noProvider();
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
@@ -92,7 +98,16 @@ export async function extractWithModel(deps: ServiceDeps, q: { text: string; int
   try {
     // The provider URL is the operator's configuration, so plain http (a local model server on
     // the allow-list) is permitted; the address rules still apply.
-    res = await deps.outbound.request({ url: `${llm.baseUrl}/chat/completions`, method: 'POST', headers, body, timeoutMs: LLM_TIMEOUT_MS, maxBytes: 2 * 1024 * 1024, maxRedirects: 0, allowHttp: true });
+    res = await deps.outbound.request({
+      url: `${llm.baseUrl}/chat/completions`,
+      method: 'POST',
+      headers,
+      body,
+      timeoutMs: LLM_TIMEOUT_MS,
+      maxBytes: 2 * 1024 * 1024,
+      maxRedirects: 0,
+      allowHttp: true,
+    });
   } catch (err) {
     if (err instanceof OutboundError) throw providerFailure(err.message);
     throw err;

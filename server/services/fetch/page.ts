@@ -113,7 +113,12 @@ function images($: cheerio.CheerioAPI, base: string): PageImage[] {
   };
   const og = $('meta[property="og:image"][content], meta[property="og:image:url"][content]').first();
   if (og.length) {
-    add(og.attr('content'), $('meta[property="og:image:alt"]').first().attr('content') ?? null, $('meta[property="og:image:width"]').attr('content'), $('meta[property="og:image:height"]').attr('content'));
+    add(
+      og.attr('content'),
+      $('meta[property="og:image:alt"]').first().attr('content') ?? null,
+      $('meta[property="og:image:width"]').attr('content'),
+      $('meta[property="og:image:height"]').attr('content'),
+    );
   }
   $('img').each((_, img) => {
     const el = $(img);
@@ -134,7 +139,15 @@ export function pageMeta(page: ParsedPage, contentLanguage: string | null): Page
   ]);
   return {
     title: title && clip(title, 2000),
-    byline: clip(firstOf($, [['meta[name="author"]', 'content'], ['[rel="author"]', null], ['[itemprop="author"]', null]]) ?? '', 2000) || null,
+    byline:
+      clip(
+        firstOf($, [
+          ['meta[name="author"]', 'content'],
+          ['[rel="author"]', null],
+          ['[itemprop="author"]', null],
+        ]) ?? '',
+        2000,
+      ) || null,
     published_at: isoDate(
       firstOf($, [
         ['meta[property="article:published_time"]', 'content'],

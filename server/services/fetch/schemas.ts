@@ -16,7 +16,13 @@ export const MAX_USER_SCHEMAS = 100;
 const LIST_ENDPOINT = `GET ${API_PREFIX}/fetch/schemas`;
 const listHint = { suggestedAction: 'list_fetch_schemas', suggestedEndpoint: LIST_ENDPOINT };
 
-const builtinView = (id: string, def: SchemaDefinition): FetchSchema => ({ id, builtin: true, description: def.description ?? null, fields: def.fields, created_at: null });
+const builtinView = (id: string, def: SchemaDefinition): FetchSchema => ({
+  id,
+  builtin: true,
+  description: def.description ?? null,
+  fields: def.fields,
+  created_at: null,
+});
 
 function rowView(row: store.ExtractionSchemaRow): FetchSchema {
   const def = JSON.parse(row.definition) as SchemaDefinition;
@@ -64,7 +70,12 @@ export async function putSchema(deps: ServiceDeps, caller: Caller, id: string, d
   if (!exists && (await store.countExtractionSchemas(deps.db, caller.workspaceId)) >= MAX_USER_SCHEMAS) {
     throw stateConflict(`This workspace already keeps ${MAX_USER_SCHEMAS} extraction schemas; delete one first.`, listHint);
   }
-  const { row, created } = await store.putExtractionSchema(deps.db, { workspaceId: caller.workspaceId, id, definition: JSON.stringify(stored), now: deps.clock.now() });
+  const { row, created } = await store.putExtractionSchema(deps.db, {
+    workspaceId: caller.workspaceId,
+    id,
+    definition: JSON.stringify(stored),
+    now: deps.clock.now(),
+  });
   return { created, schema: rowView(row) };
 }
 

@@ -57,7 +57,10 @@ export function shapeValue(type: FieldType | undefined, raw: string[], base: str
     case 'list':
       return values.slice(0, MAX_LIST);
     case 'url_list':
-      return values.map((v) => absoluteUrl(v, base)).filter((v): v is string => v !== null).slice(0, MAX_LIST);
+      return values
+        .map((v) => absoluteUrl(v, base))
+        .filter((v): v is string => v !== null)
+        .slice(0, MAX_LIST);
     default:
       return values.length ? values[0] : null;
   }

@@ -117,9 +117,18 @@ export function registerArtifactCommands(program: Command) {
       if (!o.wait || artifact.state === 'scheduled') {
         if (cli.json) return printJson(result);
         const due = artifact.schedule ? whenOf(artifact.schedule, new Date()) : null;
-        printRecord({ artifact_id: artifact.id, state: artifact.state, ...(due ? { scheduled_at: due.utc, [`here (${due.zone})`]: due.here, as_given: due.given, in: due.in } : {}), run_id: run.run_id });
+        printRecord({
+          artifact_id: artifact.id,
+          state: artifact.state,
+          ...(due ? { scheduled_at: due.utc, [`here (${due.zone})`]: due.here, as_given: due.given, in: due.in } : {}),
+          run_id: run.run_id,
+        });
         printThread(cli, artifact);
-        return note(artifact.state === 'scheduled' ? `Scheduled; see it with: cpa artifacts schedule list ${artifact.pipeline_id}` : `Follow the run: cpa wait ${run.run_id}`);
+        return note(
+          artifact.state === 'scheduled'
+            ? `Scheduled; see it with: cpa artifacts schedule list ${artifact.pipeline_id}`
+            : `Follow the run: cpa wait ${run.run_id}`,
+        );
       }
       const finished = await followRun(cli.client(), run.run_id, { timeoutSeconds: timeoutOption(o.timeout), quiet: cli.json });
       const after = await unwrap(cli.client().GET('/api/agent/v1/artifacts/{id}', { params: { path: { id } } }));
@@ -159,7 +168,9 @@ export function registerArtifactCommands(program: Command) {
 
   artifacts
     .command('variant')
-    .description("set an artifact's text or thread for one platform: your own parts, a text to split, or neither to add the platform from the artifact's text (putArtifactVariant)")
+    .description(
+      "set an artifact's text or thread for one platform: your own parts, a text to split, or neither to add the platform from the artifact's text (putArtifactVariant)",
+    )
     .argument('<artifact>', 'artifact id')
     .addArgument(new Argument('<platform>', 'the platform').choices(TARGETS))
     .option('--text <text>', 'a text for this platform, split into a thread here if it does not fit')
@@ -210,7 +221,16 @@ const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /** `2027-12-01 09:30` and the zone's abbreviation or offset (`CET`, `GMT+5:30`), in `timeZone`. */
 function wallClock(at: Date, timeZone: string): string {
-  const f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+  const f = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'short',
+  });
   const p = Object.fromEntries(f.formatToParts(at).map((x) => [x.type, x.value]));
   const seconds = at.getUTCSeconds() ? `:${String(at.getUTCSeconds()).padStart(2, '0')}` : '';
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}${seconds} ${p.timeZoneName}`;

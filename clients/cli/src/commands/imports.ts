@@ -67,11 +67,16 @@ export function registerImportCommands(program: Command) {
       }
       bar.done();
       const s = imported.summary;
-      const left = Object.entries(s.skipped).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k.replace('_', ' ')}`).join(', ');
+      const left = Object.entries(s.skipped)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${n} ${k.replace('_', ' ')}`)
+        .join(', ');
       if (!o.intent) {
         show(cli.json, imported, ['summary', 'account']);
         if (!cli.json) {
-          note(`${s.posts} posts to import (${s.by_visibility.public} public${s.by_visibility.followers + s.by_visibility.connections ? `, ${s.by_visibility.followers + s.by_visibility.connections} non-public` : ''}); left out: ${left || 'nothing'}.`);
+          note(
+            `${s.posts} posts to import (${s.by_visibility.public} public${s.by_visibility.followers + s.by_visibility.connections ? `, ${s.by_visibility.followers + s.by_visibility.connections} non-public` : ''}); left out: ${left || 'nothing'}.`,
+          );
           note(`Ingest it: cpa pipelines create --handle ${imported.handle} --intent "…" --wait`);
         }
         return;
@@ -79,13 +84,22 @@ export function registerImportCommands(program: Command) {
       if (!cli.json) note(`${s.posts} posts to import; left out: ${left || 'nothing'}.`);
       const started = await unwrap(
         cli.client().POST('/api/agent/v1/pipelines/from-intent', {
-          body: { handle: imported.handle, intent: o.intent, ...(o.tone ? { tone: o.tone } : {}), idempotency_key: `${cli.idempotencyKey}:pipeline`.slice(0, 128) },
+          body: {
+            handle: imported.handle,
+            intent: o.intent,
+            ...(o.tone ? { tone: o.tone } : {}),
+            idempotency_key: `${cli.idempotencyKey}:pipeline`.slice(0, 128),
+          },
         }),
       );
       await printAccepted(cli, { import_id: imported.id, ...started }, o);
     }),
   );
-  idCommand(imports, 'get', 'show an import: format, size, what it imports and leaves out (getImport)', { name: 'import', description: 'import id' }, (client, id) =>
-    unwrap(client.GET('/api/agent/v1/imports/{id}', { params: { path: { id } } })),
+  idCommand(
+    imports,
+    'get',
+    'show an import: format, size, what it imports and leaves out (getImport)',
+    { name: 'import', description: 'import id' },
+    (client, id) => unwrap(client.GET('/api/agent/v1/imports/{id}', { params: { path: { id } } })),
   );
 }

@@ -21,7 +21,16 @@ async function serverSpec(baseUrl: string): Promise<Record<string, unknown>> {
 }
 
 /** A tool that uploads a file from a path on this machine: the fields every such tool shares. */
-function pathUploadTool(t: { name: string; operationId: string; title: string; description: string[]; path: string; properties: Record<string, unknown>; required: string[]; run: ToolDef['run'] }): ToolDef {
+function pathUploadTool(t: {
+  name: string;
+  operationId: string;
+  title: string;
+  description: string[];
+  path: string;
+  properties: Record<string, unknown>;
+  required: string[];
+  run: ToolDef['run'];
+}): ToolDef {
   return {
     name: t.name,
     operationId: t.operationId,
@@ -69,7 +78,10 @@ export function importFromPathTool(client: ApiClient): ToolDef {
       path: { type: 'string', minLength: 1, description: 'The export file, an absolute path on the machine where cpa mcp runs.' },
       handle: { type: 'string', minLength: 1, maxLength: 2048, description: 'The archive account to import into (a name you choose, e.g. ada-x-2024).' },
       format: { type: 'string', enum: ['x', 'mastodon', 'linkedin'], description: 'Insist on a format (detected otherwise).' },
-      include_non_public: { type: 'boolean', description: 'Also import followers-only / protected / connections-only posts. Direct messages are never imported.' },
+      include_non_public: {
+        type: 'boolean',
+        description: 'Also import followers-only / protected / connections-only posts. Direct messages are never imported.',
+      },
     },
     required: ['path', 'handle'],
     run: (args) =>
@@ -103,7 +115,12 @@ export function mediaFromPathTool(client: ApiClient): ToolDef {
     path: '/api/agent/v1/media',
     properties: {
       path: { type: 'string', minLength: 1, description: 'The image file, an absolute path on the machine where cpa mcp runs.' },
-      alt_text: { type: 'string', maxLength: 1000, description: 'What the image shows, for people who cannot see it (up to 1,000 characters here; up to 5,000 with set_artifact_media). Accessibility is not optional: an image without alt text is flagged.' },
+      alt_text: {
+        type: 'string',
+        maxLength: 1000,
+        description:
+          'What the image shows, for people who cannot see it (up to 1,000 characters here; up to 5,000 with set_artifact_media). Accessibility is not optional: an image without alt text is flagged.',
+      },
     },
     required: ['path'],
     run: (args) =>

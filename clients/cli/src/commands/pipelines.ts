@@ -29,8 +29,12 @@ const inbox = action<[string]>(async (cli, id) => {
 export function registerPipelineCommands(program: Command) {
   const pipelines = program.command('pipelines').description('create, resume and inspect pipelines');
 
-  idCommand(pipelines, 'get', 'show a pipeline with its counts and its most recent run (getPipeline)', { name: 'pipeline', description: 'pipeline id' }, (client, id) =>
-    unwrap(client.GET('/api/agent/v1/pipelines/{id}', { params: { path: { id } } })),
+  idCommand(
+    pipelines,
+    'get',
+    'show a pipeline with its counts and its most recent run (getPipeline)',
+    { name: 'pipeline', description: 'pipeline id' },
+    (client, id) => unwrap(client.GET('/api/agent/v1/pipelines/{id}', { params: { path: { id } } })),
   );
 
   waitOptions(

@@ -26,7 +26,17 @@ const mediaCell = (media: Post['media']) => {
 function printPosts(posts: Post[]) {
   printTable(
     ['id', 'published', 'likes', 'reposts', 'replies', 'quotes', 'draft', 'media', 'text'],
-    posts.map((p) => [p.id, p.published_at.slice(0, 16).replace('T', ' '), p.metrics.likes, p.metrics.reposts, p.metrics.replies, p.metrics.quotes, p.has_artifact ? 'yes' : 'no', mediaCell(p.media), truncate(p.text, 48)]),
+    posts.map((p) => [
+      p.id,
+      p.published_at.slice(0, 16).replace('T', ' '),
+      p.metrics.likes,
+      p.metrics.reposts,
+      p.metrics.replies,
+      p.metrics.quotes,
+      p.has_artifact ? 'yes' : 'no',
+      mediaCell(p.media),
+      truncate(p.text, 48),
+    ]),
   );
 }
 
@@ -68,18 +78,26 @@ export function registerPostCommands(program: Command) {
     keyOption(
       posts
         .command('draft')
-        .description('queue a drafting run that writes a new artifact from a source post: a first draft, a re-draft (--parent) or a brief (--with) (draftFromPost)')
+        .description(
+          'queue a drafting run that writes a new artifact from a source post: a first draft, a re-draft (--parent) or a brief (--with) (draftFromPost)',
+        )
         .argument('<post>', 'source post id')
         .option('--style-reference <text>', 'a sample of text whose style the draft should follow')
         .option('--parent <artifact>', 're-draft from this artifact (its genealogy records it)')
         .option('--with <posts...>', 'make a brief: other posts of the same pipeline to draw on (up to 9)')
-        .addOption(new Option('--target <platforms...>', 'make a variant for each platform (default: the pipeline\'s own, or the parent\'s)').choices(TARGETS))
-        .option('--media <file>', 'an image to add after the media the draft carries (repeatable; uploaded first)', (v: string, all: string[]) => [...all, v], [])
+        .addOption(new Option('--target <platforms...>', "make a variant for each platform (default: the pipeline's own, or the parent's)").choices(TARGETS))
+        .option(
+          '--media <file>',
+          'an image to add after the media the draft carries (repeatable; uploaded first)',
+          (v: string, all: string[]) => [...all, v],
+          [],
+        )
         .option('--alt <text>', 'the alt text of the --media image at the same position (repeatable)', (v: string, all: string[]) => [...all, v], []),
     ),
   ).action(
     action(async (cli, id, o) => {
-      if (o.alt.length > o.media.length) throw new CliError('Each --alt goes with the --media image at the same position; there are more --alt than --media.', EXIT.usage);
+      if (o.alt.length > o.media.length)
+        throw new CliError('Each --alt goes with the --media image at the same position; there are more --alt than --media.', EXIT.usage);
       // Uploaded before the draft is asked for: a file that cannot be read or is not an image stops here.
       const uploads = [];
       for (const [i, file] of o.media.entries()) uploads.push(await uploadFile(cli.client({ retries: 0 }), file, o.alt[i]));

@@ -31,7 +31,10 @@ export function registerSchemaCommands(program: Command) {
       action(async (cli) => {
         const list = await unwrap(cli.client().GET('/api/agent/v1/fetch/schemas'));
         if (cli.json) return printJson(list);
-        printTable(['id', 'builtin', 'fields', 'description'], list.data.map((s) => [s.id, s.builtin ? 'yes' : 'no', Object.keys(s.fields).join(', '), truncate(s.description ?? '', 50)]));
+        printTable(
+          ['id', 'builtin', 'fields', 'description'],
+          list.data.map((s) => [s.id, s.builtin ? 'yes' : 'no', Object.keys(s.fields).join(', '), truncate(s.description ?? '', 50)]),
+        );
       }),
     );
 

@@ -35,7 +35,10 @@ export function registerSessionCommands(program: Command) {
         if (limit !== undefined && !Number.isInteger(limit)) throw new CliError('--limit must be a whole number (1 to 100).', EXIT.usage);
         const rows = await unwrap(cli.client().GET('/api/sessions/activity', { params: { query: { limit } } }));
         if (cli.json) return printJson(rows);
-        printTable(['when', 'session', 'kind', 'summary'], rows.data.map((r) => [r.created_at, r.session_id, r.kind, truncate(r.summary, 60)]));
+        printTable(
+          ['when', 'session', 'kind', 'summary'],
+          rows.data.map((r) => [r.created_at, r.session_id, r.kind, truncate(r.summary, 60)]),
+        );
       }),
     );
 
@@ -63,7 +66,9 @@ export function registerSessionCommands(program: Command) {
       .argument('<variant>', 'variant id (an artifact item of the session)'),
   ).action(
     action(async (cli, sessionId, variantId, o) => {
-      const round = await unwrap(cli.client().POST('/api/sessions/{sessionId}/variants/{variantId}/regenerate', { params: { path: { sessionId, variantId } } }));
+      const round = await unwrap(
+        cli.client().POST('/api/sessions/{sessionId}/variants/{variantId}/regenerate', { params: { path: { sessionId, variantId } } }),
+      );
       await printAccepted(cli, round, o);
     }),
   );

@@ -24,12 +24,18 @@ export function registerStreamCommand(program: Command) {
         let n = 0;
         try {
           const events = followEvents(cli.client(), {
-            events: o.events?.split(',').map((e) => e.trim()).filter(Boolean),
+            events: o.events
+              ?.split(',')
+              .map((e) => e.trim())
+              .filter(Boolean),
             lastEventId: o.lastEventId,
             signal: controller.signal,
-            onOpen: ({ reconnect, lastEventId }) => note(reconnect ? `reconnected${lastEventId ? ` (after ${lastEventId})` : ''}` : 'connected; waiting for events (Ctrl-C to stop)'),
+            onOpen: ({ reconnect, lastEventId }) =>
+              note(reconnect ? `reconnected${lastEventId ? ` (after ${lastEventId})` : ''}` : 'connected; waiting for events (Ctrl-C to stop)'),
             onReconnect: ({ delayMs, error, lastEventId }) =>
-              note(`stream dropped (${(error as Error)?.message ?? error}); reconnecting in ${(delayMs / 1000).toFixed(1)}s${lastEventId ? ` with Last-Event-ID ${lastEventId}` : ''}`),
+              note(
+                `stream dropped (${(error as Error)?.message ?? error}); reconnecting in ${(delayMs / 1000).toFixed(1)}s${lastEventId ? ` with Last-Event-ID ${lastEventId}` : ''}`,
+              ),
           });
           for await (const e of events) {
             if (cli.json) printJsonLine(e);

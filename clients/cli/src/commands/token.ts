@@ -15,7 +15,11 @@ export function registerTokenCommand(program: Command) {
         const file = desktopTokenFile(cli.options.dataDir);
         const token = readTokenFile(file);
         if (!token) {
-          throw new CliError(`No agent token at ${file}.`, EXIT.authentication, 'Start the desktop server once (`npm start`) to create it, or point --data-dir / DATA_DIR at its data directory.');
+          throw new CliError(
+            `No agent token at ${file}.`,
+            EXIT.authentication,
+            'Start the desktop server once (`npm start`) to create it, or point --data-dir / DATA_DIR at its data directory.',
+          );
         }
         if (cli.json) printJson({ token, file });
         else io.stdout.write(`${token}\n`);
