@@ -9,13 +9,13 @@ import { carriedMedia, mediaOf, uploadIdsOf, type ArtifactMediaItem } from './me
 import { enqueueRun } from '../jobs/enqueue.js';
 import { JobError, type JobContext, type JobHandler, type JobHooks } from '../jobs/registry.js';
 import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
-import { listDecodes } from '../store/decodes.js';
 import * as drafts from '../store/drafts.js';
 import type { DraftTx } from '../store/drafts.js';
 import { latestImport } from '../store/imports.js';
-import { findPipeline, type PipelineRow } from '../store/pipelines.js';
+import type { PipelineRow } from '../store/pipelines.js';
 import { findPost, RETIRED, type PostRow } from '../store/posts.js';
 import type { RunRow } from '../store/runs.js';
+import { loadArtifact, loadDecodes, loadPipeline, loadPosts } from '../store/run-reads.js';
 import { writerFor } from '../writers/index.js';
 import type { DraftInput, SourceMaterial } from '../writers/types.js';
 import type { Caller, CommitHook, ServiceDeps } from './context.js';
@@ -164,7 +164,7 @@ function artifactIdOf(ctx: JobContext): string {
 }
 
 async function materialFor(deps: ServiceDeps, workspaceId: string, ids: string[]): Promise<SourceMaterial[]> {
-  const [posts, decodes] = await Promise.all([drafts.findPosts(deps.db, workspaceId, ids), listDecodes(deps.db, ids)]);
+  const [posts, decodes] = await Promise.all([loadPosts(deps.db, workspaceId, ids), loadDecodes(deps.db, ids)]);
   const material: SourceMaterial[] = [];
   // In the artifact's order (the drafted-from post first); a post deleted since is skipped.
   for (const id of ids) {
@@ -208,7 +208,7 @@ async function draftInput(ctx: JobContext, a: ArtifactRow, pipeline: PipelineRow
   const { deps } = ctx;
   const [source, ...more] = await materialFor(deps, a.workspaceId, sourcesOf(a));
   if (!source) throw new JobError('not_found', 'The source post of this artifact no longer exists.');
-  const parent = a.parentArtifactId ? await findArtifact(deps.db, a.workspaceId, a.parentArtifactId) : null;
+  const parent = a.parentArtifactId ? await loadArtifact(deps.db, a.workspaceId, a.parentArtifactId) : null;
   const style = ctx.input.style_reference;
   return {
     source,
@@ -238,11 +238,12 @@ async function recordWritten(tx: DraftTx, deps: ServiceDeps, a: ArtifactRow): Pr
 export const draftJob: JobHandler = async (ctx) => {
   const { deps, run } = ctx;
   const artifactId = artifactIdOf(ctx);
-  const a = await findArtifact(deps.db, run.workspaceId, artifactId);
+  // The run's reads go through the coalescing loaders: the runs of one claim share each statement.
+  const a = await loadArtifact(deps.db, run.workspaceId, artifactId);
   if (!a) throw new JobError('not_found', `The artifact ${artifactId} no longer exists.`);
   // Discarded while queued, or written by an attempt that died before the run was marked done.
   if (a.state !== 'draft') return { artifact_id: a.id, written: false, state: a.state };
-  const pipeline = await findPipeline(deps.db, a.workspaceId, a.pipelineId);
+  const pipeline = await loadPipeline(deps.db, a.workspaceId, a.pipelineId);
   if (!pipeline) throw new JobError('not_found', 'The pipeline of this artifact no longer exists.');
   const writer = writerFor(deps.config);
   const { text } = await writer.write(await draftInput(ctx, a, pipeline), { outbound: deps.outbound, signal: ctx.signal });

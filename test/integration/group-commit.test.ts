@@ -18,6 +18,8 @@ import * as drafts from '../../server/store/drafts.js';
 import { groupCommit, groupCommitStats } from '../../server/store/group-commit.js';
 import { completeKey } from '../../server/store/idempotency.js';
 import { finishRun, insertRun } from '../../server/store/runs.js';
+import { loadPipeline, loadPosts } from '../../server/store/run-reads.js';
+import { pgStats, sqliteStats } from '../../server/store/kysely.js';
 import { recordEvent } from '../../server/services/events.js';
 import { countRows, findRows } from '../support/rows.js';
 import { seedPosts } from '../support/seed.js';
@@ -399,5 +401,34 @@ describe("the runs' writes batched per kind", () => {
       ),
     );
     for (const [i, m] of made.entries()) if (i !== 4) expect(byId.get(m.runId)!.finishedAt).toBeInstanceOf(Date);
+  });
+});
+
+describe("the runs' reads coalesced", () => {
+  it('reads asked for in the same tick share one statement per table, each caller gets its own row, and the workspace is checked', async () => {
+    const deps = t.s.running.deps;
+    const caller = { workspaceId: t.ws, tokenId: 'tok_group' };
+    const { pipeline_id } = await createFromIntent(deps, caller, { handle: `run-reads-${++n}`, intent: 'Notes — 笔记 · ملاحظات 👩🏽‍💻' });
+    const postIds = await seedPosts(deps, { workspaceId: t.ws, pipelineId: pipeline_id, count: 8 });
+    const stats = deps.provider === 'postgresql' ? pgStats : sqliteStats;
+    // Eight runs reading their post at once: one statement (at most one more from the server's own background work), not eight.
+    let before = stats.statements;
+    const posts = await Promise.all(postIds.map((id) => loadPosts(deps.db, t.ws, [id])));
+    expect(stats.statements - before).toBeLessThanOrEqual(2);
+    expect(posts.map((p) => p.map((r) => r.id))).toEqual(postIds.map((id) => [id]));
+    before = stats.statements;
+    const pipelines = await Promise.all(postIds.map(() => loadPipeline(deps.db, t.ws, pipeline_id)));
+    expect(stats.statements - before).toBeLessThanOrEqual(2);
+    expect(pipelines.every((p) => p?.id === pipeline_id)).toBe(true);
+    // Another workspace's token gets nothing, even when its read shares the statement with a good one.
+    const [mine, theirs, missing] = await Promise.all([
+      loadPipeline(deps.db, t.ws, pipeline_id),
+      loadPipeline(deps.db, 'ws_someone_else', pipeline_id),
+      loadPipeline(deps.db, t.ws, 'pl_missing'),
+    ]);
+    expect(mine?.id).toBe(pipeline_id);
+    expect(theirs).toBeNull();
+    expect(missing).toBeNull();
+    expect(await loadPosts(deps.db, 'ws_someone_else', postIds)).toEqual([]);
   });
 });
