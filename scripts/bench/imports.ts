@@ -11,17 +11,12 @@ import path from 'node:path';
 import { unwrap, uploadImport } from '../../clients/typescript/src/index.js';
 import { writeZip, xArchive } from '../../test/support/exports.js';
 import { startServerChild } from './children.js';
+import { arg, kindsFromArgs, logger, mb, type Kind } from './args.js';
 import { writeSection } from './report.js';
 
-type Kind = 'sqlite' | 'postgresql';
-const arg = (name: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
-  (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
-const dbArg = arg('db');
-const kinds: Kind[] = dbArg === 'sqlite' || dbArg === 'postgresql' ? [dbArg] : ['sqlite', 'postgresql'];
+const kinds = kindsFromArgs();
 const POSTS = Number(arg('posts') ?? 100_000);
-const log = (msg: string) => console.error(`[bench:imports ${new Date().toISOString().slice(11, 19)}] ${msg}`);
-const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+const log = logger('bench:imports');
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cp-bench-imports-'));
 const file = path.join(tmp, 'twitter-archive.zip');

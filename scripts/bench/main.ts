@@ -18,6 +18,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdirSync } from 'node:fs';
+import { kindsFromArgs, logger, type Kind } from './args.js';
 import { profileDir, root, startChild, startServerChild, type Child } from './children.js';
 import { measure, measurePaced, type Around, type LoadResult } from './load.js';
 import { machine, markdown, printTable, writeSection, type Row } from './report.js';
@@ -26,17 +27,15 @@ import { fanOut, type FanOutResult } from './sse.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const V1 = '/api/agent/v1';
-type Kind = 'sqlite' | 'postgresql';
 
-const dbArg = process.argv.find((a) => a.startsWith('--db='))?.slice(5) ?? process.argv[process.argv.indexOf('--db') + 1];
-const kinds: Kind[] = dbArg === 'sqlite' || dbArg === 'postgresql' ? [dbArg] : ['sqlite', 'postgresql'];
+const kinds = kindsFromArgs();
 /** `--only=2,4`: run only these measurements (the baseline always runs), e.g. while profiling. */
 const onlyArg = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 const wanted = (n: number) => !onlyArg || onlyArg.split(',').includes(String(n));
 
 const rows: Row[] = [];
 const verdicts: string[] = [];
-const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+const log = logger('bench');
 
 function row(scenario: string, db: string, r: LoadResult, note = ''): Row {
   const problems = [r.non2xx ? `${r.non2xx} non-2xx` : '', r.errors ? `${r.errors} errors` : ''].filter(Boolean).join(', ');

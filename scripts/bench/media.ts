@@ -12,17 +12,12 @@ import { uploadMedia } from '../../clients/typescript/src/index.js';
 import { fitForPlatform } from '../../server/services/media-limits.js';
 import { noise } from '../../test/support/images.js';
 import { startServerChild } from './children.js';
+import { arg, kindsFromArgs, logger, mb, type Kind } from './args.js';
 import { writeSection } from './report.js';
 
-type Kind = 'sqlite' | 'postgresql';
-const arg = (name: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
-  (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
-const dbArg = arg('db');
-const kinds: Kind[] = dbArg === 'sqlite' || dbArg === 'postgresql' ? [dbArg] : ['sqlite', 'postgresql'];
+const kinds = kindsFromArgs();
 const RUNS = Number(arg('runs') ?? 3);
-const log = (msg: string) => console.error(`[bench:media ${new Date().toISOString().slice(11, 19)}] ${msg}`);
-const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+const log = logger('bench:media');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cp-bench-media-'));

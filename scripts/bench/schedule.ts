@@ -16,17 +16,13 @@ import { connect, ingest, listAllPosts } from '../../test/support/api.js';
 import { workspaceOf } from '../../test/support/seed.js';
 import { startTestServer } from '../../test/support/server.js';
 import { root } from './children.js';
+import { arg, kindsFromArgs, logger, type Kind } from './args.js';
 import { writeSection } from './report.js';
 
-type Kind = 'sqlite' | 'postgresql';
-const arg = (name: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
-  (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
-const dbArg = arg('db');
-const kinds: Kind[] = dbArg === 'sqlite' || dbArg === 'postgresql' ? [dbArg] : ['sqlite', 'postgresql'];
+const kinds = kindsFromArgs();
 const N = Number(arg('n') ?? 10_000);
 const CONCURRENCY = Number(arg('concurrency') ?? 8);
-const log = (msg: string) => console.error(`[bench:schedule ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+const log = logger('bench:schedule');
 const BATCH = 500;
 
 interface Result {

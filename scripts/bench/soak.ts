@@ -10,12 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { root, startServerChild } from './children.js';
 import { measure, measurePaced } from './load.js';
+import { logger } from './args.js';
 import { writeSection } from './report.js';
 
 const MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 10);
 const WARMUP_MINUTES = Math.min(2, MINUTES / 5);
 const kind = process.argv.includes('postgresql') || process.argv.includes('--db=postgresql') ? 'postgresql' : 'sqlite';
-const log = (msg: string) => console.error(`[soak ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+const log = logger('soak');
 
 type Mem = { rss: number; heapUsed: number; external: number };
 interface Sample {
