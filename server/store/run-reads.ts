@@ -18,6 +18,8 @@ interface Scoped {
 }
 
 interface Loaders {
+  /** The statements these loaders sent (one per batch). */
+  statements: number;
   artifacts: DataLoader<Scoped, ArtifactRow | null, string>;
   pipelines: DataLoader<Scoped, PipelineRow | null, string>;
   posts: DataLoader<Scoped, PostRow | null, string>;
@@ -25,6 +27,7 @@ interface Loaders {
 }
 
 const OPTIONS = { cache: false, maxBatchSize: 500 } as const;
+
 const byDb = new WeakMap<Db, Loaders>();
 
 /** Matches each key to its row (same id and workspace), in the keys' order, as DataLoader wants. */
@@ -37,10 +40,15 @@ function scoped<R extends { id: string; workspaceId: string }>(keys: readonly Sc
 }
 
 function loadersOf(db: Db): Loaders {
-  let l = byDb.get(db);
-  if (l) return l;
-  const ids = (keys: readonly Scoped[]) => [...new Set(keys.map((k) => k.id))];
-  l = {
+  const known = byDb.get(db);
+  if (known) return known;
+  /** The distinct ids of a batch, counting the one statement the batch sends. */
+  const ids = (keys: readonly Scoped[]) => {
+    loaders.statements++;
+    return [...new Set(keys.map((k) => k.id))];
+  };
+  const loaders: Loaders = {
+    statements: 0,
     artifacts: new DataLoader(async (keys) => scoped(keys, await db.selectFrom('Artifact').selectAll().where('id', 'in', ids(keys)).execute()), {
       ...OPTIONS,
       cacheKeyFn: (k) => k.id,
@@ -54,6 +62,7 @@ function loadersOf(db: Db): Loaders {
       cacheKeyFn: (k) => k.id,
     }),
     decodes: new DataLoader(async (postIds) => {
+      loaders.statements++;
       const rows = await db
         .selectFrom('Decode')
         .selectAll()
@@ -63,9 +72,12 @@ function loadersOf(db: Db): Loaders {
       return postIds.map((id) => found.get(id) ?? null);
     }, OPTIONS),
   };
-  byDb.set(db, l);
-  return l;
+  byDb.set(db, loaders);
+  return loaders;
 }
+
+/** How many statements the loaders of `db` have sent (one per batch). */
+export const runReadStatements = (db: Db) => loadersOf(db).statements;
 
 export const loadArtifact = (db: Db, workspaceId: string, id: string) => loadersOf(db).artifacts.load({ workspaceId, id });
 export const loadPipeline = (db: Db, workspaceId: string, id: string) => loadersOf(db).pipelines.load({ workspaceId, id });
