@@ -161,6 +161,18 @@ function recordRef(res: { json<T>(): T }): { uri: string; cid: string | null } |
   }
 }
 
+/** The failures after which a create may have happened all the same (see publish). */
+const OUTCOME_UNKNOWN = new Set<Err['kind']>(['unavailable', 'rejected', 'invalid_response']);
+
+/** com.atproto.repo.getRecord of our post at `rkey`: its uri and cid, or null when it is not there (or cannot be read now). */
+async function readRecord(ctx: AdapterContext, s: Session, rkey: string): Promise<{ uri: string; cid: string | null } | null> {
+  const q = new URLSearchParams({ repo: s.did, collection: COLLECTION, rkey });
+  const found = await send(ctx, { url: xrpc(ctx, 'com.atproto.repo.getRecord', q), what: 'getRecord', authenticated: true, headers: bearer(s) }).catch(
+    () => null,
+  );
+  return found ? recordRef(found) : null;
+}
+
 /** Bluesky's rules as the variants count them (services/platform-text.ts): 300 graphemes, 3,000 bytes of UTF-8. */
 const tooLong = (text: string) => {
   const why = postProblem('bluesky', text);
@@ -292,13 +304,13 @@ export const blueskyAdapter: PlatformAdapter = {
       if (typeof made.uri !== 'string') throw new Err('invalid_response', 'createRecord answered without a uri');
       return { externalId: made.uri, url: postUrl(s.handle, made.uri), cid: typeof made.cid === 'string' ? made.cid : null };
     } catch (err) {
-      // A refused create may mean the record exists: an earlier attempt that got through.
-      if (!(err instanceof Err) || err.kind !== 'rejected') throw err;
-      const q = new URLSearchParams({ repo: s.did, collection: COLLECTION, rkey });
-      const found = await send(ctx, { url: xrpc(ctx, 'com.atproto.repo.getRecord', q), what: 'getRecord', authenticated: true, headers: bearer(s) }).catch(
-        () => null,
-      );
-      const ref = found ? recordRef(found) : null;
+      // The create's outcome is unknown: the connection dropped or timed out before the answer
+      // (`unavailable`), the PDS failed (5xx: the reference PDS answers a create at a key already
+      // taken with 500, its repository refusing a second value there), or it refused (4xx: some PDSes
+      // answer a taken key that way). Read the record at the key before deciding: if it is there, an
+      // earlier attempt got through and the part is live; if not, the first error stands.
+      if (!(err instanceof Err) || !OUTCOME_UNKNOWN.has(err.kind)) throw err;
+      const ref = await readRecord(ctx, s, rkey);
       if (!ref) throw err;
       return { externalId: ref.uri, url: postUrl(s.handle, ref.uri), cid: ref.cid };
     }

@@ -111,6 +111,22 @@ describe('mastodon threads', () => {
     expect(all.map((p) => p.text)).toEqual(parts);
   });
 
+  it('an answer lost after the status was made (the connection dropped) is recognised by its Idempotency-Key: each part posted once', async () => {
+    const text = thread('m4');
+    const parts = text.split('\n\n');
+    const a = await publishThread(pipelines.mastodon, text);
+    mastodon.state.dropAnswerText = 'm4-PART3';
+    const done = await publishOnce(a.id);
+    expect(done.run.status).toBe('succeeded');
+    expect(mastodon.state.dropAnswerText).toBeNull(); // the fake did drop the answer
+    const posted = mastodon.state.posted.filter((p) => parts.includes(p.text));
+    expect(posted.map((p) => p.text)).toEqual(parts);
+    expect(done.artifact.published_parts.map((p) => p.external_id)).toEqual(posted.map((p) => p.id));
+    // Part 3 went out twice on the wire, with the same key; the instance answered the status it had made.
+    const sent = mastodon.fake.requests.filter((r) => r.method === 'POST' && r.url === '/api/v1/statuses' && r.body.toString().includes('m4-PART3'));
+    expect(sent.map((r) => r.headers['idempotency-key'])).toEqual([`cp-${a.id}-2`, `cp-${a.id}-2`]);
+  });
+
   it('after a refused part, the agent fixes the rest of the thread (the live parts must stay as posted) and publishing again posts only the fix', async () => {
     const { a, parts } = await mastodonThread('m9', 422);
     const failed = await publishOnce(a.id);
@@ -188,6 +204,44 @@ describe('bluesky threads', () => {
       .map((r) => (JSON.parse(r.body.toString()) as { rkey: string }).rkey);
     expect(creates.filter((k) => k === rkeys[0])).toHaveLength(1);
     expect(creates.filter((k) => k === rkeys[1])).toHaveLength(1);
+  });
+
+  const fiveParts = (tag: string) => [1, 2, 3, 4, 5].map((n) => `Thread ${tag} 🧵 part ${n}: 東京 e\u0301clair 👨‍👩‍👧‍👦 ${tag}-PART${n} ${n}/5`);
+  const createsOf = (rkey: string) =>
+    bluesky.fake.requests.filter((r) => r.url === '/xrpc/com.atproto.repo.createRecord' && (JSON.parse(r.body.toString()) as { rkey: string }).rkey === rkey);
+
+  it('a create whose answer is lost (the PDS made part 3, then the connection dropped) reads the record back: live, the thread completes, 5 of 5', async () => {
+    const parts = fiveParts('b3');
+    const a = await publishThread(pipelines.bluesky, parts.join('\n\n'), 'bluesky');
+    const rkeys = parts.map((_, i) => tidFor({ id: a.id, createdAt: a.createdAt, position: i }));
+    bluesky.state.dropAnswerText = 'b3-PART3';
+    const done = await publishOnce(a.id);
+    expect(bluesky.state.dropAnswerText).toBeNull(); // the fake did drop the answer
+    expect(done.run.status).toBe('succeeded');
+    expect(done.artifact.state).toBe('published');
+    expect(done.artifact.published_parts.map((p) => p.url)).toEqual(rkeys.map((k) => `https://bsky.app/profile/${bluesky.state.handle}/post/${k}`));
+    expect(rkeys.map((k) => bluesky.state.records.get(k)?.text)).toEqual(parts);
+    // Part 4 answers part 3 as the PDS has it (uri and cid from getRecord).
+    expect(bluesky.state.records.get(rkeys[3]!)?.reply?.parent).toEqual({ uri: `at://${bluesky.state.did}/app.bsky.feed.post/${rkeys[2]}`, cid: `cid-${rkeys[2]}` });
+    expect(createsOf(rkeys[2]!)).toHaveLength(1);
+    expect(bluesky.fake.requests.filter((r) => r.url.startsWith('/xrpc/com.atproto.repo.getRecord') && r.url.includes(rkeys[2]!))).toHaveLength(1);
+  });
+
+  it('a part created upstream but not recorded here (a crash after the create) is found at its key, where the PDS answers a second create with 500', async () => {
+    const parts = fiveParts('b4');
+    const a = await publishThread(pipelines.bluesky, parts.join('\n\n'), 'bluesky');
+    const rkeys = parts.map((_, i) => tidFor({ id: a.id, createdAt: a.createdAt, position: i }));
+    bluesky.state.refuseText = 'b4-PART5';
+    const failed = await publishOnce(a.id);
+    expect(failed.artifact.published_parts).toHaveLength(4);
+    // As if the process died between part 3's create and its row.
+    await deleteRows(s.running.deps.db, 'PublishedPart', { artifactId: a.id, position: 2 });
+    bluesky.state.refuseText = null;
+    const resumed = await publishOnce(a.id);
+    expect(resumed.run.status).toBe('succeeded');
+    expect(resumed.artifact.published_parts.map((p) => p.position)).toEqual([1, 2, 3, 4, 5]);
+    expect(rkeys.map((k) => bluesky.state.records.get(k)?.text)).toEqual(parts);
+    expect(createsOf(rkeys[2]!)).toHaveLength(2); // the second answered 500, and the record was read back
   });
 
   it('posts links, resolved mentions and tags as facets with UTF-8 byte ranges (the fake checks them); a handle that does not resolve stays plain text', async () => {

@@ -21,6 +21,14 @@ function failing(state: FailureMode, res: Res): boolean {
   return true;
 }
 
+/** When `text` contains `state.dropAnswerText`: drops the connection without an answer (the work done) and clears the mode. */
+function dropLostAnswer(state: { dropAnswerText: string | null }, text: string, req: http.IncomingMessage): boolean {
+  if (!state.dropAnswerText || !text.includes(state.dropAnswerText)) return false;
+  state.dropAnswerText = null;
+  req.socket.destroy();
+  return true;
+}
+
 // ---- Mastodon ----
 
 export interface FakeStatus {
@@ -50,6 +58,8 @@ export interface MastodonState extends FailureMode {
   refuseStatus: number;
   /** Set to answer 401 to every authenticated call (a revoked token). */
   revoked: boolean;
+  /** A status whose text contains this is made, and then the connection is dropped before the answer (once: a lost answer). */
+  dropAnswerText: string | null;
   /** Attachments made through POST /api/v2/media, by id, as the instance keeps them (alt text = `description`). */
   media: Map<string, { description: string | null; contentType: string; size: number; filename: string; bytes: Buffer; polls: number }>;
   /** How many GET /api/v1/media/:id answer 206 (still processing) before 200; 0 answers the upload 200 at once. */
@@ -86,6 +96,7 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
     revoked: false,
     refuseText: null,
     refuseStatus: 422,
+    dropAnswerText: null,
     media: new Map(),
     mediaProcessingPolls: 0,
     failNext: 0,
@@ -184,6 +195,7 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         };
         state.posted.push({ id, text, idempotencyKey: key, inReplyToId, ...(mediaIds.length ? { mediaIds } : {}) });
         if (key) keyed.set(key, status);
+        if (dropLostAnswer(state, text, req)) return;
         return json(res, 200, status);
       }
       json(res, 404, { error: 'Not found' });
@@ -226,6 +238,8 @@ export interface BlueskyState extends FailureMode {
   /** A record whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
   refuseText: string | null;
   refuseStatus: number;
+  /** A record whose text contains this is created, and then the connection is dropped before the answer (once: a lost answer). */
+  dropAnswerText: string | null;
   /** Blobs uploaded through uploadBlob, by CID. */
   blobs: Map<string, { mimeType: string; size: number; bytes: Buffer }>;
 }
@@ -303,6 +317,7 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
     createCalls: 0,
     refuseText: null,
     refuseStatus: 400,
+    dropAnswerText: null,
     blobs: new Map(),
     handles: new Map(),
     resolved: [],
@@ -371,7 +386,9 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
         };
         if (state.refuseText && b.record.text.includes(state.refuseText))
           return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
-        if (state.records.has(b.rkey)) return json(res, 400, { error: 'InvalidRequest', message: 'Record already exists' });
+        // The reference PDS (bluesky-social/atproto) answers a create at a taken key with 500: its
+        // repository refuses a second value at that key, an error it does not map to a 4xx.
+        if (state.records.has(b.rkey)) return json(res, 500, { error: 'InternalServerError', message: 'Internal Server Error' });
         const invalid = invalidEmbed(b.record.embed, state) ?? invalidFacets(b.record.text, b.record.facets, didOf);
         if (invalid) return json(res, 400, { error: 'InvalidRequest', message: invalid });
         // A reply must name records that exist, with their content ids.
@@ -386,6 +403,7 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
           ...(b.record.embed ? { embed: b.record.embed } : {}),
           ...(b.record.facets ? { facets: b.record.facets } : {}),
         });
+        if (dropLostAnswer(state, b.record.text, req)) return;
         return json(res, 200, { uri: `at://${b.repo}/${b.collection}/${b.rkey}`, cid: `cid-${b.rkey}` });
       }
       if (req.method === 'GET' && method === 'com.atproto.repo.getRecord') {
