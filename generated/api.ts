@@ -1517,13 +1517,12 @@ export interface components {
         /**
          * @description How a platform's length is counted (the counted `length` of a variant and of each part use it):
          *
-         *     - `graphemes` (bluesky): user-perceived characters (Unicode grapheme clusters): a ZWJ family
-         *       emoji, a flag, a skin-toned emoji or a letter with combining marks each count 1. Links count
-         *       in full. A post must also stay within 3,000 bytes of UTF-8.
-         *     - `code_points` (mastodon): Unicode code points, with every `http(s)://` URL counted as 23
-         *       whatever its length and a remote mention `@user@domain` counted as its local part `@user`
-         *       (Mastodon's own counter). Mastodon's server counts grapheme clusters, which are never more
-         *       than code points, so a text that fits here fits on any Mastodon server.
+         *     - `graphemes` (bluesky, mastodon): user-perceived characters (Unicode grapheme clusters): a ZWJ
+         *       family emoji, a flag, a skin-toned emoji or a letter with combining marks each count 1.
+         *       On Bluesky links count in full and a post must also stay within 3,000 bytes of UTF-8.
+         *       On Mastodon the count is its server's (`StatusLengthValidator`): the content warning as
+         *       written followed by the text, in which every `http(s)://` URL counts 23 whatever its length
+         *       and a remote mention `@user@domain` counts as its local part `@user`.
          *     - `weighted` (x): X's weighted length, computed by X's own `twitter-text` library: most CJK
          *       characters and every emoji weigh 2, Latin text 1, and every URL (with or without a scheme,
          *       `example.com` included) 23.
@@ -1533,7 +1532,7 @@ export interface components {
          *       rule for the Threads API: 👍 counts 4, 👍🏽 8); a post also holds at most 5 links.
          * @enum {string}
          */
-        PlatformCounting: "graphemes" | "code_points" | "weighted" | "utf16_code_units" | "emoji_as_utf8_bytes";
+        PlatformCounting: "graphemes" | "weighted" | "utf16_code_units" | "emoji_as_utf8_bytes";
         /** @description One post of a variant, as it will be posted (its numbering included), with its counted length. */
         VariantPart: {
             text: string;

@@ -14,7 +14,7 @@ export type TargetPlatform = (typeof TARGET_PLATFORMS)[number];
 export const isTargetPlatform = (p: string): p is TargetPlatform => (TARGET_PLATFORMS as readonly string[]).includes(p);
 
 /** How a platform counts a post's length (the contract's `PlatformCounting`). */
-export type Counting = 'graphemes' | 'code_points' | 'weighted' | 'utf16_code_units' | 'emoji_as_utf8_bytes';
+export type Counting = 'graphemes' | 'weighted' | 'utf16_code_units' | 'emoji_as_utf8_bytes';
 
 export interface PlatformRules {
   platform: TargetPlatform;
@@ -34,9 +34,9 @@ export interface PlatformRules {
 }
 
 export const PLATFORM_RULES: Record<TargetPlatform, PlatformRules> = {
-  // Code points with every URL as 23 and `@user@domain` as `@user` (Mastodon's own counter). Mastodon
-  // itself counts grapheme clusters; code points are never fewer, so a fitting text fits on any server.
-  mastodon: { platform: 'mastodon', limit: 500, counting: 'code_points', urlLength: 23, hashtagNorm: null, maxLinks: null, maxBytes: null, publishable: true },
+  // Mastodon's StatusLengthValidator: grapheme clusters of the content warning and the text together,
+  // every URL in the text as 23 and a remote mention `@user@domain` as `@user`.
+  mastodon: { platform: 'mastodon', limit: 500, counting: 'graphemes', urlLength: 23, hashtagNorm: null, maxLinks: null, maxBytes: null, publishable: true },
   // app.bsky.feed.post: text maxGraphemes 300, maxLength 3000 (bytes). Links count in full: the post's text is sent as written.
   bluesky: { platform: 'bluesky', limit: 300, counting: 'graphemes', urlLength: null, hashtagNorm: null, maxLinks: null, maxBytes: 3000, publishable: true },
   // twitter-text's weighted length: most CJK and emoji weigh 2, every URL 23.
@@ -87,15 +87,28 @@ export const codePointCount = (text: string): number => {
 
 export const utf8Bytes = (text: string): number => utf8.encode(text).length;
 
-/** URLs as Mastodon finds them: with a scheme only (twitter-text's extractor, as Mastodon's server uses). */
+/**
+ * URLs as Mastodon finds them: twitter-text's URL pattern, with a scheme only, and of any length
+ * (Mastodon's lib/extractor.rb scans `valid_url` without the 4,096-character cap of twitter-text's
+ * own extractor: its spec counts a 5,000-character URL as 23).
+ */
 function urlsWithScheme(text: string): Array<{ start: number; end: number }> {
-  return twitterText.extractUrlsWithIndices(text, { extractUrlsWithoutProtocol: false }).map((u) => ({ start: u.indices[0], end: u.indices[1] }));
+  if (!text.includes(':')) return [];
+  const re = new RegExp(twitterText.regexen.extractUrl.source, 'g');
+  const out: Array<{ start: number; end: number }> = [];
+  for (const m of text.matchAll(re)) {
+    const [url, protocol] = [m[3] ?? '', m[4]];
+    if (!protocol || !url) continue;
+    const end = m.index + m[0].length;
+    out.push({ start: end - url.length, end });
+  }
+  return out;
 }
 
 // Mastodon's composer: a remote mention counts as its local part (`@ada@example.social` → `@ada`).
 const REMOTE_MENTION = /(^|[^/\w])@(([a-z0-9_]+)@[a-z0-9.-]+[a-z0-9]+)/gi;
 
-/** The text Mastodon counts: every URL replaced by 23 characters, remote mentions by their local part. */
+/** The text Mastodon counts: every URL (with a scheme) replaced by 23 characters, remote mentions by their local part. */
 export function mastodonCountable(text: string): string {
   // Replace from the end so that earlier indices stay valid (twitter-text indices are UTF-16 here).
   let out = text;
@@ -112,11 +125,31 @@ function threadsLength(text: string): number {
   return n;
 }
 
-/** A post's length as the platform counts it. */
-export function countLength(platform: TargetPlatform, text: string): number {
+/** What else a post carries that the platform counts with its text. */
+export interface PostExtras {
+  /**
+   * Mastodon's content warning (`spoiler_text`): counted as written, before the text, in the same
+   * 500 (Mastodon's StatusLengthValidator counts `spoiler_text + countable_text(text)`). The other
+   * platforms have none.
+   */
+  contentWarning?: string | null;
+}
+
+/**
+ * Mastodon's count, as its StatusLengthValidator makes it: the grapheme clusters of the content
+ * warning (as written) followed by the text with every URL as 23 characters and every remote
+ * mention as its local part.
+ */
+export function mastodonLength(text: string, contentWarning?: string | null): number {
+  const countable = text.trim() ? mastodonCountable(text) : '';
+  return graphemeCount((contentWarning ?? '') + countable);
+}
+
+/** A post's length as the platform counts it (with Mastodon, its content warning included). */
+export function countLength(platform: TargetPlatform, text: string, extras: PostExtras = {}): number {
   switch (platform) {
     case 'mastodon':
-      return codePointCount(mastodonCountable(text));
+      return mastodonLength(text, extras.contentWarning);
     case 'bluesky':
       return graphemeCount(text);
     case 'x':
@@ -134,9 +167,9 @@ export function linkCount(text: string): number {
 }
 
 /** Why a text cannot be one post on the platform, or null when it can. */
-export function postProblem(platform: TargetPlatform, text: string): string | null {
+export function postProblem(platform: TargetPlatform, text: string, extras: PostExtras = {}): string | null {
   const rules = PLATFORM_RULES[platform];
-  const length = countLength(platform, text);
+  const length = countLength(platform, text, extras);
   if (length > rules.limit) return `counts ${length} (${rules.counting}), over ${platform}'s limit of ${rules.limit}`;
   if (rules.maxBytes !== null && utf8Bytes(text) > rules.maxBytes) return `is ${utf8Bytes(text)} bytes of UTF-8, over ${platform}'s ${rules.maxBytes}`;
   if (rules.maxLinks !== null && linkCount(text) > rules.maxLinks) return `has ${linkCount(text)} links, over ${platform}'s ${rules.maxLinks} per post`;
@@ -144,7 +177,7 @@ export function postProblem(platform: TargetPlatform, text: string): string | nu
   return null;
 }
 
-export const fitsOnePost = (platform: TargetPlatform, text: string): boolean => postProblem(platform, text) === null;
+export const fitsOnePost = (platform: TargetPlatform, text: string, extras: PostExtras = {}): boolean => postProblem(platform, text, extras) === null;
 
 // ---- adapting a text to a platform ----
 
@@ -177,7 +210,7 @@ export const MAX_PARTS = 100;
 
 export type SplitResult = { ok: true; parts: string[] } | { ok: false; reason: string };
 
-export interface SplitOptions {
+export interface SplitOptions extends PostExtras {
   /** Number the parts (` 1/3` at the end of each); counted in the limit. Only threads are numbered. */
   numbered?: boolean;
 }
@@ -262,13 +295,14 @@ const preview = (token: string) => (codePointCount(token) > 60 ? `${[...token].s
 export function splitThread(platform: TargetPlatform, text: string, opts: SplitOptions = {}): SplitResult {
   const whole = trimBreakable(text);
   if (!whole) return { ok: false, reason: 'the text is empty' };
-  if (fitsOnePost(platform, whole)) return { ok: true, parts: [whole] };
+  const extras: PostExtras = { contentWarning: opts.contentWarning ?? null };
+  if (fitsOnePost(platform, whole, extras)) return { ok: true, parts: [whole] };
   const cuts = cutsOf(whole);
   // The numbering takes room in every part; reserve for the widest "n/n" and widen until stable.
   let digits = opts.numbered ? 1 : 0;
   for (;;) {
     const reserve = opts.numbered ? suffixOf(10 ** digits - 1, 10 ** digits - 1) : '';
-    const split = greedy(platform, whole, cuts, reserve);
+    const split = greedy(platform, whole, cuts, reserve, extras);
     if (!split.ok || !opts.numbered) return split;
     const n = split.parts.length;
     if (String(n).length > digits) {
@@ -276,14 +310,14 @@ export function splitThread(platform: TargetPlatform, text: string, opts: SplitO
       continue;
     }
     const parts = split.parts.map((p, i) => p + suffixOf(i + 1, n));
-    const over = parts.findIndex((p) => !fitsOnePost(platform, p));
+    const over = parts.findIndex((p) => !fitsOnePost(platform, p, extras));
     if (over === -1) return { ok: true, parts };
     digits += 1; // a platform whose count is not additive; reserve more and try again
     if (digits > 4) return { ok: false, reason: `part ${over + 1} does not fit with its numbering` };
   }
 }
 
-function greedy(platform: TargetPlatform, text: string, cuts: Cut[], reserve: string): SplitResult {
+function greedy(platform: TargetPlatform, text: string, cuts: Cut[], reserve: string, extras: PostExtras): SplitResult {
   // The end of the text is the last place to stop (level 4: it ends every kind of unit).
   const all: Cut[] = [...cuts, { end: text.length, next: text.length, level: 4 }];
   const parts: string[] = [];
@@ -291,10 +325,10 @@ function greedy(platform: TargetPlatform, text: string, cuts: Cut[], reserve: st
   let first = 0;
   while (from < text.length) {
     while (all[first]!.end <= from) first += 1;
-    const fits = (k: number) => fitsOnePost(platform, trimBreakable(text.slice(from, all[k]!.end)) + reserve);
+    const fits = (k: number) => fitsOnePost(platform, trimBreakable(text.slice(from, all[k]!.end)) + reserve, extras);
     if (!fits(first)) {
       const token = trimBreakable(text.slice(from, all[first]!.end));
-      return { ok: false, reason: `"${preview(token)}" cannot be split and alone ${postProblem(platform, token + reserve) ?? 'does not fit'}` };
+      return { ok: false, reason: `"${preview(token)}" cannot be split and alone ${postProblem(platform, token + reserve, extras) ?? 'does not fit'}` };
     }
     const last = farthest(all.length, first, fits);
     const room = all[last]!.end - from;

@@ -222,7 +222,10 @@ describe('bluesky threads', () => {
     expect(done.artifact.published_parts.map((p) => p.url)).toEqual(rkeys.map((k) => `https://bsky.app/profile/${bluesky.state.handle}/post/${k}`));
     expect(rkeys.map((k) => bluesky.state.records.get(k)?.text)).toEqual(parts);
     // Part 4 answers part 3 as the PDS has it (uri and cid from getRecord).
-    expect(bluesky.state.records.get(rkeys[3]!)?.reply?.parent).toEqual({ uri: `at://${bluesky.state.did}/app.bsky.feed.post/${rkeys[2]}`, cid: `cid-${rkeys[2]}` });
+    expect(bluesky.state.records.get(rkeys[3]!)?.reply?.parent).toEqual({
+      uri: `at://${bluesky.state.did}/app.bsky.feed.post/${rkeys[2]}`,
+      cid: `cid-${rkeys[2]}`,
+    });
     expect(createsOf(rkeys[2]!)).toHaveLength(1);
     expect(bluesky.fake.requests.filter((r) => r.url.startsWith('/xrpc/com.atproto.repo.getRecord') && r.url.includes(rkeys[2]!))).toHaveLength(1);
   });
