@@ -41,6 +41,56 @@ function exampleAsExamples(node: Json): Json {
 /** A self-contained copy of a schema: every `$ref` inlined (shared/openapi.ts), `example` turned into `examples`. */
 const inline = (spec: Json, node: unknown): unknown => inlineRefs(spec, node, exampleAsExamples);
 
+/** The keywords of a schema that apply to one JSON type only (they go with that type's branch). */
+const TYPE_KEYWORDS: Record<string, string[]> = {
+  string: ['minLength', 'maxLength', 'pattern', 'format', 'contentEncoding', 'contentMediaType'],
+  integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  array: ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems', 'contains'],
+  object: ['properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties'],
+};
+
+/**
+ * A schema in the form every MCP host reads: JSON Schema allows `type` to be a list
+ * (`[string, 'null']`), which OpenAPI 3.1 uses for nullable fields, but several hosts (and the
+ * MCP Inspector's portability check) only understand one type per schema. A list becomes an
+ * `anyOf` of one branch per type, each with the keywords that apply to it; the rest (description,
+ * examples, default) stays on the outer schema.
+ */
+export function portable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portable);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) {
+    // Under `properties` (and the like) the keys are field names, not keywords: recurse into each value.
+    out[k] = k === 'properties' || k === 'patternProperties' || k === '$defs' ? mapValues(v, portable) : portable(v);
+  }
+  if (!Array.isArray(out.type)) return out;
+  const types = out.type as string[];
+  delete out.type;
+  const branches = types.map((t) => {
+    const branch: Json = { type: t };
+    for (const key of TYPE_KEYWORDS[t] ?? []) if (key in out) branch[key] = out[key];
+    // An enum that lists `null` besides a type's values goes with each branch, filtered to it.
+    if (Array.isArray(out.enum)) branch.enum = (out.enum as unknown[]).filter((e) => jsonType(e) === t || (t === 'number' && jsonType(e) === 'integer'));
+    return branch;
+  });
+  for (const t of types) for (const key of TYPE_KEYWORDS[t] ?? []) delete out[key];
+  delete out.enum;
+  return { ...out, anyOf: branches.filter((b) => !Array.isArray(b.enum) || (b.enum as unknown[]).length > 0) };
+}
+
+const mapValues = (v: unknown, f: (x: unknown) => unknown): unknown =>
+  v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Json).map(([k, x]) => [k, f(x)])) : v;
+
+/** The JSON Schema type of a JSON value (`integer` for whole numbers). */
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
 /**
  * An output schema that accepts fields added later: within v1 the API grows additively, and an
  * agent host validating results must not reject a newer server's extra fields.
@@ -97,20 +147,22 @@ function parametersOf(spec: Json, item: Json, op: Json): Json[] {
 }
 
 /**
- * What a host may infer about a tool, from its operation: GET only reads (and is idempotent);
- * DELETE, PUT (it replaces what was stored) and a body that can move something to `discarded`
- * are destructive; only the HTTP-idempotent methods are idempotent (a tool whose
- * `idempotency_key` is generated when omitted does the work again on every call); an operation
- * marked `x-reaches-upstream` (a platform, a web page or a model, itself or through the run it
- * queues) is open-world.
+ * What a host may infer about a tool, from its operation: GET only reads (and is idempotent), and
+ * so does an operation marked `x-read-only` (a POST that changes nothing on the service, e.g.
+ * fetch); DELETE, PUT (it replaces what was stored), a body that can move something to
+ * `discarded`, and an operation marked `x-destructive` (it replaces or deletes what was there,
+ * or does what cannot be undone: publishing, rotating credentials) are destructive; only the
+ * HTTP-idempotent methods are idempotent (a tool whose `idempotency_key` is generated when
+ * omitted does the work again on every call); an operation marked `x-reaches-upstream` (a
+ * platform, a web page or a model, itself or through the run it queues) is open-world.
  */
 function annotationsOf(method: string, op: Json, body: Json | undefined, title: string): ToolDef['annotations'] {
-  const readOnlyHint = method === 'get';
+  const readOnlyHint = method === 'get' || op['x-read-only'] === true;
   const enums = Object.values((body?.properties ?? {}) as Record<string, Json>).flatMap((s): unknown[] => (Array.isArray(s.enum) ? s.enum : []));
   return {
     title,
     readOnlyHint,
-    destructiveHint: method === 'delete' || method === 'put' || enums.includes('discarded'),
+    destructiveHint: !readOnlyHint && (method === 'delete' || method === 'put' || enums.includes('discarded') || op['x-destructive'] === true),
     idempotentHint: readOnlyHint || method === 'put' || method === 'delete',
     openWorldHint: op['x-reaches-upstream'] === true,
   };
@@ -172,8 +224,8 @@ function buildTool(spec: Json, path: string, method: string, item: Json, op: Jso
     description,
     method: method.toUpperCase(),
     path,
-    inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false },
-    ...(outputSchema ? { outputSchema } : {}),
+    inputSchema: portable({ type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false }) as ToolDef['inputSchema'],
+    ...(outputSchema ? { outputSchema: portable(outputSchema) as ToolDef['outputSchema'] } : {}),
     locations,
     idempotent,
     hasBody: Boolean(body),
@@ -195,16 +247,66 @@ export function buildToolCatalog(spec: Json): ToolDef[] {
   return tools;
 }
 
+/** Arguments a tool cannot take: an unknown name, or a path, query or header value of the wrong JSON type. The call is not made. */
+export class ToolArgumentError extends Error {
+  constructor(
+    message: string,
+    readonly argument: string,
+  ) {
+    super(message);
+  }
+}
+
+/** True when `value` is of one of the schema's JSON types (and in its `enum`); a schema without a type takes anything. */
+function matchesType(schema: Json, value: unknown): boolean {
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).some((b) => matchesType(b, value));
+  if (Array.isArray(schema.enum) && !(schema.enum as unknown[]).includes(value)) return false;
+  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  const actual = jsonType(value);
+  return types.length === 0 || types.includes(actual) || (actual === 'integer' && types.includes('number'));
+}
+
+const typeName = (schema: Json): string =>
+  Array.isArray(schema.anyOf)
+    ? (schema.anyOf as Json[]).map(typeName).join(' or ')
+    : Array.isArray(schema.enum)
+      ? `one of ${(schema.enum as unknown[]).map((e) => JSON.stringify(e)).join(', ')}`
+      : String(schema.type);
+
 /**
- * Splits a tool's arguments into the parts of the HTTP request. A missing `idempotency_key` is
- * left out: the typed client's idempotency middleware generates it.
+ * Checks a call's arguments before any request is made: every name must be one of the tool's
+ * (a GET cannot carry the unknown ones in a body, and a wrong name on any tool is the caller's
+ * mistake, not the server's); a path, query or header argument must be of its schema's type
+ * (`{"id": 42}` would otherwise reach another URL). The body's fields are checked by the REST
+ * validation, which names them the same way.
+ */
+export function checkArguments(tool: ToolDef, args: Record<string, unknown>): void {
+  const known = Object.keys(tool.inputSchema.properties as Json);
+  for (const [name, value] of Object.entries(args)) {
+    if (!known.includes(name)) {
+      const takes = known.length ? `it takes ${known.join(', ')}` : 'it takes none';
+      throw new ToolArgumentError(`${name} is not an argument of ${tool.name} (${takes})`, name);
+    }
+    const where = tool.locations[name];
+    if (where === 'body' || where === undefined || value === undefined) continue;
+    const schema = (tool.inputSchema.properties as Record<string, Json>)[name]!;
+    if (!matchesType(schema, value)) throw new ToolArgumentError(`${name} must be ${typeName(schema)}, not ${jsonType(value)} ${JSON.stringify(value)}`, name);
+  }
+  for (const name of (tool.inputSchema.required ?? []) as string[]) {
+    if (args[name] === undefined && tool.locations[name] !== 'body') throw new ToolArgumentError(`${name} is required by ${tool.name}`, name);
+  }
+}
+
+/**
+ * Splits a tool's arguments into the parts of the HTTP request, after `checkArguments`. A
+ * missing `idempotency_key` is left out: the typed client's idempotency middleware generates it.
  */
 export function toRequest(tool: ToolDef, args: Record<string, unknown>) {
+  checkArguments(tool, args);
   const params = { path: {} as Json, query: {} as Json, header: {} as Record<string, string> };
   const body: Json = {};
   for (const [name, value] of Object.entries(args)) {
     const where = tool.locations[name];
-    // Unknown fields go in the body, where the REST validation names them.
     if (!where || where === 'body') body[name] = value;
     else if (where === 'header') params.header[name] = String(value);
     else params[where][name] = value;

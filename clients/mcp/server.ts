@@ -17,7 +17,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../typescript/src/index.js';
-import { toRequest, type ToolDef } from './catalog.js';
+import { ToolArgumentError, toRequest, type ToolDef } from './catalog.js';
 import { compilePathTemplate } from '../../shared/openapi.js';
 
 export interface McpServerOptions {
@@ -84,7 +84,8 @@ const isFileError = (err: unknown): err is NodeJS.ErrnoException =>
  * What a failed call reports: the error envelope, the HTTP status and the request id. The REST
  * API's own errors as it answered them; a call the budget left no room for, or a REST API that
  * could not be reached, as `backend_unavailable` to retry; a local file that cannot be read as
- * `validation_failed` naming `path`; anything else is a bug of this server (`internal_error`).
+ * `validation_failed` naming `path`; arguments the tool does not take (an unknown name, a
+ * mistyped path or query value) as `validation_failed` naming the argument; anything else is a bug of this server (`internal_error`).
  */
 export function errorBody(err: unknown) {
   if (err instanceof ContentPipelineError) return errorReport(err);
@@ -95,6 +96,7 @@ export function errorBody(err: unknown) {
     const message = `The REST API could not be reached: ${cause?.code ?? cause?.message ?? 'fetch failed'}`;
     return { error: { code: 'backend_unavailable', message, suggested_action: 'retry_later' }, ...none };
   }
+  if (err instanceof ToolArgumentError) return { error: { code: 'validation_failed', message: err.message }, ...none };
   if (isFileError(err)) return { error: { code: 'validation_failed', message: `path cannot be read: ${err.message}` }, ...none };
   const message = `The MCP server failed on its side (a bug; please report it): ${(err as Error)?.message ?? String(err)}`;
   return { error: { code: 'internal_error', message }, ...none };

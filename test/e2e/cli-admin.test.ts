@@ -117,6 +117,16 @@ describe('cpa mcp (stdio)', () => {
       };
       expect(missing.isError).toBe(true);
       expect(JSON.parse(missing.content[0]!.text)).toMatchObject({ error: { code: 'not_found' }, status: 404, request_id: expect.stringMatching(/^req_/) });
+      // A GET tool with an argument it does not have: a validation error naming it, not a body on a GET.
+      const bogus = (await client.callTool({ name: 'get_pipeline', arguments: { id: created.structuredContent.pipeline_id, bogus: 1 } })) as {
+        isError: boolean;
+        content: Array<{ text: string }>;
+      };
+      expect(bogus.isError).toBe(true);
+      expect(JSON.parse(bogus.content[0]!.text).error).toEqual({
+        code: 'validation_failed',
+        message: 'bogus is not an argument of get_pipeline (it takes id)',
+      });
     } finally {
       await client.close();
     }

@@ -241,6 +241,29 @@ describe('tool errors', () => {
     expect(shortKey.error!.message).toMatch(/idempotency_key/);
   });
 
+  it('a GET tool called with an argument it does not have, or of the wrong type, is validation_failed naming it; nothing is sent', async () => {
+    const c = await connect(s.token);
+    const { pipeline_id } = await newPipeline(c);
+    const before = await call(c, 'get_pipeline', { id: pipeline_id });
+    expect(before.isError).toBeFalsy();
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['get_pipeline', { id: pipeline_id, bogus: 1 }, 'bogus is not an argument of get_pipeline (it takes id)'],
+      ['get_pipeline_inbox', { id: pipeline_id, limit: 3 }, 'limit is not an argument of get_pipeline_inbox (it takes id)'],
+      ['get_pipeline', { id: 42 }, 'id must be string, not integer 42'],
+      ['list_pipeline_posts', { id: pipeline_id, limit: '3' }, 'limit must be integer, not string "3"'],
+      ['list_pipeline_posts', { limit: 3 }, 'id is required by list_pipeline_posts'],
+      ['publish_artifact', { id: 'art_x', colour: 'blue' }, 'colour is not an argument of publish_artifact'],
+    ];
+    for (const [tool, args, message] of cases) {
+      const r = await call(c, tool, args);
+      expect([tool, r.isError]).toEqual([tool, true]);
+      const e = textOf(r);
+      expect([tool, e.error!.code]).toEqual([tool, 'validation_failed']);
+      expect(e.error!.message).toContain(message);
+      expect(e.error!.message).not.toMatch(/GET\/HEAD|internal/i);
+    }
+  });
+
   it('an unknown tool is a protocol error', async () => {
     const c = await connect(s.token);
     await expect(c.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);

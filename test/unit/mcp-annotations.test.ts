@@ -2,7 +2,8 @@
 // host may infer about a tool (read-only, destructive, idempotent, reaching the outside world)
 // must be what the REST operation behind it does.
 import { describe, expect, it } from 'vitest';
-import { buildToolCatalog } from '../../clients/mcp/catalog.js';
+import { importFromPathTool, mediaFromPathTool } from '../../clients/cli/src/commands/mcp.js';
+import { buildToolCatalog, portable } from '../../clients/mcp/catalog.js';
 import { loadSpec } from '../../server/spec.js';
 
 const spec = loadSpec('public');
@@ -35,9 +36,54 @@ describe('MCP tool annotations', () => {
     expect(hints('transition_artifact')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(hints('put_fetch_schema')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(hints('put_artifact_variant')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-    for (const name of ['create_pipeline_from_intent', 'draft_from_post', 'publish_artifact', 'connect_account', 'fetch_url', 'add_session_item']) {
+    for (const name of ['create_pipeline_from_intent', 'draft_from_post', 'fetch_url', 'add_session_item']) {
       expect([name, hints(name).destructiveHint]).toEqual([name, false]);
     }
+  });
+
+  it('what cannot be undone or replaces what was there is destructive (x-destructive): publishing, connecting (it rotates credentials, replaces an export)', () => {
+    expect(hints('publish_artifact')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(hints('connect_account')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    // The import's operation carries it too, for `cpa mcp`'s import_archive_from_path (the HTTP endpoint cannot take a file).
+    expect((spec.paths as Record<string, Record<string, Record<string, unknown>>>)['/api/agent/v1/imports']!.post!['x-destructive']).toBe(true);
+    expect(importFromPathTool({} as never).annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(mediaFromPathTool({} as never).annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+  });
+
+  it('fetch changes nothing on the service: read-only although a POST (x-read-only), and open-world', () => {
+    expect(hints('fetch_url')).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
+  });
+
+  it('every tool schema is portable: no `type` list anywhere (hosts read one type per schema), nullable fields as anyOf', () => {
+    const lists: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}/${i}`));
+      else if (node && typeof node === 'object') {
+        if (Array.isArray((node as { type?: unknown }).type)) lists.push(at);
+        for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+      }
+    };
+    for (const t of tools.values()) {
+      walk(t.inputSchema, `${t.name}/input`);
+      walk(t.outputSchema, `${t.name}/output`);
+    }
+    expect(lists).toEqual([]);
+    // A nullable string keeps its constraints on its string branch.
+    expect(portable({ type: ['string', 'null'], maxLength: 5, description: 'd' })).toEqual({
+      description: 'd',
+      anyOf: [{ type: 'string', maxLength: 5 }, { type: 'null' }],
+    });
+    expect(portable({ type: ['string', 'null'], enum: ['a', null] })).toEqual({
+      anyOf: [
+        { type: 'string', enum: ['a'] },
+        { type: 'null', enum: [null] },
+      ],
+    });
+    // A field named `type` inside `properties` is a field, not a keyword.
+    expect(portable({ type: 'object', properties: { type: { type: ['string', 'null'] } } })).toEqual({
+      type: 'object',
+      properties: { type: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+    });
   });
 
   it('publish, fetch, connect and every operation whose work reaches an upstream are open-world', () => {
@@ -64,7 +110,6 @@ describe('MCP tool annotations', () => {
       'publish_artifact',
       'transition_artifact',
       'connect_account',
-      'fetch_url',
       'add_session_item',
       'regenerate_variant',
       'refresh_source',

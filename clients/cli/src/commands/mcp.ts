@@ -29,6 +29,8 @@ function pathUploadTool(t: {
   path: string;
   properties: Record<string, unknown>;
   required: string[];
+  /** It replaces or deletes what was there (an import supersedes the previous one): hosts ask first. */
+  destructive?: boolean;
   run: ToolDef['run'];
 }): ToolDef {
   return {
@@ -50,7 +52,7 @@ function pathUploadTool(t: {
     locations: {},
     idempotent: true,
     hasBody: true,
-    annotations: { title: t.title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: { title: t.title, readOnlyHint: false, destructiveHint: t.destructive === true, idempotentHint: false, openWorldHint: false },
     run: t.run,
   };
 }
@@ -84,6 +86,8 @@ export function importFromPathTool(client: ApiClient): ToolDef {
       },
     },
     required: ['path', 'handle'],
+    // An import supersedes the handle's previous one, whose posts it deletes (x-destructive on createImport).
+    destructive: true,
     run: (args) =>
       uploadImport(client, {
         path: String(args.path),
