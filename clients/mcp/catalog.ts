@@ -67,7 +67,7 @@ export function portable(node: unknown): unknown {
   }
   if (!Array.isArray(out.type)) return out;
   const types = out.type as string[];
-  delete out.type;
+  const moved = new Set(['type', 'enum', ...types.flatMap((t) => TYPE_KEYWORDS[t] ?? [])]);
   const branches = types.map((t) => {
     const branch: Json = { type: t };
     for (const key of TYPE_KEYWORDS[t] ?? []) if (key in out) branch[key] = out[key];
@@ -75,9 +75,8 @@ export function portable(node: unknown): unknown {
     if (Array.isArray(out.enum)) branch.enum = (out.enum as unknown[]).filter((e) => jsonType(e) === t || (t === 'number' && jsonType(e) === 'integer'));
     return branch;
   });
-  for (const t of types) for (const key of TYPE_KEYWORDS[t] ?? []) delete out[key];
-  delete out.enum;
-  return { ...out, anyOf: branches.filter((b) => !Array.isArray(b.enum) || (b.enum as unknown[]).length > 0) };
+  const rest = Object.fromEntries(Object.entries(out).filter(([k]) => !moved.has(k)));
+  return { ...rest, anyOf: branches.filter((b) => !Array.isArray(b.enum) || (b.enum as unknown[]).length > 0) };
 }
 
 const mapValues = (v: unknown, f: (x: unknown) => unknown): unknown =>
