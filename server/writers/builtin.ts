@@ -12,12 +12,12 @@ import {
   extractLinks,
   fitToLimit,
   keywords,
+  plainText,
   prose,
   sameWords,
   sentences,
   shortSentences,
   stripEmoji,
-  stripMarkup,
   terminate,
   words,
 } from './text.js';
@@ -42,13 +42,13 @@ function strength(sentence: string, intentWords: Set<string>): number {
 }
 
 function materialOf(src: SourceMaterial, intent: string, style: StyleProfile): Material {
-  const raw = stripMarkup(src.text);
+  const raw = plainText(src.text);
   let sents = sentences(prose(raw)).map(condense);
   if (style.shortSentences) sents = sents.flatMap((s) => shortSentences(s, 12));
   if (!style.emoji) sents = sents.map(stripEmoji);
   sents = sents.filter((s) => /[\p{L}\p{N}]/u.test(s));
   // The decode's hook is the post's opening as the ingest saw it; its first sentence leads.
-  const decoded = src.decode?.hook ? sentences(prose(stripMarkup(src.decode.hook))).map(condense)[0] : undefined;
+  const decoded = src.decode?.hook ? sentences(prose(plainText(src.decode.hook))).map(condense)[0] : undefined;
   const hook = (decoded && (style.emoji ? decoded : stripEmoji(decoded))) || (sents[0] ?? '');
   const intentWords = new Set(keywords(intent, 8));
   const rest = sents.filter((s) => !sameWords(s, hook));
@@ -122,12 +122,10 @@ function layout(sections: string[], style: StyleProfile): string {
       .split('\n')
       .flatMap((line) => (!line || LIST_ITEM.test(line) ? [line] : sentences(line)))
       .join('\n');
-  // Lower case everything but the links, which may be case-sensitive.
-  if (style.lowercase)
-    text = text
-      .split(/(\bhttps?:\/\/\S+)/)
-      .map((part, i) => (i % 2 ? part : part.toLowerCase()))
-      .join('');
+  // Lower case: the capital that starts a plain word goes (`The` → `the`); what is not a plain
+  // word stays as written (links, mentions, file names, `iPhone`, `NASA`), since the writer never
+  // alters a token.
+  if (style.lowercase) text = text.replace(/(?<![\p{L}\p{N}_.@#/:-])\p{Lu}\p{Ll}*(?![\p{L}\p{N}_.@/-])/gu, (w) => w.toLowerCase());
   return text;
 }
 
@@ -181,7 +179,7 @@ function fallbackText(input: DraftInput): string {
 export const builtinWriter: Writer = {
   name: 'builtin',
   async write(input) {
-    const sourceWords = prose(stripMarkup(input.source.text));
+    const sourceWords = prose(plainText(input.source.text));
     if (!/[\p{L}\p{N}]/u.test(sourceWords)) return { text: fitToLimit(fallbackText(input), limitFor(input.platform)) };
     // Try the angles in turn from the requested variation until the draft is neither a copy of
     // the source nor a repeat of its parent.

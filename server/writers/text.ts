@@ -1,5 +1,8 @@
 // Small text tools the writers share: sentences, links, hashtags, emoji, keywords, and fitting a
-// draft into a platform's length budget. Pure functions, no network.
+// draft into a platform's length budget. Pure functions, no network. The built-in writer may
+// reorder and drop what its sources say, never alter a token of it (a word, a file name, a URL,
+// a mention, a number): these tools cut at white space and drop whole words, and change no
+// character inside one (test/unit/writer-tokens.test.ts checks it over generated texts).
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
@@ -12,20 +15,19 @@ const EMOJI_RE = /[\p{Extended_Pictographic}\u{1F1E6}-\u{1F1FF}\u{FE0F}\u{200D}]
 /** Code points, the unit we budget in (never fewer than Bluesky's graphemes). */
 export const charCount = (s: string): number => [...s].length;
 
-/** Plain text from text that may carry HTML (feed items often do). */
-export function stripMarkup(text: string): string {
-  return text
-    .replace(/<\s*(br|\/p|\/li|\/h\d)\s*\/?>/gi, '\n')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;|&apos;/g, "'")
-    .replace(/[ \t]+/g, ' ')
-    .replace(/\n\s*\n+/g, '\n\n')
-    .trim();
+/**
+ * Plain text from text that may carry HTML: the service's one HTML→text (htmlparser2 with its
+ * entity decoding, as the importers and feeds use), not a second one made of regular expressions.
+ */
+export { htmlToText as plainText } from '../adapters/text.js';
+
+/**
+ * A sentence's first letter in upper case when its first word is a plain lower-case word
+ * (`we` → `We`); a word that is not (`iPhone`, `ffmpeg.exe`, `@ada`, `v2.3`, a URL) stays as written.
+ */
+export function sentenceCase(s: string): string {
+  const first = /^\S+/.exec(s)?.[0] ?? '';
+  return /^\p{Ll}[\p{Ll}'’-]*[,;:.!?]?$/u.test(first) ? s[0]!.toUpperCase() + s.slice(1) : s;
 }
 
 export function extractLinks(text: string): string[] {
@@ -64,10 +66,19 @@ export function sentences(text: string): string[] {
     // eslint-disable-next-line no-misleading-character-class -- `▶︎` is ▶ with its text-style selector; either strips
     const clean = line.replace(/^\s*(?:[-*•→▶︎✅]|\d+[.)])\s+/u, '').trim();
     if (!clean) continue;
+    // No sentence ends inside a URL (the segmenter would cut `…?utm_source=…` at its `?`).
+    const urls = [...clean.matchAll(URL_RE)].map((m) => [m.index, m.index + m[0].length] as const);
+    let start = 0;
+    const push = (s: string) => {
+      if (/[\p{L}\p{N}]/u.test(s.trim())) out.push(s.trim());
+    };
     for (const seg of segmenter.segment(clean)) {
-      const s = seg.segment.trim();
-      if (/[\p{L}\p{N}]/u.test(s)) out.push(s);
+      const at = seg.index;
+      if (at === 0 || urls.some(([a, b]) => at > a && at < b)) continue;
+      push(clean.slice(start, at));
+      start = at;
     }
+    push(clean.slice(start));
   }
   return out;
 }
@@ -81,16 +92,27 @@ const STOPWORDS = new Set(
     "why how here there out up down now today today's still even only our us am im i'm it's we're you're"
   ).split(' '),
 );
-const FILLER = /\b(?:just|really|very|basically|actually|literally|honestly|simply|kind of|sort of|i think|i guess|to be honest)\b\s*/gi;
+// A filler word with the comma before it (`, honestly`) and the white space around it.
+const FILLER =
+  /(,?)(\s*)(?<![\p{L}\p{N}_.@#/-])(?:just|really|very|basically|actually|literally|honestly|simply|kind of|sort of|i think|i guess|to be honest)(?![\p{L}\p{N}_@/-]|\.[\p{L}\p{N}])\s*/giu;
 
-/** A sentence without filler words, its first letter in upper case. */
+/**
+ * A sentence without filler words (whole words only, never a part of one: `justify`,
+ * `really.md` and `@simply` stay), its first letter in upper case when that is a plain word.
+ * Only what the removal itself leaves is tidied (`was really.` → `was.`, `yes, honestly, it` →
+ * `yes, it`); white space the author put before a `.` or `,` (`a .docx file`) stays.
+ */
 export function condense(sentence: string): string {
   const s = sentence
-    .replace(FILLER, '')
-    .replace(/\s{2,}/g, ' ')
-    .replace(/\s+([,.!?;:])/g, '$1')
+    .replace(FILLER, (m: string, comma: string, _space: string, offset: number, all: string) => {
+      const next = all.slice(offset + m.length);
+      if (!next || /^[,.!?;:](?![\p{L}\p{N}])/u.test(next)) return ''; // `was really.` → `was.`; `yes, honestly, it` → `yes, it`
+      if (comma) return `${comma} `; // `yes, honestly it` → `yes, it`
+      return offset === 0 ? '' : ' ';
+    })
+    .replace(/[ \t]{2,}/g, ' ')
     .trim();
-  return s ? s[0]!.toUpperCase() + s.slice(1) : s;
+  return sentenceCase(s);
 }
 
 export const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
@@ -122,7 +144,7 @@ export function shortSentences(sentence: string, maxWords: number): string[] {
     .filter((p) => words(p).length >= 2);
   if (parts.length < 2) return [sentence];
   return parts.map((p) => {
-    const c = p[0]!.toUpperCase() + p.slice(1);
+    const c = sentenceCase(p);
     return /[.!?]$/.test(c) ? c : `${c}.`;
   });
 }
@@ -131,8 +153,9 @@ export function shortSentences(sentence: string, maxWords: number): string[] {
 export const terminate = (s: string): string => (/[.!?:…)"”]$/.test(s) ? s : `${s}.`);
 
 /**
- * Fits text into `limit` code points: cut at the last line or sentence end that fits, else at a
- * word boundary with an ellipsis. Both writers use it, so no draft is ever too long to publish.
+ * Fits text into `limit` code points: cut at the last line or sentence end that fits, else at the
+ * last white space with an ellipsis (never inside a word, unless one word alone is longer than
+ * the limit). Both writers use it, so no draft is ever too long to publish.
  */
 export function fitToLimit(text: string, limit: number): string {
   const chars = [...text.trim()];
@@ -141,8 +164,8 @@ export function fitToLimit(text: string, limit: number): string {
   const boundary = Math.max(head.lastIndexOf('\n'), ...['. ', '! ', '? '].map((p) => head.lastIndexOf(p) + 1));
   if (boundary > limit * 0.5) return head.slice(0, boundary).trim();
   const cut = [...head].slice(0, limit - 1).join('');
-  const space = cut.lastIndexOf(' ');
-  return `${(space > limit * 0.5 ? cut.slice(0, space) : cut).trim()}…`;
+  const space = Math.max(cut.lastIndexOf(' '), cut.lastIndexOf('\n'));
+  return `${(space > 0 ? cut.slice(0, space) : cut).trim()}…`;
 }
 
 /** Compares two texts by their words only, to tell a real rewrite from a copy. */
