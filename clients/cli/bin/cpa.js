@@ -5,7 +5,16 @@
 // CPA_FROM_SOURCE=1 (the dev path), it runs the TypeScript through tsx's loader instead, in this
 // same process either way (stdin, stdout and signals stay its own, which `cpa mcp` over stdio
 // relies on). CPA_REQUIRE_COMPILED=1 (set by the tests) makes a missing or stale build an error.
+import { refusal } from '../../../scripts/preflight.mjs';
 import { compiledEntry } from './compiled.js';
+
+// On a Node that package.json's engines does not allow (Node 20 in another terminal), say so and
+// what to do, as `npm start` does, instead of crashing in the SQLite driver (a segfault).
+const unsupported = refusal();
+if (unsupported) {
+  process.stderr.write(`cpa: ${unsupported}\n`);
+  process.exit(1);
+}
 
 const compiled = process.env.CPA_FROM_SOURCE === '1' ? { url: null, why: 'CPA_FROM_SOURCE=1' } : compiledEntry();
 if (compiled.url) {
