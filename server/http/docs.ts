@@ -24,10 +24,26 @@ export function docsContentSecurityPolicy(html: string): string {
   ].join('; ');
 }
 
+/** The address the description's `servers` names (openapi/openapi.yaml), which the page shows in its "Servers" box. */
+export const DOCUMENTED_ORIGIN = 'http://127.0.0.1:8787';
+
+/**
+ * The address this server answered on, from the socket (never from the client's Host header):
+ * its local IP address and port, IPv6 in brackets, an IPv4-mapped address as IPv4.
+ */
+export function listeningOrigin(socket: { localAddress?: string; localPort?: number }): string | null {
+  const { localAddress, localPort } = socket;
+  if (!localAddress || !localPort) return null;
+  const host = localAddress.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  return `http://${host.includes(':') ? `[${host}]` : host}:${localPort}`;
+}
+
 export function docsPage(file: string): RequestHandler {
-  // Read when first asked for, and again only when the file changed (`npm run build`).
-  let cached: { mtimeMs: number; html: string; policy: string } | null = null;
-  return (_req, res, next) => {
+  // Read when first asked for, and again only when the file changed (`npm run build`); one copy
+  // per address the page is served on, whose "Servers" box (and the description it embeds) shows
+  // that address instead of the documented default port.
+  let cached: { mtimeMs: number; pages: Map<string, { html: string; policy: string }>; html: string } | null = null;
+  return (req, res, next) => {
     let mtimeMs: number;
     try {
       mtimeMs = statSync(file).mtimeMs;
@@ -35,10 +51,14 @@ export function docsPage(file: string): RequestHandler {
       next(backendUnavailable('The documentation has not been built: run `npm run build`.', { status: 503 }));
       return;
     }
-    if (cached?.mtimeMs !== mtimeMs) {
-      const html = readFileSync(file, 'utf8');
-      cached = { mtimeMs, html, policy: docsContentSecurityPolicy(html) };
+    if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, pages: new Map(), html: readFileSync(file, 'utf8') };
+    const origin = listeningOrigin(req.socket) ?? DOCUMENTED_ORIGIN;
+    let page = cached.pages.get(origin);
+    if (!page) {
+      const html = cached.html.replaceAll(DOCUMENTED_ORIGIN, origin);
+      page = { html, policy: docsContentSecurityPolicy(html) };
+      cached.pages.set(origin, page);
     }
-    res.set('Content-Security-Policy', cached.policy).type('text/html').send(cached.html);
+    res.set('Content-Security-Policy', page.policy).type('text/html').send(page.html);
   };
 }

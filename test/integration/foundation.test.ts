@@ -55,6 +55,15 @@ describe('authentication', () => {
       const html = await docs.text();
       expect(html).toContain('Content Pipeline Agent API');
       expect(html).not.toContain('/api/webhooks/backend'); // internal receivers stay out of the partner docs
+      // The "Servers" box (and the description the page embeds) shows where this server listens, not the documented 8787.
+      const port = new URL(s.url).port;
+      expect(port).not.toBe('8787');
+      expect(html).toMatch(new RegExp(`server-panel-item-name[\\s\\S]{0,400}http://127\\.0\\.0\\.1:${port}<`));
+      expect(html).toContain(`"servers":[{"url":"http://127.0.0.1:${port}"`);
+      expect(html).not.toContain('127.0.0.1:8787');
+      // The page's inline scripts are still allowed by their hashes, after the address went in.
+      const { docsContentSecurityPolicy } = await import('../../server/http/docs.js');
+      expect(docs.headers.get('content-security-policy')).toBe(docsContentSecurityPolicy(html));
     } else {
       expect(docs.status).toBe(503);
       expect(((await docs.json()) as { error: { message: string } }).error.message).toContain('npm run build');
