@@ -63,7 +63,10 @@ describe('the compiled cpa', () => {
     // The launcher's own check, against a project with no build: it refuses rather than compile.
     const copy = path.join(tmp, 'launcher');
     mkdirSync(path.join(copy, 'clients/cli/bin'), { recursive: true });
-    for (const f of ['cpa.js', 'compiled.js']) writeFileSync(path.join(copy, 'clients/cli/bin', f), readFileSync(path.join(projectRoot, 'clients/cli/bin', f)));
+    mkdirSync(path.join(copy, 'scripts'), { recursive: true });
+    // The launcher, and what it reads first: the Node check (scripts/preflight.mjs, package.json's engines).
+    for (const f of ['clients/cli/bin/cpa.js', 'clients/cli/bin/compiled.js', 'scripts/preflight.mjs', 'package.json'])
+      writeFileSync(path.join(copy, f), readFileSync(path.join(projectRoot, f)));
     const refused = spawnSync(process.execPath, [path.join(copy, 'clients/cli/bin/cpa.js'), '--help'], { env: cpaEnv(), encoding: 'utf8' });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('CPA_REQUIRE_COMPILED=1, but clients/cli/dist is missing');
