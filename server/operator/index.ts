@@ -4,7 +4,7 @@
 // (package.json "imports"), only when the command line asks for `admin` (or `completion`), and
 // hands it the `admin` command to fill. See "The clients and the server" in docs/contributing.md.
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import type { OperatorCommands } from '../../clients/cli/src/program.js';
+import type { OperatorCommands } from '../../clients/cli/src/operator-seam.js';
 import { registerDeliveryCommands } from './deliveries.js';
 import { registerWorkspaceCommands } from './workspaces.js';
 

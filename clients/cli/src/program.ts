@@ -18,6 +18,7 @@ import { registerSessionCommands } from './commands/sessions.js';
 import { registerStreamCommand } from './commands/stream.js';
 import { registerTokenCommand } from './commands/token.js';
 import { EXIT_CODES_HELP } from './errors.js';
+import type { OperatorCommands } from './operator-seam.js';
 import { io } from './io.js';
 import { DEFAULT_BASE_URL } from './settings.js';
 import { projectRootOf } from '../../../shared/project-root.js';
@@ -89,15 +90,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-/**
- * The commands under `cpa admin`, which the server provides (its operator console, run on the
- * server host against its database): `cpa` does not import the server. The package maps
- * `#cpa/operator-commands` to the module (package.json "imports"); a build of the clients without
- * the server maps it elsewhere or leaves `admin` empty.
- */
-export interface OperatorCommands {
-  registerOperatorCommands(admin: CommandUnknownOpts): void;
-}
+export type { OperatorCommands } from './operator-seam.js';
 
 /**
  * Adds the operator commands (`admin workspace`, `admin deliveries`). Their modules load the store

@@ -1,7 +1,7 @@
 // Following the Server-Sent Events stream: parse frames with eventsource-parser, and on any drop
 // reconnect with exponential backoff, sending `Last-Event-ID` so that nothing is missed.
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { ApiClient, Schemas } from './index.js';
+import type { ApiClient, Schemas } from './client.js';
 import { ContentPipelineError, errorFromResponse } from './errors.js';
 
 export type EventEnvelope = Schemas['EventEnvelope'];

@@ -2,8 +2,8 @@
 // reported as they go, so that a command line can show an upload bar for a file of gigabytes.
 import { createReadStream, statSync } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
-import type { ApiClient, Schemas } from './index.js';
-import { unwrap } from './index.js';
+import type { ApiClient, Schemas } from './client.js';
+import { unwrap } from './client.js';
 
 export interface UploadImportOptions {
   /** The export as downloaded: X or LinkedIn ZIP, Mastodon ZIP or tar.gz, or the bare file. */

@@ -2,8 +2,8 @@
 // the Content-Type sent is the one the file's name suggests.
 import { createReadStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import type { ApiClient, Schemas } from './index.js';
-import { unwrap } from './index.js';
+import type { ApiClient, Schemas } from './client.js';
+import { unwrap } from './client.js';
 
 export interface UploadMediaOptions {
   /** A JPEG, PNG, WebP or GIF file. */

@@ -1,7 +1,7 @@
 // Generic helpers on top of the typed client: calling an operation known only at run time (the
 // MCP server derives its tools from the description), and reporting an
 // error the same way everywhere (the CLI's --json errors, the MCP tool errors).
-import { unwrap, type ApiClient } from './index.js';
+import { unwrap, type ApiClient } from './client.js';
 import type { ContentPipelineError } from './errors.js';
 
 /** One call of an operation, described by its method and path template as the description has them. */

@@ -1,5 +1,5 @@
 // Following a run of long-running work to its end by polling `GET /runs/{id}`.
-import { unwrap, type ApiClient, type Schemas } from './index.js';
+import { unwrap, type ApiClient, type Schemas } from './client.js';
 
 export type Run = Schemas['Run'];
 
