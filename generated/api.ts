@@ -1823,7 +1823,7 @@ export interface components {
              */
             proxy_url?: string;
             idempotency_key: components["schemas"]["IdempotencyKey"];
-        };
+        } & (unknown & unknown & unknown);
         /** @description A connected platform account. Credentials are never returned. */
         Account: {
             id: components["schemas"]["ResourceId"];
@@ -3532,7 +3532,7 @@ export interface components {
          */
         SourceId: components["schemas"]["ResourceId"];
         /**
-         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `post.retired`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+         * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `post.retired`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. A name that is not one of these is `422 validation_failed` naming `events`.
          * @example riff.ready,ingest.completed
          */
         StreamEvents: string;
@@ -4337,7 +4337,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `post.retired`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. An unknown type is `422 validation_failed` naming it.
+                 * @description Comma-separated event types to deliver: `ingest.completed`, `post.ready`, `post.retired`, `webpage.ready`, `decode.ready`, `pattern.detected`, `riff.ready`, `riff.refined`, `brief.ready`, `brief.refined`, `operator.error`, `artifact.scheduled`, `artifact.published`, `artifact.publish_failed` (the alternative names `scrape.completed` and `social_post.ready` select `ingest.completed` and `post.ready`). Omitted: every event of the workspace. A name that is not one of these is `422 validation_failed` naming `events`.
                  * @example riff.ready,ingest.completed
                  */
                 events?: components["parameters"]["StreamEvents"];

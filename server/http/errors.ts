@@ -30,7 +30,9 @@ function validatorMessage(issues: ValidatorIssue[] | undefined, fallback: string
       if (typeof extra === 'string') field = `${field}.${extra}`;
       const message = (i.message ?? 'is invalid')
         .replace(/^(request\.)?(body|query|params|headers)\S*\s+/, '')
-        .replace(/^must NOT have fewer than 1 characters$/, 'is empty');
+        .replace(/^must NOT have fewer than 1 characters$/, 'is empty')
+        // A long pattern (the stream's event names, a platform's handle form) says nothing a reader can use: point at the description.
+        .replace(/^must match pattern "[^]{80,}"$/, "is not of the form the operation's description gives");
       return `${field} ${message}`;
     })
     .join('; ');
