@@ -1,9 +1,10 @@
 // What only the `cpa` process shows: a reader that closes the pipe early (`cpa … | head`), and
 // an unsupported Node (Node 20 in another terminal), through the real launcher (clients/cli/bin/cpa.js).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { satisfies, supportedRange } from '../../scripts/preflight.mjs';
@@ -43,6 +44,31 @@ describe('cpa and a closed stdout', () => {
     const r = await run(['token'], { closeStdout: true });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+});
+
+describe('a fast cpa, from any folder', () => {
+  const linked = path.join(projectRoot, 'node_modules/.bin/cpa');
+  const tsxLoader = pathToFileURL(path.join(projectRoot, 'node_modules/tsx/dist/esm/index.mjs')).href;
+
+  it('npm ci links node_modules/.bin/cpa to the launcher (npm does not link a project its own bin); it runs from another folder', () => {
+    expect(readlinkSync(linked)).toBe('../../clients/cli/bin/cpa.js');
+    const r = spawnSync(linked, ['--version'], { cwd: os.tmpdir(), env: cpaEnv(), encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe((JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version);
+  });
+
+  it('cpa token outside the checkout (no DATA_DIR, no ./data there) reads the checkout’s data/agent-token, not a folder of the caller', () => {
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'cpa-elsewhere-'));
+    const script = `import { desktopTokenFile } from ${JSON.stringify(path.join(projectRoot, 'clients/cli/src/settings.ts'))}; console.log(desktopTokenFile(undefined, '/srv/content-pipeline')); console.log(desktopTokenFile(undefined));`;
+    const r = spawnSync(process.execPath, ['--import', tsxLoader, '--input-type=module', '-e', script], { cwd: elsewhere, env: cpaEnv(), encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual(['/srv/content-pipeline/data/agent-token', path.join(projectRoot, 'data/agent-token')]);
+    // Beside a desktop instance's ./data, that one wins, as before.
+    mkdirSync(path.join(elsewhere, 'data'));
+    writeFileSync(path.join(elsewhere, 'data/agent-token'), TOKEN);
+    const here = spawnSync(process.execPath, ['--import', tsxLoader, '--input-type=module', '-e', script], { cwd: elsewhere, env: cpaEnv(), encoding: 'utf8' });
+    expect(here.stdout.trim().split('\n')[0]).toBe(path.join(elsewhere, 'data/agent-token'));
   });
 });
 

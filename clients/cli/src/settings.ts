@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { projectRootOf } from '../../../shared/project-root.js';
 import { TOKEN_FILE } from '../../../shared/token-file.js';
 import { CliError, EXIT } from './errors.js';
 import { io } from './io.js';
@@ -56,9 +57,16 @@ function readConfig(file: string, explicit: boolean): ConfigFile {
   }
 }
 
-/** The desktop token file: `${DATA_DIR}/agent-token`, DATA_DIR defaulting to ./data as for the server. */
-export function desktopTokenFile(dataDir: string | undefined): string {
-  return path.resolve(dataDir || './data', TOKEN_FILE);
+/**
+ * The desktop token file: `${DATA_DIR}/agent-token`, DATA_DIR defaulting to ./data as for the
+ * server. Without DATA_DIR and without ./data/agent-token here (cpa run from outside the
+ * checkout, through an alias or a link to its launcher), the checkout's own `data/agent-token`:
+ * the file `npm start` writes there by default.
+ */
+export function desktopTokenFile(dataDir: string | undefined, checkout: string = projectRootOf(import.meta.url)): string {
+  if (dataDir) return path.resolve(dataDir, TOKEN_FILE);
+  const here = path.resolve('./data', TOKEN_FILE);
+  return existsSync(here) ? here : path.join(checkout, 'data', TOKEN_FILE);
 }
 
 export function readTokenFile(file: string): string | null {
