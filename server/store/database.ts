@@ -1,12 +1,12 @@
 // Opens the database (SQLite by default, PostgreSQL when DATABASE_URL is set), applies the
-// migrations with the Prisma CLI, and gives the store a Kysely instance on the same drivers Prisma's
+// migrations (in process on SQLite, with the Prisma CLI on PostgreSQL), and gives the store a Kysely instance on the same drivers Prisma's
 // adapters used (better-sqlite3, pg). Prisma owns the schema and the migrations; the runtime
 // queries are Kysely's (issue 12). Nothing outside server/store builds queries.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
-import { migrateSerialized, runCli } from './migrations.js';
+import { applySqliteMigrations, migrateSerialized, runCli } from './migrations.js';
 import { projectRootOf } from '../../shared/project-root.js';
 import { pgDialect, pgPool, sqliteDialect } from './kysely.js';
 import type { DB } from './tables.js';
@@ -78,25 +78,6 @@ export async function migrate(provider: Provider, url: string): Promise<void> {
   }
 }
 
-/** True when the SQLite file exists and records every migration of prisma/sqlite/migrations as applied. */
-function sqliteUpToDate(file: string): boolean {
-  if (!existsSync(file)) return false;
-  const wanted = readdirSync(path.join(root, 'prisma', 'sqlite', 'migrations'), { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name);
-  const db = new Sqlite(file, { readonly: true, fileMustExist: true });
-  try {
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get()) return false;
-    const rows = db.prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL').all() as Array<{
-      migration_name: string;
-    }>;
-    const done = new Set(rows.map((r) => r.migration_name));
-    return wanted.every((name) => done.has(name));
-  } finally {
-    db.close();
-  }
-}
-
 export async function openDatabase(opts: { dataDir: string; databaseUrl: string | null }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
     // Serialized across instances starting together, and skipped when nothing is missing (migrations.ts).
@@ -107,9 +88,10 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl: string 
   }
   mkdirSync(opts.dataDir, { recursive: true });
   const url = sqliteUrl(opts.dataDir);
-  // Skipped when nothing is missing, as on PostgreSQL: the CLI's schema engine cannot get its lock
-  // on a file a running server has open, which broke `cpa admin workspace create` beside a server.
-  if (!sqliteUpToDate(url.slice('file:'.length))) await migrate('sqlite', url);
+  // Applied in this process (applySqliteMigrations, recorded as Prisma records them), not by the
+  // Prisma CLI: nothing is spawned when nothing is missing, and a fresh data directory is ready in
+  // milliseconds instead of the CLI's seconds (issue 27).
+  applySqliteMigrations(url.slice('file:'.length), path.join(root, 'prisma', 'sqlite', 'migrations'));
   const raw = new Sqlite(url.slice('file:'.length));
   // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable.
   raw.pragma('journal_mode = WAL');
