@@ -19,6 +19,11 @@ export interface Config {
   validateResponses: boolean;
   webhookSigningSecret: string | null;
   scraperSigningSecret: string | null;
+  /**
+   * The bearer token `GET /metrics` asks for (`METRICS_TOKEN`, at least 16 characters). Unset:
+   * /metrics answers loopback callers only (docs/operations.md).
+   */
+  metricsToken: string | null;
   logLevel: string;
   /** Seconds between SSE heartbeats (15 by the spec; tests lower it). */
   heartbeatSeconds: number;
@@ -130,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     validateResponses: boolVar(env, 'VALIDATE_RESPONSES', true, problems),
     webhookSigningSecret: secretVar(env, 'WEBHOOK_SIGNING_SECRET', problems),
     scraperSigningSecret: secretVar(env, 'SERVICE_SCRAPER_SIGNING_SECRET', problems),
+    metricsToken: secretVar(env, 'METRICS_TOKEN', problems),
     logLevel,
     heartbeatSeconds: intVar(env, 'STREAM_HEARTBEAT_SECONDS', 15, 1, 3600, problems),
     streamMaxSeconds: intVar(env, 'STREAM_MAX_SECONDS', 0, 0, 86_400, problems),

@@ -19,6 +19,7 @@ import type { EventHub } from './events/hub.js';
 import { JobWorker } from './jobs/worker.js';
 import { consoleModeOf, logDestination, startupMessage } from './console.js';
 import { answerClientErrors } from './http/client-error.js';
+import { createMetrics } from './services/metrics.js';
 
 export interface Running {
   server: Server;
@@ -108,7 +109,8 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
 
   await startEventServices(hub, deps, { config, lifecycle, logger });
   const handlers = buildHandlers(deps);
-  const app = createApp({ config, deps, logger, handlers, isClosing: () => lifecycle.isClosing });
+  const metrics = createMetrics(deps, { subscribers: () => hub.subscriberCount, pool: database.poolStats });
+  const app = createApp({ config, deps, logger, handlers, metrics, isClosing: () => lifecycle.isClosing });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     answerClientErrors(s, logger);

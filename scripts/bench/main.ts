@@ -309,7 +309,9 @@ async function main() {
     const started = await measureStartup();
     verdicts.push(...startupVerdicts(started));
     for (const r of started.filter((x) => !x.variant.startsWith('compiled')))
-      verdicts.push(`(9) ${r.variant}, ${r.data} data directory, for comparison: ${median(r.wallMs).toFixed(0)} ms wall, ${median(r.cpuMs).toFixed(0)} ms CPU.`);
+      verdicts.push(
+        `(9) ${r.variant}, ${r.data} data directory, for comparison: ${median(r.wallMs).toFixed(0)} ms wall, ${median(r.cpuMs).toFixed(0)} ms CPU.`,
+      );
   }
   printTable(rows, base);
   for (const v of verdicts) console.log(v.replace(/\*\*/g, ''));

@@ -2,7 +2,7 @@
 // migrations (in process on SQLite, with the Prisma CLI on PostgreSQL), and gives the store a Kysely instance on the same drivers Prisma's
 // adapters used (better-sqlite3, pg). Prisma owns the schema and the migrations; the runtime
 // queries are Kysely's (issue 12). Nothing outside server/store builds queries.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
@@ -27,6 +27,8 @@ export interface DatabaseHandle {
   db: Db;
   provider: Provider;
   close(): Promise<void>;
+  /** The connection pool's use (PostgreSQL; SQLite has one connection). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
 }
 
 /**
@@ -83,8 +85,14 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl: string 
     // Serialized across instances starting together, and skipped when nothing is missing (migrations.ts).
     const url = opts.databaseUrl;
     await migrateSerialized(url, path.join(root, 'prisma', 'postgresql', 'migrations'), () => migrate('postgresql', url));
-    const db = new Kysely<DB>({ dialect: pgDialect(pgPool(url, 10)) });
-    return { db, provider: 'postgresql', close: () => db.destroy() };
+    const pool = pgPool(url, 10);
+    const db = new Kysely<DB>({ dialect: pgDialect(pool) });
+    return {
+      db,
+      provider: 'postgresql',
+      close: () => db.destroy(),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
   }
   mkdirSync(opts.dataDir, { recursive: true });
   const url = sqliteUrl(opts.dataDir);
@@ -100,4 +108,27 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl: string 
   raw.pragma('foreign_keys = ON');
   const db = new Kysely<DB>({ dialect: sqliteDialect(raw) });
   return { db, provider: 'sqlite', close: () => db.destroy() };
+}
+
+/** The migrations this version of the service needs on `provider`, by name (read once). */
+const migrationNames = new Map<Provider, string[]>();
+function neededMigrations(provider: Provider): string[] {
+  let names = migrationNames.get(provider);
+  if (!names) {
+    names = readdirSync(path.join(root, 'prisma', provider, 'migrations'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    migrationNames.set(provider, names);
+  }
+  return names;
+}
+
+/** Whether the database answers, and which needed migrations it has not applied (an error when it cannot be asked). */
+export async function migrationState(db: Db, provider: Provider): Promise<{ applied: number; missing: string[] }> {
+  const { rows } = await sql<{
+    migration_name: string;
+  }>`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`.execute(db);
+  const done = new Set(rows.map((r) => r.migration_name));
+  return { applied: done.size, missing: neededMigrations(provider).filter((n) => !done.has(n)) };
 }
