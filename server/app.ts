@@ -10,6 +10,7 @@ import { backendUnavailable } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { docsPage } from './http/docs.js';
 import { METRICS_PATH, metricsEndpoint, observeRequests } from './http/metrics.js';
+import type { Tracing } from './http/tracing.js';
 import { errorHandler, fallthrough } from './http/errors.js';
 import { canonicalQuery, storableInput } from './http/input.js';
 import { rateCharge, rateLimit, rateLimiterFor } from './http/rate-limit.js';
@@ -33,6 +34,8 @@ export interface AppParts {
   isClosing?: () => boolean;
   /** What GET /metrics serves and the requests are counted into (server/services/metrics.ts). */
   metrics: ServerMetrics;
+  /** OpenTelemetry request spans, when an OTLP endpoint is configured (server/http/tracing.ts). */
+  tracing?: Tracing | null;
 }
 
 const ID_BYTES = 16;
@@ -89,6 +92,7 @@ export function createApp(parts: AppParts): express.Express {
   app.use(
     inSequence([
       logging,
+      ...(parts.tracing ? [parts.tracing.middleware(routes)] : []),
       observeRequests(parts.metrics, routes),
       (_req, _res, next) => {
         if (parts.isClosing?.())

@@ -20,6 +20,7 @@ import { JobWorker } from './jobs/worker.js';
 import { consoleModeOf, logDestination, startupMessage } from './console.js';
 import { answerClientErrors } from './http/client-error.js';
 import { createMetrics } from './services/metrics.js';
+import { startTracing } from './http/tracing.js';
 
 export interface Running {
   server: Server;
@@ -110,7 +111,9 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   await startEventServices(hub, deps, { config, lifecycle, logger });
   const handlers = buildHandlers(deps);
   const metrics = createMetrics(deps, { subscribers: () => hub.subscriberCount, pool: database.poolStats });
-  const app = createApp({ config, deps, logger, handlers, metrics, isClosing: () => lifecycle.isClosing });
+  const tracing = await startTracing(config, logger);
+  if (tracing) lifecycle.onClose('trace exporter', () => tracing.shutdown());
+  const app = createApp({ config, deps, logger, handlers, metrics, tracing, isClosing: () => lifecycle.isClosing });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     answerClientErrors(s, logger);
