@@ -1064,6 +1064,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness check
+         * @description Whether this instance can serve the API now: its database answers and has every migration
+         *     this version of the service needs. A load balancer or an orchestrator sends traffic to an
+         *     instance only while this answers `200`; `/api/health` (liveness) says only that the process
+         *     accepts requests. No token needed.
+         *
+         *     `503 backend_unavailable` when the database cannot be reached, when a migration is missing
+         *     (another version's instance migrated it, or a migration failed: the message names it), or
+         *     while the instance shuts down.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     backendEvent: {
@@ -2415,6 +2442,17 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        Readiness: {
+            /** @enum {string} */
+            status: "ready";
+            /**
+             * @description The database this instance uses.
+             * @enum {string}
+             */
+            database: "sqlite" | "postgresql";
+            /** @description How many migrations the database has applied (all that this version needs). */
+            migrations: number;
+        };
     };
     responses: {
         /** @description The pipeline. */
@@ -3442,6 +3480,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The instance is ready to serve the API. */
+        GetReadinessOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Readiness"];
+            };
+        };
     };
     parameters: {
         /**
@@ -4453,6 +4501,21 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["GetHealthOk"];
+            422: components["responses"]["PublicValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["BackendUnavailable"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["GetReadinessOk"];
             422: components["responses"]["PublicValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["BackendUnavailable"];

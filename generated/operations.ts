@@ -4,7 +4,7 @@
 export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
-export type PublicOperation = "getHealth" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
+export type PublicOperation = "getHealth" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
 
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
@@ -12,7 +12,7 @@ export interface OperationsByTag {
   "Artifacts": "draftFromPost" | "getArtifact" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
   "Events": "streamEvents";
   "Fetch": "deleteFetchSchema" | "fetchUrl" | "listFetchSchemas" | "putFetchSchema";
-  "Health": "getHealth";
+  "Health": "getHealth" | "getReadiness";
   "Imports": "createImport" | "getImport";
   "Internal": "receiveBackendEvent" | "receiveScraperMonitorEvent";
   "Media": "getMedia" | "uploadMedia";
@@ -41,6 +41,7 @@ export interface HandlerResponseHeaders {
   getMedia: { 200: {} };
   getPipeline: { 200: {} };
   getPipelineInbox: { 200: {} };
+  getReadiness: { 200: {} };
   getRun: { 200: {} };
   listFetchSchemas: { 200: {} };
   listPipelinePosts: { 200: {} };

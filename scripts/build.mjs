@@ -5,7 +5,8 @@
 //         launcher (clients/cli/bin/compiled.js) can tell a stale build from a fresh one.
 //   docs  generated/openapi.public.json → build/docs.html (Redoc by @redocly/cli), self-contained:
 //         Redoc's script inlined, no telemetry, no request to any other host (see buildDocs).
-// Usage: node scripts/build.mjs [cli] [docs] [--if-stale]   (no target: both)
+//   server server/ → build/server/ (esbuild, the same way): what `npm start` runs, with source maps.
+// Usage: node scripts/build.mjs [cli] [server] [docs] [--if-stale]   (no target: all)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -32,46 +33,49 @@ const fresh = (output, inputs) => existsSync(output) && inputs.every((i) => mtim
 // stays an import, loaded from node_modules only by the commands that need it.
 const BUNDLED_PACKAGES = new Set(['commander', '@commander-js/extra-typings', 'openapi-fetch', 'cli-table3', 'eventsource-parser']);
 const packageOf = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
-const externalPackages = {
+const externalPackages = (bundled) => ({
   name: 'external-packages',
   setup(build) {
     // `#…` specifiers are the package's own modules (package.json "imports"): bundled like ours.
     build.onResolve({ filter: /^[^./#]/ }, (args) => {
       if (args.path.startsWith('node:')) return { external: true };
       // a bundled package's own dependencies come with it
-      if (args.importer.includes(`${path.sep}node_modules${path.sep}`) || BUNDLED_PACKAGES.has(packageOf(args.path))) return undefined;
+      if (args.importer.includes(`${path.sep}node_modules${path.sep}`) || bundled.has(packageOf(args.path))) return undefined;
       return { external: true };
     });
   },
-};
+});
 
 /**
- * The CLI, bundled by esbuild (the compiler tsx itself runs on, so no second TypeScript
- * dialect): our own modules and the few packages above in, other npm packages left as imports.
- * Dynamic imports become chunks, so that `cpa --help` does not load the database layer or the
- * MCP SDK.
+ * One program bundled by esbuild (the compiler tsx itself runs on, so no second TypeScript
+ * dialect) into `outFolder`: our own modules (and `bundledPackages`) in, other npm packages left
+ * as imports. Dynamic imports become chunks, so that `cpa --help` does not load the database layer
+ * or the MCP SDK. Writes `manifest.json` (the entry and every source file it was made of) for
+ * `compiledEntry`, and swaps the folder in whole: a process started meanwhile sees the old build
+ * or the new one.
  */
-export async function buildCli() {
+async function bundle({ entry, outFolder, bundledPackages }) {
   const esbuild = await import('esbuild');
-  const tmp = `${cliDist}.tmp-${process.pid}`;
+  const dist = path.join(root, outFolder);
+  const tmp = `${dist}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { main: 'clients/cli/src/main.ts' },
+    entryPoints: { main: entry },
     outdir: tmp,
     bundle: true,
     splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    plugins: [externalPackages],
+    plugins: [externalPackages(bundledPackages)],
     chunkNames: '[name]-[hash]',
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
     banner: {
       // CommonJS packages bundled into ES modules call require() for Node's built-ins.
-      js: "// Built by scripts/build.mjs from clients/cli/src: never edit; `npm run build` remakes it.\nimport { createRequire as __cpaRequire } from 'node:module'; const require = __cpaRequire(import.meta.url);",
+      js: `// Built by scripts/build.mjs from ${entry}: never edit; \`npm run build\` remakes it.\nimport { createRequire as __cpaRequire } from 'node:module'; const require = __cpaRequire(import.meta.url);`,
     },
   });
   // Inputs as project-relative paths (esbuild's are relative to absWorkingDir already).
@@ -79,13 +83,25 @@ export async function buildCli() {
     .filter((f) => !f.includes('node_modules/'))
     .sort();
   writeFileSync(path.join(tmp, 'manifest.json'), `${JSON.stringify({ entry: 'main.js', inputs }, null, 2)}\n`);
-  // Swap the folder in whole: a `cpa` started meanwhile sees the old build or the new one.
-  const old = `${cliDist}.old-${process.pid}`;
-  if (existsSync(cliDist)) renameSync(cliDist, old);
-  renameSync(tmp, cliDist);
+  const old = `${dist}.old-${process.pid}`;
+  if (existsSync(dist)) renameSync(dist, old);
+  mkdirSync(path.dirname(dist), { recursive: true });
+  renameSync(tmp, dist);
   rmSync(old, { recursive: true, force: true });
   return inputs.length;
 }
+
+/** The CLI, with the few packages every call loads bundled in (BUNDLED_PACKAGES). */
+export const buildCli = () => bundle({ entry: 'clients/cli/src/main.ts', outFolder: 'clients/cli/dist', bundledPackages: BUNDLED_PACKAGES });
+
+export const serverDist = path.join(root, 'build/server');
+/**
+ * The server, what `npm start` runs: compiled once instead of by tsx at every start (tsx compiled
+ * ~150 modules on each start). No package bundled in: the server loads what it needs from
+ * node_modules, as under tsx. Stack traces name the TypeScript lines through the linked source
+ * maps (`node --enable-source-maps`, which `npm start` passes).
+ */
+export const buildServer = () => bundle({ entry: 'server/main.ts', outFolder: 'build/server', bundledPackages: new Set() });
 
 const docsInputs = [
   path.join(root, 'generated/openapi.public.json'),
@@ -150,10 +166,14 @@ async function main() {
   const ifStale = args.includes('--if-stale');
   const targets = args.filter((a) => !a.startsWith('--'));
   const want = (t) => targets.length === 0 || targets.includes(t);
-  for (const t of targets) if (!['cli', 'docs'].includes(t)) throw new Error(`unknown target ${t} (cli, docs)`);
+  for (const t of targets) if (!['cli', 'server', 'docs'].includes(t)) throw new Error(`unknown target ${t} (cli, server, docs)`);
   if (want('cli')) {
     const upToDate = compiledEntry(root).url !== null && fresh(path.join(cliDist, 'main.js'), [fileURLToPath(import.meta.url)]);
     if (!(ifStale && upToDate)) await buildCli();
+  }
+  if (want('server')) {
+    const upToDate = compiledEntry(root, 'build/server').url !== null && fresh(path.join(serverDist, 'main.js'), [fileURLToPath(import.meta.url)]);
+    if (!(ifStale && upToDate)) await buildServer();
   }
   if (want('docs')) {
     if (!existsSync(path.join(root, 'node_modules/@redocly/cli'))) {

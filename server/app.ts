@@ -9,6 +9,8 @@ import type { Config } from './config.js';
 import { backendUnavailable } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { docsPage } from './http/docs.js';
+import { METRICS_PATH, metricsEndpoint, observeRequests } from './http/metrics.js';
+import type { Tracing } from './http/tracing.js';
 import { errorHandler, fallthrough } from './http/errors.js';
 import { canonicalQuery, storableInput } from './http/input.js';
 import { rateCharge, rateLimit, rateLimiterFor } from './http/rate-limit.js';
@@ -20,6 +22,7 @@ import { verifySignedWebhooks } from './events/receiver.js';
 import { buildToolCatalog } from '../clients/mcp/catalog.js';
 import { isMcpPost, mountMcp } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
+import type { ServerMetrics } from './services/metrics.js';
 import { docsFile, loadSpec } from './spec.js';
 
 export interface AppParts {
@@ -29,6 +32,10 @@ export interface AppParts {
   handlers: Handlers;
   /** Answers 503 while true (set during shutdown). */
   isClosing?: () => boolean;
+  /** What GET /metrics serves and the requests are counted into (server/services/metrics.ts). */
+  metrics: ServerMetrics;
+  /** OpenTelemetry request spans, when an OTLP endpoint is configured (server/http/tracing.ts). */
+  tracing?: Tracing | null;
 }
 
 const ID_BYTES = 16;
@@ -85,6 +92,8 @@ export function createApp(parts: AppParts): express.Express {
   app.use(
     inSequence([
       logging,
+      ...(parts.tracing ? [parts.tracing.middleware(routes)] : []),
+      observeRequests(parts.metrics, routes),
       (_req, _res, next) => {
         if (parts.isClosing?.())
           return next(
@@ -99,6 +108,7 @@ export function createApp(parts: AppParts): express.Express {
     res.type('application/json').send(publicSpecJson);
   });
   app.get('/docs', docsPage(docsFile));
+  app.get(METRICS_PATH, metricsEndpoint(parts.metrics, config.metricsToken));
 
   app.use(inSequence([bearerAuth(deps, routes), rateLimit(limiter, deps.clock, { chargedLater: isMcpPost })]));
   // MCP (outside the description): after auth and the rate limit, before the REST body parser.

@@ -19,6 +19,17 @@ export interface Config {
   validateResponses: boolean;
   webhookSigningSecret: string | null;
   scraperSigningSecret: string | null;
+  /**
+   * The bearer token `GET /metrics` asks for (`METRICS_TOKEN`, at least 16 characters). Unset:
+   * /metrics answers loopback callers only (docs/operations.md).
+   */
+  metricsToken: string | null;
+  /** OpenTelemetry traces: the OTLP base endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`), or the traces one itself (`…_TRACES_ENDPOINT`); both unset: no tracing. */
+  otlpEndpoint: string | null;
+  otlpTracesEndpoint: string | null;
+  /** `OTEL_SERVICE_NAME` (default content-pipeline) and the batch delay (`OTEL_BSP_SCHEDULE_DELAY`, ms). */
+  otelServiceName: string;
+  otelExportDelayMs: number;
   logLevel: string;
   /** Seconds between SSE heartbeats (15 by the spec; tests lower it). */
   heartbeatSeconds: number;
@@ -94,6 +105,13 @@ function secretVar(env: Env, name: string, problems: string[]): string | null {
   return raw;
 }
 
+function urlVar(env: Env, name: string, problems: string[]): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  if (!/^https?:\/\/[^/\s]+/.test(raw)) problems.push(`${name} must be an http(s) URL, e.g. http://127.0.0.1:4318`);
+  return raw;
+}
+
 function rateLimitStoreVar(env: Env, databaseUrl: string | null, problems: string[]): Config['rateLimitStore'] {
   const raw = env.RATE_LIMIT_STORE?.trim() || 'auto';
   if (raw === 'auto') return databaseUrl ? 'database' : 'memory';
@@ -130,6 +148,11 @@ export function loadConfig(env: Env = process.env): Config {
     validateResponses: boolVar(env, 'VALIDATE_RESPONSES', true, problems),
     webhookSigningSecret: secretVar(env, 'WEBHOOK_SIGNING_SECRET', problems),
     scraperSigningSecret: secretVar(env, 'SERVICE_SCRAPER_SIGNING_SECRET', problems),
+    metricsToken: secretVar(env, 'METRICS_TOKEN', problems),
+    otlpEndpoint: urlVar(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', problems),
+    otlpTracesEndpoint: urlVar(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', problems),
+    otelServiceName: env.OTEL_SERVICE_NAME?.trim() || 'content-pipeline',
+    otelExportDelayMs: intVar(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600_000, problems),
     logLevel,
     heartbeatSeconds: intVar(env, 'STREAM_HEARTBEAT_SECONDS', 15, 1, 3600, problems),
     streamMaxSeconds: intVar(env, 'STREAM_MAX_SECONDS', 0, 0, 86_400, problems),

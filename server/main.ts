@@ -19,6 +19,8 @@ import type { EventHub } from './events/hub.js';
 import { JobWorker } from './jobs/worker.js';
 import { consoleModeOf, logDestination, startupMessage } from './console.js';
 import { answerClientErrors } from './http/client-error.js';
+import { createMetrics } from './services/metrics.js';
+import { startTracing } from './http/tracing.js';
 
 export interface Running {
   server: Server;
@@ -108,7 +110,10 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
 
   await startEventServices(hub, deps, { config, lifecycle, logger });
   const handlers = buildHandlers(deps);
-  const app = createApp({ config, deps, logger, handlers, isClosing: () => lifecycle.isClosing });
+  const metrics = createMetrics(deps, { subscribers: () => hub.subscriberCount, pool: database.poolStats });
+  const tracing = await startTracing(config, logger);
+  if (tracing) lifecycle.onClose('trace exporter', () => tracing.shutdown());
+  const app = createApp({ config, deps, logger, handlers, metrics, tracing, isClosing: () => lifecycle.isClosing });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     answerClientErrors(s, logger);

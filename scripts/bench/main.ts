@@ -10,6 +10,7 @@
 //   5. GET /pipelines/{id}/posts?limit=100
 //   6. SSE fan-out to 1,000 and 5,000 idle subscribers; memory per idle subscriber
 //   7. GET /pipelines/{id} (issue 12: the pipeline, its counts and its last run)
+//   9. start-up: `npm start` to a 200 on /api/health, fresh and warm data directory (scripts/bench/startup.ts)
 // on SQLite and on PostgreSQL (scripts/pg-start.sh). Options: `--db sqlite|postgresql`,
 // BENCH_SECONDS (default 10), BENCH_LOG_LEVEL (default info, as in production),
 // BENCH_CPU_PROF=1 (a CPU profile of the server for each measured run, in build/bench-prof/<time>/,
@@ -24,6 +25,7 @@ import { measure, measurePaced, type Around, type LoadResult } from './load.js';
 import { machine, markdown, printTable, writeSection, type Row } from './report.js';
 import type { Seeded } from './server.js';
 import { fanOut, type FanOutResult } from './sse.js';
+import { measureStartup, median, startupVerdicts } from './startup.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const V1 = '/api/agent/v1';
@@ -302,6 +304,15 @@ async function main() {
   }
   for (const kind of kinds) await benchKind(kind);
   judge(base);
+  // Start-up (issue 27): `npm start` to a 200 on /api/health, compiled and as tsx ran it before.
+  if (wanted(9)) {
+    const started = await measureStartup();
+    verdicts.push(...startupVerdicts(started));
+    for (const r of started.filter((x) => !x.variant.startsWith('compiled')))
+      verdicts.push(
+        `(9) ${r.variant}, ${r.data} data directory, for comparison: ${median(r.wallMs).toFixed(0)} ms wall, ${median(r.cpuMs).toFixed(0)} ms CPU.`,
+      );
+  }
   printTable(rows, base);
   for (const v of verdicts) console.log(v.replace(/\*\*/g, ''));
   // A partial run (--only, --db) is for investigating: it leaves BENCHMARKS.md alone.

@@ -29,7 +29,7 @@ export function buildHandlers(deps: HandlerDeps): Handlers {
     ...artifactHandlers(deps),
     ...eventHandlers(deps, deps.streams),
     ...fetchHandlers(deps),
-    ...healthHandlers(),
+    ...healthHandlers(deps),
     ...importHandlers(deps),
     ...internalHandlers(deps),
     ...mediaHandlers(deps),

@@ -8,15 +8,75 @@
 // 5.6.2 is pinned by the lockfile); `metadataMiddleware` is the one step replaced, and the two
 // steps that do nothing here (path parameters for Express's own `:param` routes, of which the app
 // has none, and security, which is off) are left out of the chain.
+import { createRequire } from 'node:module';
 import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import { OpenApiValidator as Validator } from 'express-openapi-validator/dist/openapi.validator.js';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
 import type { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context.js';
 import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types.js';
+import { OpenAPIFramework } from 'express-openapi-validator/dist/framework/index.js';
+import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
+import { pointer } from '../../shared/openapi.js';
 import type { RouteTable } from './route-table.js';
 
 type ApiDoc = { paths: Record<string, Record<string, unknown>> };
+
+// The library's start-up walk over the description (SchemaPreprocessor) looks each `$ref` up with
+// `ajv.getSchema(ref)`, which compiles a validator for the schema only to read back the schema it
+// was given; those validators are thrown away with the walk's own Ajv. That was most of the
+// server's start-up CPU (issue 27's profile: 1.7 s of ~4 s under load). The same object is read
+// here by its JSON pointer into the description (what the library falls back to when Ajv has
+// nothing); a reference the description does not hold still goes the library's way.
+type Preprocessor = { apiDoc: Record<string, unknown>; resolvedSchemaCache: Map<string, unknown>; resolveSchema(schema: unknown): unknown };
+const preprocessor = (SchemaPreprocessor as unknown as { prototype: Preprocessor }).prototype;
+const libraryResolve = preprocessor.resolveSchema;
+preprocessor.resolveSchema = function (this: Preprocessor, schema: unknown) {
+  const ref = (schema as { $ref?: unknown } | null)?.$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/') && !this.resolvedSchemaCache.has(ref)) {
+    const found = pointer(this.apiDoc, ref);
+    if (found !== undefined) this.resolvedSchemaCache.set(ref, found);
+  }
+  return libraryResolve.call(this, schema);
+};
+
+// The library hands the description to json-schema-ref-parser's `bundle` to gather external files
+// into it; ours comes bundled already (generated/openapi.json: redocly bundle), every `$ref` a local
+// `#/…` pointer, so that crawl changes nothing and was the next largest part of start-up (0.6 s of
+// 4.8 s under load). A description with any other reference still goes through the parser.
+type Framework = { loadSpec(spec: unknown, refParser?: { mode?: string }): Promise<unknown> };
+const framework = (OpenAPIFramework as unknown as { prototype: Framework }).prototype;
+const libraryLoad = framework.loadSpec;
+framework.loadSpec = function (this: Framework, spec: unknown, refParser?: { mode?: string }) {
+  if (spec && typeof spec === 'object' && (refParser?.mode ?? 'bundle') === 'bundle' && onlyLocalRefs(spec)) return Promise.resolve(spec);
+  return libraryLoad.call(this, spec, refParser);
+};
+
+// And whatever `validateApiSpec` says, the library compiles the OpenAPI 3.1 meta-schema at start (in
+// OpenAPISchemaValidator's constructor) only to not use it when validation is off, as here (the
+// description is linted by redocly at build time): 0.5 s of start-up under load. Off means not built.
+const schemaValidatorModule = createRequire(import.meta.url)('express-openapi-validator/dist/framework/openapi.schema.validator.js') as {
+  OpenAPISchemaValidator: new (opts: { validateApiSpec?: boolean }) => { validate(doc: unknown): { errors: unknown[] } };
+};
+const LibrarySchemaValidator = schemaValidatorModule.OpenAPISchemaValidator;
+schemaValidatorModule.OpenAPISchemaValidator = class {
+  private readonly inner: InstanceType<typeof LibrarySchemaValidator> | null;
+  constructor(opts: { validateApiSpec?: boolean }) {
+    this.inner = opts.validateApiSpec ? new LibrarySchemaValidator(opts) : null;
+  }
+  validate(doc: unknown) {
+    return this.inner ? this.inner.validate(doc) : { errors: [] };
+  }
+};
+
+function onlyLocalRefs(node: unknown): boolean {
+  if (Array.isArray(node)) return node.every(onlyLocalRefs);
+  if (!node || typeof node !== 'object') return true;
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$ref' ? !(typeof v === 'string' && v.startsWith('#/')) : !onlyLocalRefs(v)) return false;
+  }
+  return true;
+}
 type Methods = { basePath: string; _openApiRoute: string; _expressRoute: string };
 
 /** The steps of the library's chain that are no-ops for this app (see above). */

@@ -8,7 +8,6 @@
 // (MCP_MAX_CONCURRENT_CALLS) and none starts after MCP_REQUEST_BUDGET_MS.
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createApiClient } from '../../clients/typescript/src/index.js';
 import { badRequest } from '../errors.js';
 import { bearerToken } from '../http/auth.js';
@@ -16,7 +15,11 @@ import { markLoopback } from '../http/loopback.js';
 import type { Charge } from '../http/rate-limit.js';
 import type { Clock } from '../lib/clock.js';
 import type { ToolDef } from '../../clients/mcp/catalog.js';
-import { createMcpServer } from '../../clients/mcp/server.js';
+
+// The MCP SDK (and zod under it) is loaded by the first MCP request, not at start: a server
+// nobody reaches over MCP does not pay for it (issue 27: start-up time).
+let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('../../clients/mcp/server.js')]> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('../../clients/mcp/server.js')]));
 
 export const MCP_PATH = '/api/mcp';
 /** The most messages of one batch (the SDK's own limit, refused here before they are counted). */
@@ -68,6 +71,7 @@ export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; charg
         throw badRequest(`A JSON-RPC batch carries at most ${MCP_MAX_BATCH} messages; this one has ${messages}. Split it.`);
       }
       await charge(req, res, messages);
+      const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadSdk();
       // No retries here: the tools' REST calls are not counted again (the MCP request was), and any
       // other failure comes back to the agent as a tool error.
       const client = createApiClient({

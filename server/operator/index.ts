@@ -5,10 +5,12 @@
 // hands it the `admin` command to fill. See "The clients and the server" in docs/contributing.md.
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { OperatorCommands } from '../../clients/cli/src/operator-seam.js';
+import { registerBackupCommands } from './backup.js';
 import { registerDeliveryCommands } from './deliveries.js';
 import { registerWorkspaceCommands } from './workspaces.js';
 
 export const registerOperatorCommands: OperatorCommands['registerOperatorCommands'] = (admin: CommandUnknownOpts) => {
   registerWorkspaceCommands(admin);
   registerDeliveryCommands(admin);
+  registerBackupCommands(admin);
 };

@@ -1,12 +1,12 @@
 // Opens the database (SQLite by default, PostgreSQL when DATABASE_URL is set), applies the
-// migrations with the Prisma CLI, and gives the store a Kysely instance on the same drivers Prisma's
+// migrations (in process on SQLite, with the Prisma CLI on PostgreSQL), and gives the store a Kysely instance on the same drivers Prisma's
 // adapters used (better-sqlite3, pg). Prisma owns the schema and the migrations; the runtime
 // queries are Kysely's (issue 12). Nothing outside server/store builds queries.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
-import { migrateSerialized, runCli } from './migrations.js';
+import { applySqliteMigrations, migrateSerialized, runCli } from './migrations.js';
 import { projectRootOf } from '../../shared/project-root.js';
 import { pgDialect, pgPool, sqliteDialect } from './kysely.js';
 import type { DB } from './tables.js';
@@ -27,6 +27,8 @@ export interface DatabaseHandle {
   db: Db;
   provider: Provider;
   close(): Promise<void>;
+  /** The connection pool's use (PostgreSQL; SQLite has one connection). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
 }
 
 /**
@@ -78,38 +80,26 @@ export async function migrate(provider: Provider, url: string): Promise<void> {
   }
 }
 
-/** True when the SQLite file exists and records every migration of prisma/sqlite/migrations as applied. */
-function sqliteUpToDate(file: string): boolean {
-  if (!existsSync(file)) return false;
-  const wanted = readdirSync(path.join(root, 'prisma', 'sqlite', 'migrations'), { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name);
-  const db = new Sqlite(file, { readonly: true, fileMustExist: true });
-  try {
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get()) return false;
-    const rows = db.prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL').all() as Array<{
-      migration_name: string;
-    }>;
-    const done = new Set(rows.map((r) => r.migration_name));
-    return wanted.every((name) => done.has(name));
-  } finally {
-    db.close();
-  }
-}
-
 export async function openDatabase(opts: { dataDir: string; databaseUrl: string | null }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
     // Serialized across instances starting together, and skipped when nothing is missing (migrations.ts).
     const url = opts.databaseUrl;
     await migrateSerialized(url, path.join(root, 'prisma', 'postgresql', 'migrations'), () => migrate('postgresql', url));
-    const db = new Kysely<DB>({ dialect: pgDialect(pgPool(url, 10)) });
-    return { db, provider: 'postgresql', close: () => db.destroy() };
+    const pool = pgPool(url, 10);
+    const db = new Kysely<DB>({ dialect: pgDialect(pool) });
+    return {
+      db,
+      provider: 'postgresql',
+      close: () => db.destroy(),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
   }
   mkdirSync(opts.dataDir, { recursive: true });
   const url = sqliteUrl(opts.dataDir);
-  // Skipped when nothing is missing, as on PostgreSQL: the CLI's schema engine cannot get its lock
-  // on a file a running server has open, which broke `cpa admin workspace create` beside a server.
-  if (!sqliteUpToDate(url.slice('file:'.length))) await migrate('sqlite', url);
+  // Applied in this process (applySqliteMigrations, recorded as Prisma records them), not by the
+  // Prisma CLI: nothing is spawned when nothing is missing, and a fresh data directory is ready in
+  // milliseconds instead of the CLI's seconds (issue 27).
+  applySqliteMigrations(url.slice('file:'.length), path.join(root, 'prisma', 'sqlite', 'migrations'));
   const raw = new Sqlite(url.slice('file:'.length));
   // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable.
   raw.pragma('journal_mode = WAL');
@@ -118,4 +108,27 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl: string 
   raw.pragma('foreign_keys = ON');
   const db = new Kysely<DB>({ dialect: sqliteDialect(raw) });
   return { db, provider: 'sqlite', close: () => db.destroy() };
+}
+
+/** The migrations this version of the service needs on `provider`, by name (read once). */
+const migrationNames = new Map<Provider, string[]>();
+function neededMigrations(provider: Provider): string[] {
+  let names = migrationNames.get(provider);
+  if (!names) {
+    names = readdirSync(path.join(root, 'prisma', provider, 'migrations'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    migrationNames.set(provider, names);
+  }
+  return names;
+}
+
+/** Whether the database answers, and which needed migrations it has not applied (an error when it cannot be asked). */
+export async function migrationState(db: Db, provider: Provider): Promise<{ applied: number; missing: string[] }> {
+  const { rows } = await sql<{
+    migration_name: string;
+  }>`SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`.execute(db);
+  const done = new Set(rows.map((r) => r.migration_name));
+  return { applied: done.size, missing: neededMigrations(provider).filter((n) => !done.has(n)) };
 }

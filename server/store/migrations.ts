@@ -5,7 +5,10 @@
 // advisory lock of ours, which waits without a time limit, and whoever gets it runs the CLI only
 // when a migration is still missing: the others, and every ordinary restart, skip it.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 
 /** Key of the session-level advisory lock that serializes migrations (distinct from the outbox's). */
@@ -68,4 +71,74 @@ export function runCli(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: stri
       else reject(Object.assign(new Error(`prisma exited with ${code}`), { stdout, stderr }));
     });
   });
+}
+
+/** `_prisma_migrations` exactly as Prisma's schema engine creates it on SQLite. */
+const SQLITE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    TEXT PRIMARY KEY NOT NULL,
+    "checksum"              TEXT NOT NULL,
+    "finished_at"           DATETIME,
+    "migration_name"        TEXT NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        DATETIME,
+    "started_at"            DATETIME NOT NULL DEFAULT current_timestamp,
+    "applied_steps_count"   INTEGER UNSIGNED NOT NULL DEFAULT 0
+)`;
+
+/** A time as Prisma's engine writes it in `_prisma_migrations` on SQLite (`2026-11-26T09:40:26.652+00:00`). */
+const prismaTime = (d: Date) => d.toISOString().replace('Z', '+00:00');
+
+/**
+ * Applies the SQLite migrations of `dir` that the file at `file` lacks, in this process, the way
+ * `prisma migrate deploy` does: each `migration.sql` run as one script (Prisma does not wrap them in
+ * a transaction: their `PRAGMA foreign_keys` toggles need none), and recorded in
+ * `_prisma_migrations` with Prisma's checksum (the SHA-256 of the file), so that the Prisma CLI
+ * (`migrate status`, `migrate deploy`, `migrate diff`) sees the same history it would have written.
+ * Spawning the CLI for this was most of a fresh desktop start (issue 27: a second or more of its
+ * WASM schema engine). A script that fails is recorded with its error and no `finished_at`, as
+ * Prisma records it, and stops the start with that error. Returns the names applied.
+ */
+export function applySqliteMigrations(file: string, dir: string): string[] {
+  const wanted = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  const db = new Sqlite(file);
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.exec(SQLITE_MIGRATIONS_TABLE);
+    const failed = db.prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL').get() as
+      | { migration_name: string }
+      | undefined;
+    if (failed) throw new Error(`Database migration failed earlier and needs attention: ${failed.migration_name} (see \`prisma migrate resolve\`)`);
+    const done = new Set(
+      (
+        db.prepare('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL').all() as {
+          migration_name: string;
+        }[]
+      ).map((r) => r.migration_name),
+    );
+    const applied: string[] = [];
+    for (const name of wanted.filter((n) => !done.has(n))) {
+      const script = readFileSync(path.join(dir, name, 'migration.sql'));
+      const id = randomUUID();
+      db.prepare('INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, ?, 0)').run(
+        id,
+        createHash('sha256').update(script).digest('hex'),
+        name,
+        prismaTime(new Date()),
+      );
+      try {
+        db.exec(script.toString('utf8'));
+      } catch (err) {
+        db.prepare('UPDATE _prisma_migrations SET logs = ? WHERE id = ?').run(String((err as Error).message), id);
+        throw new Error(`Database migration failed: ${name}: ${(err as Error).message}`, { cause: err });
+      }
+      db.prepare('UPDATE _prisma_migrations SET finished_at = ?, applied_steps_count = 1 WHERE id = ?').run(prismaTime(new Date()), id);
+      applied.push(name);
+    }
+    return applied;
+  } finally {
+    db.close();
+  }
 }

@@ -3,6 +3,7 @@
 // the route table), one handler replaced by one that answers outside the contract. A body the
 // contract does not allow becomes a logged 500 internal_error instead of reaching the caller; the
 // same handler's valid answer passes untouched; the route's path parameter still reaches it.
+import { createMetrics } from '../../server/services/metrics.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
@@ -36,7 +37,7 @@ beforeAll(async () => {
       return { ...ok, body: { ...rest, state: 'half-written' } } as unknown as typeof ok;
     },
   };
-  const app = createApp({ config, deps, logger, handlers });
+  const app = createApp({ config, deps, logger, handlers, metrics: createMetrics(deps, { subscribers: () => 0 }) });
   server = await new Promise<Server>((resolve) => {
     const srv = app.listen(0, '127.0.0.1', () => resolve(srv));
   });

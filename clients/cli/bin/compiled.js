@@ -12,13 +12,13 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
  * The file URL of the compiled entry point, or why it cannot be used (missing, or older than one
  * of its sources: a stale build must never run in place of the code it was made from).
  */
-export function compiledEntry(root = projectRoot) {
-  const dist = path.join(root, 'clients/cli/dist');
+export function compiledEntry(root = projectRoot, folder = 'clients/cli/dist') {
+  const dist = path.join(root, folder);
   let manifest;
   try {
     manifest = JSON.parse(readFileSync(path.join(dist, 'manifest.json'), 'utf8'));
   } catch {
-    return { url: null, why: 'clients/cli/dist is missing (run `npm run build`)' };
+    return { url: null, why: `${folder} is missing (run \`npm run build\`)` };
   }
   const entry = path.join(dist, manifest.entry);
   let built;
@@ -34,7 +34,7 @@ export function compiledEntry(root = projectRoot) {
     } catch {
       changed = Infinity;
     }
-    if (changed > built) return { url: null, why: `clients/cli/dist is older than ${input} (run \`npm run build\`)` };
+    if (changed > built) return { url: null, why: `${folder} is older than ${input} (run \`npm run build\`)` };
   }
   return { url: pathToFileURL(entry).href, why: null };
 }

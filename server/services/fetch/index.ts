@@ -8,7 +8,7 @@ import type { Caller, ServiceDeps } from '../context.js';
 import type { SchemaDefinition } from './builtin-schemas.js';
 import { extractFields } from './css.js';
 import { extractWithModel, noProvider } from './llm.js';
-import { clipMarkdown, mainContent, pageMeta, parsePage } from './page.js';
+import type * as PageModule from './page.js';
 import { resolveSchema } from './schemas.js';
 import { clip } from './values.js';
 
@@ -89,6 +89,11 @@ function decode(res: OutboundResponse, kind: Kind): string {
   return res.text();
 }
 
+// The HTML readers (cheerio, linkedom, Readability, Turndown) load with the first fetch, not at
+// start: they were a fifth of the server's start-up (issue 27).
+let pageModule: Promise<typeof PageModule> | undefined;
+const loadPage = () => (pageModule ??= import('./page.js'));
+
 export async function fetchUrl(deps: ServiceDeps, caller: Caller, req: FetchRequest): Promise<FetchResult> {
   const mode = chooseMode(req, deps.config.llm !== null);
   // Resolve the schema before going out, so an unknown id costs no fetch.
@@ -97,6 +102,7 @@ export async function fetchUrl(deps: ServiceDeps, caller: Caller, req: FetchRequ
   const { kind, contentType } = classify(res);
   if (kind === 'text' && mode === 'css') throw validationFailed('body.url', `points to ${contentType} content, which has no HTML for mode css.`);
   const text = decode(res, kind);
+  const { clipMarkdown, mainContent, pageMeta, parsePage } = await loadPage();
   const result: FetchResult = {
     url: req.url,
     final_url: res.url,

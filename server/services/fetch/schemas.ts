@@ -1,7 +1,6 @@
 // Extraction schemas: the built-ins (code) and the workspace's own (the ExtractionSchema table,
 // the definition stored as JSON). Selectors are parsed when a schema is stored, so that a fetch
 // never fails on a schema's syntax.
-import * as cheerio from 'cheerio';
 import type { components } from '../../../generated/api.js';
 import { API_PREFIX, forbidden, notFound, stateConflict, validationFailed } from '../../errors.js';
 import * as store from '../../store/extraction-schemas.js';
@@ -49,8 +48,8 @@ export async function resolveSchema(deps: ServiceDeps, caller: Caller, id: strin
   return JSON.parse(row.definition) as SchemaDefinition;
 }
 
-function checkSelectors(def: SchemaDefinition): void {
-  const $ = cheerio.load('');
+async function checkSelectors(def: SchemaDefinition): Promise<void> {
+  const $ = (await import('cheerio')).load(''); // loaded here, not at start (issue 27)
   for (const [name, field] of Object.entries(def.fields)) {
     field.selectors.forEach((s, i) => {
       try {
@@ -64,7 +63,7 @@ function checkSelectors(def: SchemaDefinition): void {
 
 export async function putSchema(deps: ServiceDeps, caller: Caller, id: string, def: SchemaDefinition): Promise<{ created: boolean; schema: FetchSchema }> {
   refuseBuiltin(id, 'changed');
-  checkSelectors(def);
+  await checkSelectors(def);
   const stored: SchemaDefinition = { description: def.description ?? null, fields: def.fields };
   const exists = await store.findExtractionSchema(deps.db, caller.workspaceId, id);
   if (!exists && (await store.countExtractionSchemas(deps.db, caller.workspaceId)) >= MAX_USER_SCHEMAS) {

@@ -1,4 +1,4 @@
-// Liveness, and the settings the command line resolved.
+// Liveness, readiness, and the settings the command line resolved.
 import type { Command } from '@commander-js/extra-typings';
 import { unwrap } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
@@ -14,6 +14,17 @@ export function registerHealthCommands(program: Command) {
         const h = await unwrap(cli.client({ auth: false }).GET('/api/health'));
         if (cli.json) printJson(h);
         else io.stdout.write(`${h.status} (${cli.settings.baseUrl})\n`);
+      }),
+    );
+
+  program
+    .command('ready')
+    .description('check that the server can serve the API: its database answers and is migrated; needs no token (getReadiness)')
+    .action(
+      action(async (cli) => {
+        const r = await unwrap(cli.client({ auth: false }).GET('/api/health/ready'));
+        if (cli.json) printJson(r);
+        else io.stdout.write(`${r.status}: ${r.database}, ${r.migrations} migrations (${cli.settings.baseUrl})\n`);
       }),
     );
 
