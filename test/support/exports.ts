@@ -471,11 +471,21 @@ export function linkedInArchive(o: LinkedInOptions): Generated {
     }
     const multi = kind !== 1;
     const lines = multi
-      ? [`I finished the program ${i}, with "quotes" inside.`, '', `WHAT? ${uni}`, '• point one, with a comma', '• point two']
-      : [`One line, ${uni}`];
+      ? [
+          kind === 7 ? `"Ship it," she said. "Now." (${i})` : `I finished the program ${i}, with "quotes" inside.`,
+          '',
+          `WHAT? ${uni}`,
+          '• point one, with a comma',
+          kind === 8 ? '"A quotation that ends the post"' : '• point two',
+        ]
+      : [`"One line" ${uni}, quoted as the author wrote it`];
     const text = lines.join('\n');
-    // LinkedIn wraps each line of a multi-line post in quotes (doubling the quotes inside it).
-    const commentary = multi ? lines.map((l) => `"${l.replace(/"/g, '""')}"`).join('\n') : text;
+    // LinkedIn wraps each line of a multi-line post in quotes (doubling the quotes inside it); in
+    // real exports the first line's opening and the last line's closing quote are those of the CSV
+    // field, so the unquoted field reads `First."\n""\n"Middle."\n"Last`. A few posts carry the
+    // every-line-wrapped shape instead.
+    const perLine = lines.map((l) => `"${l.replace(/"/g, '""')}"`).join('\n');
+    const commentary = !multi ? text : kind === 3 ? perLine : perLine.slice(1, -1);
     const visibility = kind === 4 ? 'CONNECTIONS' : 'MEMBER_NETWORK';
     const mediaUrl = kind === 5 ? `https://media.licdn.com/dms/image/D4E22AQ${i}/feedshare-shrink_800/0/photo.jpg` : '';
     rows.push([date, link, commentary, kind === 6 ? 'https://example.com/article' : '', mediaUrl, visibility].map(csvField).join(','));

@@ -2,6 +2,7 @@
 // the author wrote it, with its audience and media, and everything else must be left out for the
 // right reason — in every container (ZIP, tar.gz, bare file, gzip) and every format.
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ArchiveError, bufferSource, DEFAULT_LIMITS, readExport, scanExport, type ArchivePost } from '../../server/adapters/archive/index.js';
 import { unwrapLinkedInText } from '../../server/adapters/archive/linkedin.js';
@@ -132,12 +133,49 @@ describe('LinkedIn export', () => {
     const { posts, scan } = await readAll((await writeZip(g.files))!, { includeNonPublic: false });
     expectSame(posts, g.publicPosts);
     expect(scan.summary.skipped).toMatchObject(g.skipped);
-    expect(posts.every((p) => !/^"|"\n"|""/.test(p.text))).toBe(true);
+    // The export's quoting is gone (no doubled quote left), the author's own quotes are kept.
+    expect(posts.filter((p) => p.text.includes('""'))).toEqual([]);
+    expect(posts.filter((p) => p.text.startsWith('"Ship it," she said.')).length).toBeGreaterThan(0);
     const withConnections = await readAll(fileOf(g, 'Shares.csv'), { includeNonPublic: true });
     expectSame(withConnections.posts, both(g));
   });
 
-  it('unwraps only text that is wrapped line by line', () => {
+  it("undoes the real export's shape: no opening quote on the first line, no closing quote on the last", () => {
+    expect(unwrapLinkedInText('First line."\n""\n"Second line."\n"Last line')).toBe('First line.\n\nSecond line.\nLast line');
+    expect(unwrapLinkedInText('He said ""hi"""\n"""Yes"" she said')).toBe('He said "hi"\n"Yes" she said');
+    expect(unwrapLinkedInText('Two lines."\n"')).toBe('Two lines.\n');
+    // Quotes that are the author's, not the export's: an odd quote inside a line, or a line out of the shape.
+    expect(unwrapLinkedInText('He said "hi"\n"Yes" she said')).toBe('He said "hi"\n"Yes" she said');
+    expect(unwrapLinkedInText('"Quoted" first."\nplain middle\n"last')).toBe('"Quoted" first."\nplain middle\n"last');
+  });
+
+  // The real shape of any lines (quotes anywhere, empty lines, every plane) comes back exactly.
+  const line = fc.string({ unit: fc.constantFrom('"', 'a', ' ', '.', '😀', 'é', '""'), maxLength: 12 });
+  it('property: both shapes of any multi-line text come back as written', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 2, maxLength: 6 }), (lines) => {
+        const perLine = lines.map((l) => `"${l.replace(/"/g, '""')}"`).join('\n');
+        expect(unwrapLinkedInText(perLine.slice(1, -1))).toBe(lines.join('\n'));
+        expect(unwrapLinkedInText(perLine)).toBe(lines.join('\n'));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('property: a text whose quotes are not all doubled inside the shape is left as it is', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), (lines) => {
+        const text = lines.join('\n');
+        // Text the author wrote, with a lone quote somewhere: never the export's quoting.
+        const lone = `${text}\nshe said "yes`;
+        expect(unwrapLinkedInText(lone)).toBe(lone);
+        if (!text.includes('\n')) expect(unwrapLinkedInText(text)).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('unwraps text that is wrapped line by line', () => {
     expect(unwrapLinkedInText('"…program."\n""\n"WHAT? …"')).toBe('…program.\n\nWHAT? …');
     expect(unwrapLinkedInText('"He said ""hi"""\n"bye"')).toBe('He said "hi"\nbye');
     expect(unwrapLinkedInText('"A quote on one line"')).toBe('"A quote on one line"');
