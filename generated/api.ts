@@ -1411,6 +1411,20 @@ export interface components {
             width: number | null;
             height: number | null;
         };
+        /** @description A poll as the author published it, with the votes the export counted. */
+        SourcePoll: {
+            /** @description `true` when a voter could choose several options (ActivityStreams `anyOf`), `false` for one (`oneOf`). */
+            multiple: boolean;
+            options: {
+                title: string;
+                /** @description Votes counted for the option, when the export says. */
+                votes: number | null;
+            }[];
+            /** @description When voting ends (or ended), when known. */
+            closes_at: components["schemas"]["Timestamp"] | null;
+            /** @description How many accounts voted, when known. */
+            voters: number | null;
+        };
         SourcePost: {
             id: components["schemas"]["ResourceId"];
             pipeline_id: components["schemas"]["ResourceId"];
@@ -1418,12 +1432,26 @@ export interface components {
             /** @description Where the post lives on its platform, when it has an address. */
             url: string | null;
             text: string;
+            /** @description When the post was published. When the source gave a date that could not be read (see `unread_date`), this is the time the post was first ingested instead, never silently. */
             published_at: components["schemas"]["Timestamp"];
+            /**
+             * @description The date exactly as the source wrote it, when it could not be read (a feed item's
+             *     `pubDate` in an unknown form or language); `published_at` is then the time of the first
+             *     ingest, not of publication. Null when the date was read. Diagnose reports such posts
+             *     (`unreadable_dates`).
+             */
+            unread_date: string | null;
             metrics: components["schemas"]["EngagementMetrics"];
             visibility: components["schemas"]["Visibility"];
             media: components["schemas"]["MediaRef"][];
             /** @description The platform id of the author's own post this one answers (a self-thread), else null. */
             reply_to: string | null;
+            /** @description The content warning the author put over the post (a Mastodon `summary`, shown before the folded text), else null. Drafts from the post carry it (see `Artifact.content_warning`). */
+            content_warning: string | null;
+            /** @description The poll the post asked (a Mastodon `Question`), with its options; its text also lists the options, one `○ option` line each. Null for a post without a poll. */
+            poll: components["schemas"]["SourcePoll"] | null;
+            /** @description For a post edited on its platform (an X edit chain, imported as one post with the last version's text and the first version's date), the address of its first version; null otherwise. */
+            first_version_url: string | null;
             /** @description `true` when at least one artifact was drafted from this post. */
             has_artifact: boolean;
             created_at: components["schemas"]["Timestamp"];
@@ -1633,6 +1661,14 @@ export interface components {
             state: components["schemas"]["ArtifactState"];
             /** @description The most restricted audience among its source posts. Publishing an artifact drawn from `followers`, `connections` or `direct` posts needs `confirm_non_public` (otherwise `403 forbidden`); `direct` is set when ingest retires a direct message it was drawn from, whatever the artifact's state. */
             source_visibility: components["schemas"]["Visibility"];
+            /**
+             * @description The content warning published with the text, carried from the source post that had one
+             *     (a Mastodon post's `summary`; a brief takes the first one among its sources in order, a
+             *     re-draft its parent's). Mastodon publishes it as the status's `spoiler_text` (the text
+             *     folded behind it). Bluesky has no content warning: its first post starts with the line
+             *     `CW: <warning>` followed by an empty line, so that the warning is still read first.
+             */
+            content_warning: string | null;
             genealogy: components["schemas"]["Genealogy"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];

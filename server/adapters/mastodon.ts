@@ -80,9 +80,9 @@ function toPost(s: Status): FetchedPost | null {
   // An unknown audience is treated as the narrowest that is not a direct message.
   const visibility = s.visibility === undefined ? 'public' : s.visibility in AUDIENCES ? AUDIENCES[s.visibility] : 'followers';
   if (!visibility) return null;
-  const body = htmlToText(s.content ?? '');
+  // The content warning is kept apart from the text (published again as `spoiler_text`).
+  const text = htmlToText(s.content ?? '');
   const warning = htmlToText(s.spoiler_text ?? '');
-  const text = warning ? `${warning}\n\n${body}` : body;
   const publishedAt = dateOf(s.created_at);
   const media = mastodonMedia(s.media_attachments);
   if ((!text && !media.length) || !publishedAt || typeof s.id !== 'string') return null;
@@ -94,6 +94,7 @@ function toPost(s: Status): FetchedPost | null {
     metrics: { likes: count(s.favourites_count), reposts: count(s.reblogs_count), replies: count(s.replies_count), quotes: count(s.quotes_count) },
     media,
     visibility,
+    contentWarning: warning || null,
   };
 }
 
@@ -233,7 +234,14 @@ export const mastodonAdapter: PlatformAdapter = {
       method: 'POST',
       what: 'statuses',
       authenticated: true,
-      ...jsonBody({ status: part.text, visibility: 'public', ...media, ...(part.replyTo ? { in_reply_to_id: part.replyTo.parent.externalId } : {}) }),
+      ...jsonBody({
+        status: part.text,
+        visibility: 'public',
+        ...media,
+        ...(part.replyTo ? { in_reply_to_id: part.replyTo.parent.externalId } : {}),
+        // The text is folded behind the warning, as the source post was.
+        ...(part.contentWarning ? { spoiler_text: part.contentWarning } : {}),
+      }),
       // Mastodon keeps Idempotency-Key for an hour: a retried publish of this part returns the
       // status it already made instead of posting twice (one key per part of a thread).
       headers: { ...auth(creds), 'content-type': 'application/json', 'idempotency-key': key.position === 0 ? `cp-${key.id}` : `cp-${key.id}-${key.position}` },

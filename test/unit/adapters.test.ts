@@ -2,7 +2,7 @@
 // HTML to text, and the Bluesky record key.
 import { describe, expect, it } from 'vitest';
 import { archiveAdapter } from '../../server/adapters/archive/adapter.js';
-import { tidFor } from '../../server/adapters/bluesky.js';
+import { tidFor, withWarning } from '../../server/adapters/bluesky.js';
 import { parseFeed } from '../../server/adapters/rss.js';
 import { htmlToText } from '../../server/adapters/text.js';
 import { AdapterError } from '../../server/adapters/types.js';
@@ -120,5 +120,13 @@ describe('text and keys', () => {
     expect(tidFor({ ...key, id: 'art_other' })).not.toBe(tid);
     // Later artifacts sort after earlier ones, as record keys must.
     expect(tidFor({ ...key, createdAt: new Date('2026-11-22T10:00:01Z') }) > tid).toBe(true);
+  });
+});
+
+describe('content warnings on Bluesky', () => {
+  it('open the text (Bluesky has no content warning), and leave a text without one as it is', () => {
+    expect(withWarning('The finale was worth the wait.', 'Spoilers: season 4')).toBe('CW: Spoilers: season 4\n\nThe finale was worth the wait.');
+    expect(withWarning('Plain.', null)).toBe('Plain.');
+    expect(withWarning('Plain.', '')).toBe('Plain.');
   });
 });

@@ -6,7 +6,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ArchiveError, bufferSource, DEFAULT_LIMITS, readExport, scanExport, type ArchivePost } from '../../server/adapters/archive/index.js';
 import { unwrapLinkedInText } from '../../server/adapters/archive/linkedin.js';
-import { fileOf, linkedInArchive, mastodonArchive, writeTarGz, writeZip, xArchive, type ExpectedPost, type Generated } from '../support/exports.js';
+import {
+  fileOf,
+  linkedInArchive,
+  mastodonArchive,
+  mastodonWarningsAndPolls,
+  writeTarGz,
+  writeZip,
+  xArchive,
+  xEditChains,
+  type ExpectedPost,
+  type Generated,
+} from '../support/exports.js';
 
 async function readAll(bytes: Buffer, opts: { includeNonPublic: boolean; format?: string }) {
   const scan = await scanExport(bufferSource(bytes), { includeNonPublic: opts.includeNonPublic, format: opts.format });
@@ -123,6 +134,66 @@ describe('Mastodon archive', () => {
       // Without the archive around it, media have no file inside it.
       expectSame(posts, new Map([...g.publicPosts].map(([k, e]) => [k, { ...e, media: e.media.map((m) => ({ ...m, archive_path: null })) }])));
     }
+  });
+});
+
+describe('X edit chains', () => {
+  it('imports one post per chain of three versions (in or out of order): the last text, the first date, id and address', async () => {
+    const g = xEditChains(6);
+    const { posts, scan } = await readAll((await writeZip(g.files))!, { includeNonPublic: false });
+    expectSame(posts, g.expected);
+    expect(scan.summary.posts).toBe(12);
+    for (const p of posts) expect(p.firstVersionUrl ?? null).toBe(g.expected.get(p.externalId)!.firstVersionUrl);
+  });
+
+  it('merges a chain whose later versions come before the first, across the whole file', async () => {
+    const g = xEditChains(3);
+    const tweets = g.files.find((f) => f.name === 'data/tweets.js')!.data as Buffer;
+    // The whole file reversed: every chain's last version is read first.
+    const entries = JSON.parse(tweets.toString('utf8').replace(/^[^=]*=/, '')) as unknown[];
+    const reversed = Buffer.from(`window.YTD.tweets.part0 = ${JSON.stringify(entries.reverse())}`);
+    const { posts } = await readAll((await writeZip([{ name: 'data/tweets.js', data: reversed }, g.files[1]!]))!, { includeNonPublic: false });
+    expect(posts).toHaveLength(6);
+    const chain = posts.find((p) => p.firstVersionUrl)!;
+    expect(chain.text).toMatch(/^Release \d is out/);
+  });
+});
+
+describe('Mastodon content warnings and polls', () => {
+  it('keeps the warning, the poll with its options and votes, and the media with alt text', async () => {
+    const { posts } = await readAll((await writeZip(mastodonWarningsAndPolls().files))!, { includeNonPublic: false });
+    expect(posts).toHaveLength(3);
+    const [cw, poll, many] = posts;
+    expect(cw).toMatchObject({
+      contentWarning: 'Spoilers: the finale of 「進撃の巨人」 🧵',
+      poll: null,
+      text: 'The last episode ends where the first one began. 𝕏 marks the spot.',
+    });
+    expect(cw!.media).toEqual([
+      {
+        type: 'image',
+        url: null,
+        archive_path: 'media_attachments/files/110/000/001/original/finale.jpg',
+        alt_text: 'A wall at sunset, with a bird on it — مرحبا',
+        width: 1600,
+        height: 900,
+      },
+    ]);
+    expect(poll).toMatchObject({
+      contentWarning: 'Politics (mild)',
+      text: 'Which voting system should our club use?\n\n○ First past the post\n○ Ranked choice 🗳️\n○ Approval',
+      poll: {
+        multiple: false,
+        options: [
+          { title: 'First past the post', votes: 10 },
+          { title: 'Ranked choice 🗳️', votes: 25 },
+          { title: 'Approval', votes: 7 },
+        ],
+        closes_at: '2024-05-09T09:00:00.000Z',
+        voters: 42,
+      },
+    });
+    expect(many).toMatchObject({ contentWarning: null, text: 'Which days suit you?\n\n☐ Monday\n☐ Samedi', poll: { multiple: true, voters: 5 } });
   });
 });
 
