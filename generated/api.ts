@@ -1227,6 +1227,7 @@ export interface components {
          *     | `put_variant` | a platform variant cannot be posted as it is; send its text or your own split | `PUT /artifacts/{id}/variants/{platform}` |
          *     | `unschedule_artifact` | a scheduled artifact must go back to `ready` before it can change | `DELETE /artifacts/{id}/schedule` |
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
+         *     | `list_posts` | some source posts need a look (see the message) | `GET /pipelines/{id}/posts` |
          *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
          * @example connect_account
@@ -1303,6 +1304,7 @@ export interface components {
              *     | `run_retrying` | warning | a run of the pipeline failed transiently and waits for its next attempt |
              *     | `runs_stalled` | warning | a run of the pipeline has waited more than 15 minutes to start |
              *     | `no_posts` | warning | an ingest succeeded but found no post |
+             *     | `unread_dates` | info | posts came with a date that could not be read (a feed's `pubDate` in an unknown form, or none): their `published_at` is the time of their first ingest, and their `unread_date` has the date as written (the message shows up to 3) |
              *     | `publish_failed` | error | an artifact of the pipeline is `publish_failed` (the message names it, the error and the parts already live); publish it again to resume, after connecting the account again when its credential was the cause |
              *     | `variant_unpostable` | warning | a variant of a `review`, `ready`, `scheduled` or `publish_failed` artifact cannot be posted as it is: its text could not be split into posts, or a stored part is over the platform's limit (the message names up to 5, `suggested_endpoint` the newest: send the variant's text or your own split) |
              *     | `variant_not_published` | info | a `scheduled` artifact has variants for platforms this service does not post to (`x`, `linkedin`, `threads`): only the pipeline's platform goes out at the time |

@@ -414,6 +414,9 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
 export interface FeedState extends FailureMode {
   /** The document served at /feed.xml. */
   xml: string;
+  /** When set, served instead of `xml`, as these bytes, with `contentType` (null: no Content-Type header). */
+  body?: Buffer;
+  contentType?: string | null;
   /** Milliseconds each answer waits (to observe concurrency). */
   delayMs: number;
   inFlight: number;
@@ -442,6 +445,11 @@ export async function startFeedFake(init: Partial<FeedState> = {}): Promise<{ fa
         if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
         if (failing(state, res)) return;
         if (!(req.url ?? '').startsWith('/feed.xml')) return json(res, 404, { error: 'no such feed' });
+        if (state.body) {
+          res.writeHead(200, state.contentType ? { 'content-type': state.contentType } : {});
+          res.end(state.body);
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' });
         res.end(state.xml);
       } finally {
