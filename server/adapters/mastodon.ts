@@ -3,7 +3,7 @@
 // https://<instance> through the outbound client.
 import { jsonBody, memoized, send, sendJson } from './http.js';
 import { postProblem } from '../services/platform-text.js';
-import { count, dateOf, htmlToText, httpUrl } from './text.js';
+import { count, dateOf, htmlToText, httpUrl, withPoll } from './text.js';
 import {
   AdapterError,
   type AdapterContext,
@@ -13,6 +13,7 @@ import {
   type MediaRef,
   type MediaType,
   type PlatformAdapter,
+  type Poll,
 } from './types.js';
 
 const HANDLE = /^@?([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+\.[A-Za-z0-9-]+(?::\d{1,5})?)$/;
@@ -33,6 +34,27 @@ interface Status {
   media_attachments?: Attachment[];
   /** `public`, `unlisted`, `private` (followers only) or `direct` (a direct message). */
   visibility?: string;
+  /** Mastodon API `Poll`. */
+  poll?: {
+    options?: Array<{ title?: string; votes_count?: number | null }>;
+    multiple?: boolean;
+    expires_at?: string | null;
+    voters_count?: number | null;
+  } | null;
+}
+
+/** A status's poll as the contract's `SourcePoll`. */
+function pollOfStatus(p: Status['poll']): Poll | null {
+  const options = (p?.options ?? []).flatMap((o) =>
+    typeof o.title === 'string' && o.title.trim() ? [{ title: o.title.trim(), votes: typeof o.votes_count === 'number' ? count(o.votes_count) : null }] : [],
+  );
+  if (!p || !options.length) return null;
+  return {
+    multiple: p.multiple === true,
+    options,
+    closes_at: dateOf(p.expires_at)?.toISOString() ?? null,
+    voters: typeof p.voters_count === 'number' ? count(p.voters_count) : null,
+  };
 }
 
 /** A status's attachment (Mastodon API `MediaAttachment`). */
@@ -81,7 +103,8 @@ function toPost(s: Status): FetchedPost | null {
   const visibility = s.visibility === undefined ? 'public' : s.visibility in AUDIENCES ? AUDIENCES[s.visibility] : 'followers';
   if (!visibility) return null;
   // The content warning is kept apart from the text (published again as `spoiler_text`).
-  const text = htmlToText(s.content ?? '');
+  const poll = pollOfStatus(s.poll);
+  const text = withPoll(htmlToText(s.content ?? ''), poll);
   const warning = htmlToText(s.spoiler_text ?? '');
   const publishedAt = dateOf(s.created_at);
   const media = mastodonMedia(s.media_attachments);
@@ -95,6 +118,7 @@ function toPost(s: Status): FetchedPost | null {
     media,
     visibility,
     contentWarning: warning || null,
+    poll,
   };
 }
 

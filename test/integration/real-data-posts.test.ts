@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey } from '../../clients/typescript/src/index.js';
 import { outboundEnvFor } from '../support/https-fake.js';
-import { mastodonStatus, startMastodonFake } from '../support/platforms.js';
+import { mastodonStatus, startMastodonFake, type FakeStatus } from '../support/platforms.js';
 import { connect, draftAndWait, ingest, listAllPosts, moveArtifact, publishAndWait, rawRequest, V1 } from '../support/api.js';
 import { mastodonWarningsAndPolls, writeZip, xEditChains } from '../support/exports.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -18,6 +18,21 @@ beforeAll(async () => {
     statuses: [
       mastodonStatus(1, { content: '<p>The finale was worth the wait.</p>', spoiler_text: 'Spoilers: season 4 finale' }),
       mastodonStatus(2, { content: '<p>No warning on this one.</p>' }),
+      {
+        ...mastodonStatus(3, { content: '<p>Tabs or spaces?</p>' }),
+        poll: {
+          id: '77',
+          expires_at: '2026-11-20T10:00:00.000Z',
+          expired: true,
+          multiple: false,
+          votes_count: 9,
+          voters_count: 9,
+          options: [
+            { title: 'Tabs', votes_count: 4 },
+            { title: 'Spaces', votes_count: 5 },
+          ],
+        },
+      } as FakeStatus,
     ],
   });
   s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake), JOB_POLL_MS: '50' } });
@@ -95,7 +110,20 @@ describe('a Mastodon post under a content warning', () => {
     const posts = await listAllPosts(s, pipeline_id);
     const warned = posts.find((p) => p.content_warning)!;
     expect(warned).toMatchObject({ content_warning: 'Spoilers: season 4 finale', text: 'The finale was worth the wait.' });
-    expect(posts.find((p) => p !== warned)!.content_warning).toBeNull();
+    const plainPost = posts.find((p) => p.text === 'No warning on this one.')!;
+    expect(plainPost.content_warning).toBeNull();
+    expect(posts.find((p) => p.poll)).toMatchObject({
+      text: 'Tabs or spaces?\n\n○ Tabs\n○ Spaces',
+      poll: {
+        multiple: false,
+        voters: 9,
+        closes_at: '2026-11-20T10:00:00.000Z',
+        options: [
+          { title: 'Tabs', votes: 4 },
+          { title: 'Spaces', votes: 5 },
+        ],
+      },
+    });
 
     const { artifact } = await draftAndWait(s, warned.id);
     expect(artifact.content_warning).toBe('Spoilers: season 4 finale');
@@ -106,7 +134,7 @@ describe('a Mastodon post under a content warning', () => {
     expect(sent.spoilerText).toBe('Spoilers: season 4 finale');
 
     // A draft of a post without a warning publishes without one.
-    const plain = await draftAndWait(s, posts.find((p) => p !== warned)!.id);
+    const plain = await draftAndWait(s, plainPost.id);
     expect(plain.artifact.content_warning).toBeNull();
     await moveArtifact(s, plain.artifact.id, 'ready');
     await publishAndWait(s, plain.artifact.id);

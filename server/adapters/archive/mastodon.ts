@@ -6,7 +6,7 @@
 // a `Question` whose options are `oneOf` (one choice) or `anyOf` (several), each a `Note` with
 // its `name` and its votes in `replies.totalItems`.
 import type { Readable } from 'node:stream';
-import { count, dateOf, htmlToText, httpUrl } from '../text.js';
+import { count, dateOf, htmlToText, httpUrl, withPoll } from '../text.js';
 import { jsonArrayElements } from './json-stream.js';
 import type { Poll } from '../types.js';
 import type { ArchiveItem, MediaRef, MediaType, ReadOptions, Visibility } from './types.js';
@@ -69,13 +69,6 @@ export function pollOf(o: Node): Poll | null {
   if (!options.length) return null;
   const closes = dateOf(o.endTime ?? o.closed);
   return { multiple, options, closes_at: closes ? closes.toISOString() : null, voters: o.votersCount === undefined ? null : count(o.votersCount) };
-}
-
-/** The question followed by its options, one `○ option` line each (`☐` when several could be chosen). */
-export function withPoll(text: string, poll: Poll | null): string {
-  if (!poll) return text;
-  const mark = poll.multiple ? '☐' : '○';
-  return [text, poll.options.map((o) => `${mark} ${o.title}`).join('\n')].filter(Boolean).join('\n\n');
 }
 
 export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<string>, root: string): ArchiveItem {
