@@ -1439,8 +1439,9 @@ export interface components {
             /**
              * @description The date exactly as the source wrote it, when it could not be read (a feed item's
              *     `pubDate` in an unknown form or language); `published_at` is then the time of the first
-             *     ingest, not of publication. Null when the date was read. Diagnose reports such posts
-             *     (`unreadable_dates`).
+             *     ingest, not of publication (a later ingest does not move it). An empty string: the item
+             *     had no date at all. Null when the date was read. Diagnose reports such posts
+             *     (`unread_dates`, info).
              */
             unread_date: string | null;
             metrics: components["schemas"]["EngagementMetrics"];
