@@ -1254,6 +1254,7 @@ export interface components {
          *     | `put_variant` | a platform variant cannot be posted as it is; send its text or your own split | `PUT /artifacts/{id}/variants/{platform}` |
          *     | `unschedule_artifact` | a scheduled artifact must go back to `ready` before it can change | `DELETE /artifacts/{id}/schedule` |
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
+         *     | `list_posts` | some source posts need a look (see the message) | `GET /pipelines/{id}/posts` |
          *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
          * @example connect_account
@@ -1330,6 +1331,7 @@ export interface components {
              *     | `run_retrying` | warning | a run of the pipeline failed transiently and waits for its next attempt |
              *     | `runs_stalled` | warning | a run of the pipeline has waited more than 15 minutes to start |
              *     | `no_posts` | warning | an ingest succeeded but found no post |
+             *     | `unread_dates` | info | posts came with a date that could not be read (a feed's `pubDate` in an unknown form, or none): their `published_at` is the time of their first ingest, and their `unread_date` has the date as written (the message shows up to 3) |
              *     | `publish_failed` | error | an artifact of the pipeline is `publish_failed` (the message names it, the error and the parts already live); publish it again to resume, after connecting the account again when its credential was the cause |
              *     | `variant_unpostable` | warning | a variant of a `review`, `ready`, `scheduled` or `publish_failed` artifact cannot be posted as it is: its text could not be split into posts, or a stored part is over the platform's limit (the message names up to 5, `suggested_endpoint` the newest: send the variant's text or your own split) |
              *     | `variant_not_published` | info | a `scheduled` artifact has variants for platforms this service does not post to (`x`, `linkedin`, `threads`): only the pipeline's platform goes out at the time |
@@ -1438,6 +1440,20 @@ export interface components {
             width: number | null;
             height: number | null;
         };
+        /** @description A poll as the author published it, with the votes the export counted. */
+        SourcePoll: {
+            /** @description `true` when a voter could choose several options (ActivityStreams `anyOf`), `false` for one (`oneOf`). */
+            multiple: boolean;
+            options: {
+                title: string;
+                /** @description Votes counted for the option, when the export says. */
+                votes: number | null;
+            }[];
+            /** @description When voting ends (or ended), when known. */
+            closes_at: components["schemas"]["Timestamp"] | null;
+            /** @description How many accounts voted, when known. */
+            voters: number | null;
+        };
         SourcePost: {
             id: components["schemas"]["ResourceId"];
             pipeline_id: components["schemas"]["ResourceId"];
@@ -1445,12 +1461,27 @@ export interface components {
             /** @description Where the post lives on its platform, when it has an address. */
             url: string | null;
             text: string;
+            /** @description When the post was published. When the source gave a date that could not be read (see `unread_date`), this is the time the post was first ingested instead, never silently. */
             published_at: components["schemas"]["Timestamp"];
+            /**
+             * @description The date exactly as the source wrote it, when it could not be read (a feed item's
+             *     `pubDate` in an unknown form or language); `published_at` is then the time of the first
+             *     ingest, not of publication (a later ingest does not move it). An empty string: the item
+             *     had no date at all. Null when the date was read. Diagnose reports such posts
+             *     (`unread_dates`, info).
+             */
+            unread_date: string | null;
             metrics: components["schemas"]["EngagementMetrics"];
             visibility: components["schemas"]["Visibility"];
             media: components["schemas"]["MediaRef"][];
             /** @description The platform id of the author's own post this one answers (a self-thread), else null. */
             reply_to: string | null;
+            /** @description The content warning the author put over the post (a Mastodon `summary`, shown before the folded text), else null. Drafts from the post carry it (see `Artifact.content_warning`). */
+            content_warning: string | null;
+            /** @description The poll the post asked (a Mastodon `Question`), with its options; its text also lists the options, one `○ option` line each. Null for a post without a poll. */
+            poll: components["schemas"]["SourcePoll"] | null;
+            /** @description For a post edited on its platform (an X edit chain, imported as one post with the last version's text and the first version's date), the address of its first version; null otherwise. */
+            first_version_url: string | null;
             /** @description `true` when at least one artifact was drafted from this post. */
             has_artifact: boolean;
             created_at: components["schemas"]["Timestamp"];
@@ -1659,6 +1690,14 @@ export interface components {
             state: components["schemas"]["ArtifactState"];
             /** @description The most restricted audience among its source posts. Publishing an artifact drawn from `followers`, `connections` or `direct` posts needs `confirm_non_public` (otherwise `403 forbidden`); `direct` is set when ingest retires a direct message it was drawn from, whatever the artifact's state. */
             source_visibility: components["schemas"]["Visibility"];
+            /**
+             * @description The content warning published with the text, carried from the source post that had one
+             *     (a Mastodon post's `summary`; a brief takes the first one among its sources in order, a
+             *     re-draft its parent's). Mastodon publishes it as the status's `spoiler_text` (the text
+             *     folded behind it). Bluesky has no content warning: its first post starts with the line
+             *     `CW: <warning>` followed by an empty line, so that the warning is still read first.
+             */
+            content_warning: string | null;
             genealogy: components["schemas"]["Genealogy"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];

@@ -174,6 +174,9 @@ async function readRecord(ctx: AdapterContext, s: Session, rkey: string): Promis
 }
 
 /** Bluesky's rules as the variants count them (services/platform-text.ts): 300 graphemes, 3,000 bytes of UTF-8. */
+/** The text a Bluesky post shows for a text under a content warning: `CW: <warning>`, an empty line, the text. */
+export const withWarning = (text: string, warning: string | null | undefined): string => (warning ? `CW: ${warning}\n\n${text}` : text);
+
 const tooLong = (text: string) => {
   const why = postProblem('bluesky', text);
   return why ? `the text ${why}` : null;
@@ -283,7 +286,9 @@ export const blueskyAdapter: PlatformAdapter = {
   },
   refusesText: tooLong,
   async publish(ctx, handle, creds, part) {
-    const { text } = part;
+    // Bluesky has no content warning (its self-labels name only adult content and graphic media):
+    // the warning opens the text, so that it is still read first.
+    const text = withWarning(part.text, part.contentWarning);
     const refused = tooLong(text);
     if (refused) throw new Err('invalid_input', refused, null, 'text');
     const s = await sessionOnce(ctx, handle, creds);

@@ -3,7 +3,7 @@
 // https://<instance> through the outbound client.
 import { jsonBody, memoized, send, sendJson } from './http.js';
 import { postProblem } from '../services/platform-text.js';
-import { count, dateOf, htmlToText, httpUrl } from './text.js';
+import { count, dateOf, htmlToText, httpUrl, withPoll } from './text.js';
 import {
   AdapterError,
   type AdapterContext,
@@ -13,6 +13,7 @@ import {
   type MediaRef,
   type MediaType,
   type PlatformAdapter,
+  type Poll,
 } from './types.js';
 
 const HANDLE = /^@?([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+\.[A-Za-z0-9-]+(?::\d{1,5})?)$/;
@@ -33,6 +34,27 @@ interface Status {
   media_attachments?: Attachment[];
   /** `public`, `unlisted`, `private` (followers only) or `direct` (a direct message). */
   visibility?: string;
+  /** Mastodon API `Poll`. */
+  poll?: {
+    options?: Array<{ title?: string; votes_count?: number | null }>;
+    multiple?: boolean;
+    expires_at?: string | null;
+    voters_count?: number | null;
+  } | null;
+}
+
+/** A status's poll as the contract's `SourcePoll`. */
+function pollOfStatus(p: Status['poll']): Poll | null {
+  const options = (p?.options ?? []).flatMap((o) =>
+    typeof o.title === 'string' && o.title.trim() ? [{ title: o.title.trim(), votes: typeof o.votes_count === 'number' ? count(o.votes_count) : null }] : [],
+  );
+  if (!p || !options.length) return null;
+  return {
+    multiple: p.multiple === true,
+    options,
+    closes_at: dateOf(p.expires_at)?.toISOString() ?? null,
+    voters: typeof p.voters_count === 'number' ? count(p.voters_count) : null,
+  };
 }
 
 /** A status's attachment (Mastodon API `MediaAttachment`). */
@@ -80,9 +102,10 @@ function toPost(s: Status): FetchedPost | null {
   // An unknown audience is treated as the narrowest that is not a direct message.
   const visibility = s.visibility === undefined ? 'public' : s.visibility in AUDIENCES ? AUDIENCES[s.visibility] : 'followers';
   if (!visibility) return null;
-  const body = htmlToText(s.content ?? '');
+  // The content warning is kept apart from the text (published again as `spoiler_text`).
+  const poll = pollOfStatus(s.poll);
+  const text = withPoll(htmlToText(s.content ?? ''), poll);
   const warning = htmlToText(s.spoiler_text ?? '');
-  const text = warning ? `${warning}\n\n${body}` : body;
   const publishedAt = dateOf(s.created_at);
   const media = mastodonMedia(s.media_attachments);
   if ((!text && !media.length) || !publishedAt || typeof s.id !== 'string') return null;
@@ -94,6 +117,8 @@ function toPost(s: Status): FetchedPost | null {
     metrics: { likes: count(s.favourites_count), reposts: count(s.reblogs_count), replies: count(s.replies_count), quotes: count(s.quotes_count) },
     media,
     visibility,
+    contentWarning: warning || null,
+    poll,
   };
 }
 
@@ -233,7 +258,14 @@ export const mastodonAdapter: PlatformAdapter = {
       method: 'POST',
       what: 'statuses',
       authenticated: true,
-      ...jsonBody({ status: part.text, visibility: 'public', ...media, ...(part.replyTo ? { in_reply_to_id: part.replyTo.parent.externalId } : {}) }),
+      ...jsonBody({
+        status: part.text,
+        visibility: 'public',
+        ...media,
+        ...(part.replyTo ? { in_reply_to_id: part.replyTo.parent.externalId } : {}),
+        // The text is folded behind the warning, as the source post was.
+        ...(part.contentWarning ? { spoiler_text: part.contentWarning } : {}),
+      }),
       // Mastodon keeps Idempotency-Key for an hour: a retried publish of this part returns the
       // status it already made instead of posting twice (one key per part of a thread).
       headers: { ...auth(creds), 'content-type': 'application/json', 'idempotency-key': key.position === 0 ? `cp-${key.id}` : `cp-${key.id}-${key.position}` },

@@ -1,11 +1,21 @@
-// RSS 2.0, RSS 1.0 (RDF) and Atom feeds. The handle is the feed's URL; there is no credential.
-// Metrics are absent in feeds except a comment count (`slash:comments`, Atom `thr:total`),
-// which becomes `replies`; the others are 0.
+// RSS 2.0 (and 0.9x), RSS 1.0 (RDF), Atom and JSON Feed 1.0/1.1 feeds. The handle is the feed's
+// URL; there is no credential. Metrics are absent in feeds except a comment count
+// (`slash:comments`, Atom `thr:total`), which becomes `replies`; the others are 0.
+// The document's encoding is decided by the XML rules (server/lib/charset.ts): BOM, HTTP
+// charset, XML declaration. Every item of the document is read (a podcast feed holds its whole
+// history in one document); the bound is the document's size, FEED_MAX_BYTES.
 import { createHash } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
+import { decodeXml } from '../lib/charset.js';
+import { feedDate } from './feed-dates.js';
 import { send } from './http.js';
-import { count, dateOf, htmlToText, httpUrl } from './text.js';
+import { count, htmlToText, httpUrl } from './text.js';
 import { AdapterError, type AdapterContext, type FetchedPost, type MediaRef, type MediaType, type PlatformAdapter } from './types.js';
+
+/** The largest feed document read (16 MiB: a podcast's whole history with its show notes fits). */
+export const FEED_MAX_BYTES = 16 * 1024 * 1024;
+/** The formats read, for messages. */
+export const FEED_FORMATS = 'RSS 2.0 (and 0.9x), RSS 1.0 (RDF), Atom 1.0 and JSON Feed 1.0/1.1';
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -87,14 +97,29 @@ function joinText(title: string, body: string): string {
   return `${t}\n\n${b}`;
 }
 
+/**
+ * A feed item's date: read, or — when it is missing or cannot be read — the time of the fetch,
+ * with the date as written in `unreadDate` ('' when there was none), so that nobody takes it for
+ * the publication date. Ingest keeps the first fetch's time: a re-ingest does not move the post.
+ */
+function dated(raw: string, now: Date): { publishedAt: Date; unreadDate: string | null } {
+  const d = feedDate(raw);
+  return d ? { publishedAt: d, unreadDate: null } : { publishedAt: now, unreadDate: raw.trim().slice(0, 200) };
+}
+
+/** The id of an item without one: its text and written date, so that the same item keeps it at every fetch. */
+const contentId = (raw: string, text: string) => createHash('sha256').update(`${raw}\n${text}`).digest('hex');
+
 function toPost(item: Node, atom: boolean, now: Date): FetchedPost | null {
   const url = atom ? atomLink(item.link) : httpUrl(str(item.link));
   const body = atom ? str(item.content) || str(item.summary) : str(item['content:encoded']) || str(item.description);
   const text = joinText(str(item.title), body);
   if (!text) return null;
-  const published = dateOf(str(atom ? item.published || item.updated : item.pubDate || item['dc:date'])) ?? now;
-  const id = str(atom ? item.id : item.guid) || url || createHash('sha256').update(`${published.toISOString()}\n${text}`).digest('hex');
+  const raw = str(atom ? item.published || item.updated : item.pubDate || item['dc:date']);
+  const { publishedAt: published, unreadDate } = dated(raw, now);
+  const id = str(atom ? item.id : item.guid) || url || contentId(raw, text);
   return {
+    unreadDate,
     externalId: id.slice(0, 512),
     url,
     text,
@@ -104,22 +129,103 @@ function toPost(item: Node, atom: boolean, now: Date): FetchedPost | null {
   };
 }
 
-/** Parses a feed document; throws `invalid_response` when it is not RSS or Atom. */
+/** "not a feed": the handle cannot work (422 on `handle` at connect, `upstream_invalid` for a run). */
+export const notAFeed = (what: string) => new AdapterError('invalid_input', `the address is not a feed: ${what}. Feeds read: ${FEED_FORMATS}.`, null, 'handle');
+
+/** Parses an XML feed document; throws `notAFeed` when it is not RSS or Atom. */
 export function parseFeed(xml: string, now: Date): { title: string; posts: FetchedPost[] } {
   let doc: Node;
   try {
     doc = parser.parse(xml) as Node;
   } catch (err) {
-    throw new AdapterError('invalid_response', `the feed is not well-formed XML (${(err as Error).message.split('\n')[0]})`);
+    throw notAFeed(`the document is not well-formed XML (${(err as Error).message.split('\n')[0]})`);
   }
   const rss = doc.rss as Node | undefined;
   const rdf = doc['rdf:RDF'] as Node | undefined;
   const feed = doc.feed as Node | undefined;
   const channel = (rss?.channel ?? rdf?.channel) as Node | undefined;
   const items = feed ? feed.entry : rss ? channel?.item : rdf?.item;
-  if (!feed && !channel) throw new AdapterError('invalid_response', 'the document is neither an RSS nor an Atom feed');
+  if (!feed && !channel) {
+    const root = Object.keys(doc).find((k) => !k.startsWith('?') && !k.startsWith('#'));
+    throw notAFeed(root ? `it is an XML document whose root element is <${root}>` : 'the document is empty');
+  }
   const posts = ((items as Node[] | undefined) ?? []).map((i) => toPost(i, Boolean(feed), now)).filter((p): p is FetchedPost => p !== null);
   return { title: htmlToText(str((feed ?? channel)?.title)), posts };
+}
+
+// ---- JSON Feed (https://www.jsonfeed.org/version/1.1/, also 1.0) ----
+
+const JSON_FEED = /^https?:\/\/jsonfeed\.org\/version\/1(\.\d+)?\/?$/;
+
+/** A JSON Feed's attachments (`mime_type`, `title` as alt text) and the item's `image`, as media. */
+function jsonFeedMedia(item: Node): MediaRef[] {
+  const out: MediaRef[] = [];
+  const seen = new Set<string>();
+  const add = (url: string | null, mime: string, alt: string) => {
+    if (!url || seen.has(url)) return;
+    seen.add(url);
+    out.push({ type: mediaTypeOf(mime.toLowerCase(), ''), url, archive_path: null, alt_text: alt.trim() || null, width: null, height: null });
+  };
+  if (typeof item.image === 'string') add(httpUrl(item.image), 'image/*', '');
+  for (const a of list(item.attachments)) add(httpUrl(a.url), str(a.mime_type), str(a.title));
+  return out;
+}
+
+/** Names of a JSON Feed's `authors` (1.1) or `author` (1.0). */
+const authorsOf = (n: Node): string[] => [...list(n.authors), ...list(n.author)].map((a) => str(a.name).trim()).filter(Boolean);
+
+/** Parses a JSON Feed 1.0/1.1 document (already JSON); throws `notAFeed` for other JSON. */
+export function parseJsonFeed(doc: unknown, now: Date): { title: string; posts: FetchedPost[] } {
+  const d = doc && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Node) : null;
+  if (!d || typeof d.version !== 'string' || !JSON_FEED.test(d.version)) {
+    const keys = d ? Object.keys(d).slice(0, 5).join(', ') : Array.isArray(doc) ? 'an array' : typeof doc;
+    throw notAFeed(`it is JSON without a JSON Feed "version" (${d ? `keys: ${keys || 'none'}` : keys})`);
+  }
+  const posts: FetchedPost[] = [];
+  for (const item of list(d.items)) {
+    const html = str(item.content_html);
+    const body = html || str(item.content_text) || str(item.summary);
+    // content_text is plain text: kept as it is, not read as HTML.
+    const text = html ? joinText(str(item.title), html) : [htmlToText(str(item.title)), body.trim()].filter(Boolean).join('\n\n');
+    if (!text) continue;
+    const raw = str(item.date_published) || str(item.date_modified);
+    const { publishedAt, unreadDate } = dated(raw, now);
+    const url = httpUrl(item.url) ?? httpUrl(item.external_url);
+    const id = str(item.id) || url || contentId(raw, text);
+    posts.push({
+      externalId: id.slice(0, 512),
+      url,
+      text,
+      publishedAt,
+      unreadDate,
+      metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 },
+      media: jsonFeedMedia(item),
+    });
+  }
+  return { title: htmlToText(str(d.title)) || authorsOf(d).join(', '), posts };
+}
+
+/** Reads a fetched document as a feed: JSON Feed when it is JSON, else XML (RSS, Atom) in its declared encoding. */
+export function readFeedDocument(body: Buffer, contentType: string | null, now: Date): { title: string; posts: FetchedPost[] } {
+  const mime = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const xml = decodeXml(body, contentType);
+  const start = xml.text.trimStart();
+  if (mime === 'application/feed+json' || mime === 'application/json' || start.startsWith('{') || start.startsWith('[')) {
+    let doc: unknown;
+    try {
+      // JSON is UTF-8 (RFC 8259); the decoder above honoured a BOM and a declared charset alike.
+      doc = JSON.parse(xml.text);
+    } catch {
+      throw notAFeed(`it is ${mime || 'a document'} that is not well-formed JSON`);
+    }
+    return parseJsonFeed(doc, now);
+  }
+  if (mime === 'text/html' || /^<!doctype html|^<html[\s>]/i.test(start)) {
+    const alt = /<link\b[^>]*\btype=["']application\/(?:rss|atom|feed)\+(?:xml|json)["'][^>]*>/i.exec(start.slice(0, 65536))?.[0];
+    const href = alt ? /\bhref=["']([^"']+)["']/i.exec(alt)?.[1] : undefined;
+    throw notAFeed(`it is an HTML page${href ? `, which names its feed at ${href} (connect that address)` : ''}`);
+  }
+  return parseFeed(xml.text, now);
 }
 
 async function fetchFeed(ctx: AdapterContext, handle: string) {
@@ -128,14 +234,18 @@ async function fetchFeed(ctx: AdapterContext, handle: string) {
     what: 'the feed',
     // Many feeds are still served over plain http; the outbound client's address checks apply all the same.
     allowHttp: true,
-    headers: { accept: 'application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5' },
+    maxBytes: FEED_MAX_BYTES,
+    headers: {
+      accept: 'application/rss+xml, application/atom+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, */*;q=0.5',
+    },
   });
-  return parseFeed(res.text(), ctx.now);
+  return readFeedDocument(res.body, res.headers.get('content-type'), ctx.now);
 }
 
 export const rssAdapter: PlatformAdapter = {
   platform: 'rss',
-  ingestLimit: 200,
+  // Every item of the document: its size (FEED_MAX_BYTES) is the bound.
+  ingestLimit: Number.MAX_SAFE_INTEGER,
   needsCredentials: false,
   normalizeHandle(handle) {
     let u: URL;

@@ -1,5 +1,6 @@
 // Plain text out of the HTML that feeds and Mastodon carry, and small coercions shared by adapters.
 import { Parser } from 'htmlparser2';
+import type { Poll } from './types.js';
 
 export const MAX_TEXT = 100_000;
 
@@ -73,4 +74,11 @@ export function httpUrl(v: unknown): string | null {
   } catch {
     return null;
   }
+}
+
+/** A question followed by its poll's options, one `○ option` line each (`☐` when several could be chosen). */
+export function withPoll(text: string, poll: Poll | null): string {
+  if (!poll) return text;
+  const mark = poll.multiple ? '☐' : '○';
+  return [text, poll.options.map((o) => `${mark} ${o.title}`).join('\n')].filter(Boolean).join('\n\n');
 }

@@ -59,6 +59,25 @@ export interface FetchedPost {
   media?: MediaRef[];
   /** Who could read it (absent: public). Publishing a draft of a non-public post needs confirming. */
   visibility?: 'public' | 'unlisted' | 'followers' | 'connections';
+  /** The content warning the author put over the post (Mastodon `summary` / `spoiler_text`). */
+  contentWarning?: string | null;
+  /** The poll the post asked, with its options. */
+  poll?: Poll | null;
+  /** An edited post (an X edit chain read as one post): the address of its first version. */
+  firstVersionUrl?: string | null;
+  /**
+   * The date as the source wrote it, when it could not be read: `publishedAt` is then the time of
+   * the fetch (kept from the first ingest), and the post says so instead of passing it off as real.
+   */
+  unreadDate?: string | null;
+}
+
+/** A poll as published (the contract's `SourcePoll`). */
+export interface Poll {
+  multiple: boolean;
+  options: Array<{ title: string; votes: number | null }>;
+  closes_at: string | null;
+  voters: number | null;
 }
 
 /**
@@ -91,6 +110,11 @@ export interface PublishPart {
   replyTo: { root: Published; parent: Published } | null;
   /** The images this post shows, as `uploadImages` answered (null or absent: none). */
   media?: UploadedImages | null;
+  /**
+   * The content warning to publish the post under (the artifact's, on the first part only):
+   * Mastodon's `spoiler_text`; Bluesky, which has none, starts the text with `CW: <warning>`.
+   */
+  contentWarning?: string | null;
 }
 
 /** An image to attach to a post: its bytes (already fitted to the platform, see services/media-limits.ts) and alt text. */

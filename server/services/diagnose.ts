@@ -44,6 +44,8 @@ export interface Facts {
   /** Runs waiting for another attempt after a transient failure. */
   retrying: RunRow[];
   postCount: number;
+  /** Posts whose date the source wrote in a form that could not be read (dated at their first ingest instead). */
+  unreadDates: { count: number; samples: string[] };
   /** Drafting runs that failed recently, newest first, with the artifact each reserved. */
   failedDrafts: Array<{ run: RunRow; artifact: ArtifactRow | null }>;
   deliveries: Awaited<ReturnType<typeof health.failedDeliveries>>;
@@ -84,20 +86,22 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
   if (!pipeline) throw notFound('pipeline');
   const now = deps.clock.now();
   const ago = (ms: number) => new Date(now.getTime() - ms);
-  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon, withMedia, variants, fromDirect] = await Promise.all([
-    accountOf(deps, pipeline),
-    health.ingestRuns(deps.db, pipeline.id),
-    health.stalledRuns(deps.db, pipeline.id, ago(STALLED_AFTER_MS)),
-    health.retryingRuns(deps.db, pipeline.id),
-    health.countPosts(deps.db, pipeline.id),
-    health.failedDraftRuns(deps.db, pipeline.id, ago(DRAFT_FAILURE_WINDOW_MS), 20),
-    health.failedDeliveries(deps.db, caller.workspaceId, ago(DELIVERY_FAILURE_WINDOW_MS)),
-    listPublishFailed(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: 20 }),
-    listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
-    artifactsWithMedia(deps.db, pipeline.id, ['draft', 'review', 'ready'], 200),
-    variantsOfPipeline(deps.db, { workspaceId: caller.workspaceId, pipelineId, states: ['review', 'ready', 'scheduled', 'publish_failed'], limit: 500 }),
-    artifactsFromRetired(deps.db, pipeline.id, 50),
-  ]);
+  const [account, ingest, stalled, retrying, postCount, failedRuns, deliveries, publishFailed, dueSoon, withMedia, variants, fromDirect, unreadDates] =
+    await Promise.all([
+      accountOf(deps, pipeline),
+      health.ingestRuns(deps.db, pipeline.id),
+      health.stalledRuns(deps.db, pipeline.id, ago(STALLED_AFTER_MS)),
+      health.retryingRuns(deps.db, pipeline.id),
+      health.countPosts(deps.db, pipeline.id),
+      health.failedDraftRuns(deps.db, pipeline.id, ago(DRAFT_FAILURE_WINDOW_MS), 20),
+      health.failedDeliveries(deps.db, caller.workspaceId, ago(DELIVERY_FAILURE_WINDOW_MS)),
+      listPublishFailed(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: 20 }),
+      listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, until: new Date(now.getTime() + DUE_SOON_MS), limit: 50 }),
+      artifactsWithMedia(deps.db, pipeline.id, ['draft', 'review', 'ready'], 200),
+      variantsOfPipeline(deps.db, { workspaceId: caller.workspaceId, pipelineId, states: ['review', 'ready', 'scheduled', 'publish_failed'], limit: 500 }),
+      artifactsFromRetired(deps.db, pipeline.id, 50),
+      health.unreadDates(deps.db, pipeline.id),
+    ]);
   const artifacts = await health.findArtifacts(
     deps.db,
     caller.workspaceId,
@@ -112,6 +116,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     stalled,
     retrying,
     postCount,
+    unreadDates,
     failedDrafts: failedRuns.map((run) => ({ run, artifact: artifacts.find((a) => a.id === artifactOfRun(run)) ?? null })),
     deliveries,
     publishFailed,
@@ -234,6 +239,22 @@ export function postIssues(f: Facts): Issue[] {
       message: `The last ingest succeeded but found no post for ${f.pipeline.handle}; check the handle (start a pipeline with the right one).`,
       suggested_action: 'start_pipeline',
       suggested_endpoint: FROM_INTENT,
+    },
+  ];
+}
+
+/** Posts whose date could not be read: dated at their first ingest, which diagnose says instead of leaving it unsaid. */
+export function dateIssues(f: Facts): Issue[] {
+  const { count, samples } = f.unreadDates;
+  if (!count) return [];
+  const shown = samples.map((s) => (s ? JSON.stringify(s) : 'no date at all')).join(', ');
+  return [
+    {
+      code: 'unread_dates',
+      severity: 'info',
+      message: `${count} post${count === 1 ? '' : 's'} of ${f.pipeline.handle} came with a date that could not be read (${shown}); their published_at is the time of their first ingest, and unread_date on each post has the date as written.`,
+      suggested_action: 'list_posts',
+      suggested_endpoint: `GET ${API_PREFIX}/pipelines/${f.pipeline.id}/posts`,
     },
   ];
 }
@@ -417,6 +438,7 @@ const CHECKS = [
   retryingIssues,
   stalledIssues,
   postIssues,
+  dateIssues,
   draftIssues,
   publishIssues,
   variantIssues,

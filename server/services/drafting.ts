@@ -45,6 +45,8 @@ export interface Lineage {
   visibility: string;
   /** The media a new first draft carries from its sources (a re-draft carries its parent's). */
   media?: ArtifactMediaItem[];
+  /** The content warning a new first draft carries: the first among its sources (a re-draft carries its parent's). */
+  contentWarning?: string | null;
 }
 
 /** Queues the run that writes a reserved artifact, inside the transaction that reserved it. */
@@ -78,6 +80,7 @@ export function newArtifactFor(deps: ServiceDeps, l: Lineage) {
     text: '',
     state: 'draft',
     sourceVisibility: l.visibility,
+    contentWarning: p ? p.contentWarning : (l.contentWarning ?? null),
     media: mediaFor(l),
     now: deps.clock.now(),
   };
@@ -129,7 +132,14 @@ async function lineageFor(deps: ServiceDeps, caller: Caller, post: PostRow, body
     throw validationFailed('body.additional_post_ids', `must be source posts; these were direct messages and are retired: ${retired.join(', ')}.`);
   // Sources in the order given (the drafted-from post first), each with its media.
   const ordered = [post, ...more.map((id) => found.find((p) => p.id === id)!)];
-  return { ...base, sources: [post.id, ...more], parent: null, visibility: narrowest(ordered.map((p) => p.visibility)), media: carriedMedia(ordered) };
+  return {
+    ...base,
+    sources: [post.id, ...more],
+    parent: null,
+    visibility: narrowest(ordered.map((p) => p.visibility)),
+    media: carriedMedia(ordered),
+    contentWarning: ordered.find((p) => p.contentWarning)?.contentWarning ?? null,
+  };
 }
 
 /** A retired post (a direct message an older version stored as a source) is never drafted from. */

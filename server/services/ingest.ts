@@ -11,7 +11,7 @@ import { adapterFor, type Platform } from '../adapters/index.js';
 import { JobError, type JobContext, type JobHandler, type JobHooks } from '../jobs/registry.js';
 import { ArchiveError, readExport } from '../adapters/archive/index.js';
 import { AppError } from '../errors.js';
-import { postsWithDecodes, saveIngestBatch, savePostWithDecode, type BatchPost } from '../store/decodes.js';
+import { postsWithDecodes, saveIngestBatch, type BatchPost } from '../store/decodes.js';
 import { cancelQueuedRun, setRunProgress } from '../store/runs.js';
 import { transaction } from '../store/database.js';
 import { narrowArtifactsOf, retirePosts } from '../store/posts.js';
@@ -20,7 +20,7 @@ import { replacePatterns } from '../store/patterns.js';
 import { findPipeline } from '../store/pipelines.js';
 import { adapterContext, markAccountDead, requireAccount, type UsableAccount } from './accounts.js';
 import { exportToRead } from './imports.js';
-import { AdapterError } from '../adapters/index.js';
+import { AdapterError, type FetchedPost } from '../adapters/index.js';
 import { decodeText } from './decode.js';
 import { recordEvent, recordEvents } from './events.js';
 import { detectPatterns } from './patterns.js';
@@ -55,7 +55,7 @@ async function accountFor(ctx: JobContext, platform: Platform, handle: string) {
 }
 
 export const ingestJob: JobHandler = async (ctx) => {
-  const { deps, run } = ctx;
+  const { deps } = ctx;
   const pipeline = await loadPipeline(ctx);
   const platform = pipeline.platform as Platform;
   const adapter = adapterFor(platform);
@@ -71,37 +71,15 @@ export const ingestJob: JobHandler = async (ctx) => {
     if (err instanceof AdapterError && err.kind === 'credential_rejected' && account) await markAccountDead(deps, null, account.account.id, err.message);
     throw upstreamJobError(err, platform);
   }
-  const out: IngestOutput = { fetched: fetched.posts.length, created: 0, updated: 0, decoded: 0, patterns: 0 };
-  const ws = run.workspaceId;
+  const out: IngestOutput = { fetched: 0, created: 0, updated: 0, decoded: 0, patterns: 0 };
   const retired = await retireWithdrawn(ctx, pipeline.id, fetched.withdrawn);
   if (retired) out.retired = retired;
-  for (const f of fetched.posts) {
+  // Every post the adapter read (a feed: every item of the document), ARCHIVE_BATCH a transaction;
+  // a known post is updated, a new one added.
+  for (let i = 0; i < fetched.posts.length; i += ARCHIVE_BATCH) {
     if (ctx.signal.aborted) throw new Error('stopping');
-    const saved = await savePostWithDecode(
-      deps.db,
-      {
-        id: deps.ids.id('post'),
-        workspaceId: ws,
-        pipelineId: pipeline.id,
-        platform,
-        externalId: f.externalId,
-        url: f.url,
-        text: f.text,
-        publishedAt: f.publishedAt,
-        ...f.metrics,
-        visibility: f.visibility ?? 'public',
-        media: JSON.stringify(f.media ?? []),
-      },
-      decodeText,
-      deps.ids.id('dec'),
-      async (tx, s) => {
-        if (s.postCreated) await recordEvent(tx, deps, ws, 'post.ready', { post_id: s.post.id, operator_id: pipeline.id });
-        if (s.decodeChanged) await recordEvent(tx, deps, ws, 'decode.ready', { post_id: s.post.id, decode_id: s.decode.id });
-      },
-    );
-    out[saved.postCreated ? 'created' : 'updated'] += 1;
-    if (saved.decodeChanged) out.decoded += 1;
-    deps.events.wake();
+    const batch = fetched.posts.slice(i, i + ARCHIVE_BATCH).map((f) => batchPostOf(ctx, pipeline.id, platform, f));
+    await saveBatch(ctx, pipeline.id, batch, out);
   }
   out.patterns = await refreshPatterns(ctx, pipeline.id);
   return out;
@@ -161,8 +139,52 @@ async function retireWithdrawn(ctx: JobContext, pipelineId: string, externalIds:
   return retired;
 }
 
-/** Posts written per transaction while an archive is ingested (17 parameters a post: well under SQLite's 32,766). */
+/** Posts written per transaction while an archive or a feed is ingested (21 parameters a post: well under SQLite's 32,766). */
 export const ARCHIVE_BATCH = 500;
+
+/** A read post as a row of an ingest batch. */
+function batchPostOf(ctx: JobContext, pipelineId: string, platform: Platform, p: FetchedPost & { replyTo?: string | null }): BatchPost {
+  return {
+    id: ctx.deps.ids.id('post'),
+    workspaceId: ctx.run.workspaceId,
+    pipelineId,
+    platform,
+    externalId: p.externalId,
+    url: p.url,
+    text: p.text,
+    publishedAt: p.publishedAt,
+    ...p.metrics,
+    visibility: p.visibility ?? 'public',
+    media: JSON.stringify(p.media ?? []),
+    replyTo: p.replyTo ?? null,
+    contentWarning: p.contentWarning ?? null,
+    poll: p.poll ? JSON.stringify(p.poll) : null,
+    firstVersionUrl: p.firstVersionUrl ?? null,
+    unreadDate: p.unreadDate ?? null,
+  };
+}
+
+/** One batch in one transaction with its decodes and events (`post.ready` for new posts, `decode.ready`). */
+async function saveBatch(ctx: JobContext, pipelineId: string, batch: BatchPost[], out: IngestOutput): Promise<void> {
+  const { deps } = ctx;
+  const ws = ctx.run.workspaceId;
+  const saved = await saveIngestBatch(
+    deps.db,
+    { posts: batch, now: deps.clock.now(), decode: decodeText, newDecodeId: () => deps.ids.id('dec') },
+    async (tx, s) => {
+      const events = [
+        ...s.posts.filter((p) => p.created).map((p) => ({ type: 'post.ready' as const, data: { post_id: p.id, operator_id: pipelineId } })),
+        ...s.decoded.map((d) => ({ type: 'decode.ready' as const, data: { post_id: d.postId, decode_id: d.decodeId } })),
+      ];
+      if (events.length) await recordEvents(tx, deps, ws, events);
+    },
+  );
+  out.fetched += batch.length;
+  out.created += saved.posts.filter((p) => p.created).length;
+  out.updated += saved.posts.filter((p) => !p.created).length;
+  out.decoded += saved.decoded.length;
+  deps.events.wake();
+}
 
 /**
  * An archive: the export is read as a stream (never whole in memory) and written in batches of
@@ -184,42 +206,14 @@ async function ingestArchive(ctx: JobContext, pipeline: { id: string; handle: st
   let batch: BatchPost[] = [];
   const flush = async () => {
     if (!batch.length) return;
-    const saved = await saveIngestBatch(
-      deps.db,
-      { posts: batch, now: deps.clock.now(), decode: decodeText, newDecodeId: () => deps.ids.id('dec') },
-      async (tx, s) => {
-        const events = [
-          ...s.posts.filter((p) => p.created).map((p) => ({ type: 'post.ready' as const, data: { post_id: p.id, operator_id: pipeline.id } })),
-          ...s.decoded.map((d) => ({ type: 'decode.ready' as const, data: { post_id: d.postId, decode_id: d.decodeId } })),
-        ];
-        if (events.length) await recordEvents(tx, deps, ws, events);
-      },
-    );
-    out.fetched += batch.length;
-    out.created += saved.posts.filter((p) => p.created).length;
-    out.updated += saved.posts.filter((p) => !p.created).length;
-    out.decoded += saved.decoded.length;
+    await saveBatch(ctx, pipeline.id, batch, out);
     batch = [];
-    deps.events.wake();
     await setRunProgress(deps.db, { id: run.id, done: out.fetched, total: Math.max(exp.total, out.fetched) });
   };
   try {
     for await (const p of readExport(exp.source, { format: exp.format, includeNonPublic: exp.includeNonPublic, ownUserId: exp.ownUserId })) {
       if (ctx.signal.aborted) throw new Error('stopping');
-      batch.push({
-        id: deps.ids.id('post'),
-        workspaceId: ws,
-        pipelineId: pipeline.id,
-        platform: 'archive',
-        externalId: p.externalId,
-        url: p.url,
-        text: p.text,
-        publishedAt: p.publishedAt,
-        ...p.metrics,
-        visibility: p.visibility,
-        media: JSON.stringify(p.media),
-        replyTo: p.replyTo,
-      });
+      batch.push(batchPostOf(ctx, pipeline.id, 'archive', p));
       if (batch.length >= ARCHIVE_BATCH) await flush();
     }
     await flush();

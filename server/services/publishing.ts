@@ -96,6 +96,7 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
         text: texts[i],
         media: uploaded,
         key: { id, createdAt: a.createdAt, position: i },
+        contentWarning: i === 0 ? a.contentWarning : null,
         replyTo: i > 0 ? { root: asPublished(root!), parent: asPublished(parent!) } : null,
       });
     } catch (err) {

@@ -1,7 +1,7 @@
 // What an adapter failure means to a caller: an HTTP error for the synchronous operations
 // (connect, publish, from-intent), or a run failure / retry for jobs. One table, so every
 // operation names a platform problem the same way.
-import { AdapterError, type Platform } from '../adapters/index.js';
+import { AdapterError, adapterFor, type Platform } from '../adapters/index.js';
 import { API_PREFIX, AppError, backendUnavailable, credentialError, invalid } from '../errors.js';
 import { JobError, TransientError } from '../jobs/registry.js';
 
@@ -36,6 +36,8 @@ export function upstreamAppError(err: unknown, q: { platform: Platform; handle: 
     case 'unavailable':
       return backendUnavailable(`The ${q.platform} upstream is not reachable right now (${err.message}); retry later.`);
     default:
+      // A platform without credentials (rss): nothing to reconnect; the address is what is wrong.
+      if (q.probe && !adapterFor(q.platform).needsCredentials) return invalid(`body.handle: ${err.message}`);
       if (q.probe) return credentialError('credential_dead', `The ${q.platform} probe of ${q.handle} failed: ${err.message}.`, connectHint(q.platform));
       return backendUnavailable(`The ${q.platform} upstream refused the request: ${err.message}.`);
   }

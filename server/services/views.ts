@@ -60,10 +60,14 @@ export function postView(p: PostRow): S['SourcePost'] {
     url: p.url,
     text: p.text,
     published_at: iso(p.publishedAt),
+    unread_date: p.unreadDate,
     metrics: { likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes },
     visibility: p.visibility as S['Visibility'],
     media: JSON.parse(p.media) as S['MediaRef'][],
     reply_to: p.replyTo,
+    content_warning: p.contentWarning,
+    poll: p.poll === null ? null : (JSON.parse(p.poll) as S['SourcePoll']),
+    first_version_url: p.firstVersionUrl,
     has_artifact: p.artifactCount > 0,
     created_at: iso(p.createdAt),
   };
@@ -108,6 +112,7 @@ export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: Publ
     text: a.text,
     state: a.state as S['ArtifactState'],
     source_visibility: a.sourceVisibility as S['Visibility'],
+    content_warning: a.contentWarning,
     genealogy: {
       source_post_id: a.sourcePostId,
       source_post_ids: sources,

@@ -23,6 +23,8 @@ export type NewArtifact = Pick<
   moreSourcePostIds?: string[];
   /** The media list (JSON) and the uploads it uses (absent: none). */
   media?: { json: string; uploadIds: string[] };
+  /** The content warning carried from the sources (absent: none). */
+  contentWarning?: string | null;
   now: Date;
 };
 
@@ -62,6 +64,7 @@ const insertArtifacts: Batcher<NewArtifact, ArtifactRow> = {
           text: a.text,
           state: a.state,
           sourceVisibility: a.sourceVisibility,
+          contentWarning: a.contentWarning ?? null,
           media: a.media?.json ?? '[]',
           createdAt: a.now,
           updatedAt: a.now,

@@ -104,6 +104,10 @@ export interface BatchPost extends NewPost {
   visibility: string;
   media: string;
   replyTo: string | null;
+  contentWarning: string | null;
+  poll: string | null;
+  firstVersionUrl: string | null;
+  unreadDate: string | null;
 }
 
 export interface SavedBatch {
@@ -155,6 +159,10 @@ export async function saveIngestBatch(
           visibility: eb.ref('excluded.visibility'),
           media: eb.ref('excluded.media'),
           replyTo: eb.ref('excluded.replyTo'),
+          contentWarning: eb.ref('excluded.contentWarning'),
+          poll: eb.ref('excluded.poll'),
+          firstVersionUrl: eb.ref('excluded.firstVersionUrl'),
+          unreadDate: eb.ref('excluded.unreadDate'),
           updatedAt: eb.ref('excluded.updatedAt'),
         })),
       )

@@ -91,6 +91,16 @@ export function postsWithoutArtifact(db: Db, pipelineId: string, take: number): 
     .execute();
 }
 
+/** The pipeline's posts whose date could not be read (`unreadDate` set): how many, and up to 3 of the dates as written. */
+export async function unreadDates(db: Db, pipelineId: string): Promise<{ count: number; samples: string[] }> {
+  const base = db.selectFrom('SourcePost').where('pipelineId', '=', pipelineId).where('unreadDate', 'is not', null).where('visibility', '!=', RETIRED);
+  const [n, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    base.select('unreadDate').orderBy('publishedAt', 'desc').limit(3).execute(),
+  ]);
+  return { count: Number(n.n), samples: rows.map((r) => r.unreadDate ?? '') };
+}
+
 export async function countPosts(db: Db, pipelineId: string): Promise<number> {
   const r = await db
     .selectFrom('SourcePost')

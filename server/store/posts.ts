@@ -60,8 +60,8 @@ export function findPost(db: Db, workspaceId: string, id: string): Promise<PostR
 
 /** A post as ingest produces it: every column but the counters and times the store keeps. */
 /** A post to store; audience, media and thread parent default to public, none and none (API adapters). */
-export type NewPost = Omit<PostRow, 'artifactCount' | 'createdAt' | 'updatedAt' | 'visibility' | 'media' | 'replyTo'> &
-  Partial<Pick<PostRow, 'visibility' | 'media' | 'replyTo'>>;
+export type NewPost = Omit<PostRow, 'artifactCount' | 'createdAt' | 'updatedAt' | PostExtras> & Partial<Pick<PostRow, PostExtras>>;
+type PostExtras = 'visibility' | 'media' | 'replyTo' | 'contentWarning' | 'poll' | 'firstVersionUrl' | 'unreadDate';
 
 /**
  * Inserts a post, or updates the metrics, text (and media and audience, when given) of the post with the same external id. A new
@@ -88,6 +88,11 @@ export async function upsertPost(db: Db, p: NewPost): Promise<{ post: PostRow; c
       quotes: p.quotes,
       ...(p.media === undefined ? {} : { media: p.media }),
       ...(p.visibility === undefined ? {} : { visibility: p.visibility }),
+      contentWarning: p.contentWarning ?? null,
+      poll: p.poll ?? null,
+      firstVersionUrl: p.firstVersionUrl ?? null,
+      // A date read now replaces an unread one's mark; `publishedAt` stays the first ingest's.
+      unreadDate: p.unreadDate ?? null,
       updatedAt: now,
     })
     .where('pipelineId', '=', p.pipelineId)

@@ -45,6 +45,10 @@ export type Artifact = {
      */
     sourcePostIds: Generated<string>;
     text: string;
+    /**
+     * The content warning published with the text (Mastodon `spoiler_text`), carried from the source post.
+     */
+    contentWarning: string | null;
     state: string;
     publishedAt: Date | null;
     publishedUrl: string | null;
@@ -355,6 +359,22 @@ export type SourcePost = {
      * The external id of the author's own post this one answers (a self-thread), if any.
      */
     replyTo: string | null;
+    /**
+     * The content warning the author put over the post (Mastodon `summary` / `spoiler_text`), if any.
+     */
+    contentWarning: string | null;
+    /**
+     * A poll the post asked (JSON: multiple, options [{title, votes}], closes_at, voters), if any.
+     */
+    poll: string | null;
+    /**
+     * An edited post (X edit chain): the address of its first version; the post has the last version's text.
+     */
+    firstVersionUrl: string | null;
+    /**
+     * The date as the source wrote it when it could not be read (`publishedAt` is then the first ingest's time).
+     */
+    unreadDate: string | null;
 };
 export type VariantRound = {
     id: string;

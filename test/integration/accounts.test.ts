@@ -131,12 +131,13 @@ describe('bluesky', () => {
 });
 
 describe('rss and archive', () => {
-  it('probes a feed by fetching it; a document that is not a feed fails the probe', async () => {
+  it('probes a feed by fetching it; an address that answers no feed is 422 on the handle (a feed has no credential to reconnect)', async () => {
     const ok = await connect(keyed, { platform: 'rss', handle: feed.url, auth_material: '' });
     expect(ok.account.platform).toBe('rss');
     const err = await refusal(connect(keyed, { platform: 'rss', handle: `${feed.fake.url}/nope.xml`, auth_material: '' }));
-    expect(err.code).toBe('credential_dead');
-    expect(err.message).toContain('404');
+    expect(err).toMatchObject({ status: 422, code: 'validation_failed' });
+    expect(err.message).toMatch(/^body\.handle: .*404/);
+    expect(err.suggestedAction).not.toBe('connect_account');
   });
 
   it('imports an archive whose format is detected, and refuses an unreadable one with 422', async () => {

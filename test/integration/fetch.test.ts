@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentPipelineError, unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { caught } from '../support/caught.js';
+import { encodeLegacy } from '../support/feeds.js';
 import { reply, startFake, type Fake } from '../support/https-fake.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { V1 } from '../support/api.js';
@@ -25,6 +26,27 @@ const SITE = {
   '/recipes/tomato-soup': reply(200, page('recipe.html'), HTML),
   '/changelog': reply(200, page('changelog.html'), HTML),
   '/cafe': reply(200, page('cafe-cp1252.html'), 'text/html'),
+  '/sjis': reply(
+    200,
+    encodeLegacy(
+      'shift_jis',
+      '<!doctype html><html lang="ja"><head><!-- <meta charset="utf-8"> --><meta charset="Shift_JIS"><title>日本語のブログ</title></head><body><article><h1>日本語のブログ</h1><p>こんにちは、新しいバージョンを公開しました。速度は四倍です。</p></article></body></html>',
+    ),
+    'text/html',
+  ),
+  '/gb': reply(
+    200,
+    encodeLegacy(
+      'gbk',
+      '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>你好，世界</title></head><body><article><h1>你好，世界</h1><p>中文博客：今天发布了新版本，速度提高了四倍。</p></article></body></html>',
+    ),
+    'text/html',
+  ),
+  '/latin1-http': reply(
+    200,
+    encodeLegacy('windows-1252', '<html><head><meta charset="utf-8"><title>Ação</title></head><body><p>Pão de queijo à noite.</p></body></html>'),
+    'text/html; charset=ISO-8859-1',
+  ),
   '/notes.txt': reply(200, page('notes.txt')),
   '/untyped': reply(200, page('recipe.html'), null),
   '/report.pdf': reply(200, '%PDF-1.7\n%fake\n', 'application/pdf'),
@@ -105,6 +127,15 @@ describe('markdown mode', () => {
     expect(r.title).toBe('Café crème');
     expect(r.language).toBe('fr');
     expect(r.markdown).toContain('servi à la française, coûte deux euros');
+  });
+
+  it('decodes pages by the WHATWG rules: <meta charset> (comments skipped), <meta http-equiv>, and the HTTP charset over a wrong meta', async () => {
+    expect(await fetchPage({ url: `${site.url}/sjis` })).toMatchObject({
+      title: '日本語のブログ',
+      markdown: expect.stringContaining('こんにちは、新しいバージョンを公開しました。'),
+    });
+    expect(await fetchPage({ url: `${site.url}/gb` })).toMatchObject({ title: '你好，世界', markdown: expect.stringContaining('中文博客：今天发布了新版本') });
+    expect(await fetchPage({ url: `${site.url}/latin1-http` })).toMatchObject({ title: 'Ação', markdown: expect.stringContaining('Pão de queijo à noite.') });
   });
 
   it('passes plain text through and treats an untyped body that starts with < as HTML', async () => {

@@ -88,7 +88,7 @@ beforeAll(async () => {
   expect(before.every((p) => p.visibility === 'public')).toBe(true);
   const byStart = (start: string) => before.find((p) => p.text.startsWith(start))!.id;
   ids.bob = byStart('@bob');
-  ids.carol = byStart('CW: private business');
+  ids.carol = byStart('@carol');
   ids.release = byStart('Release 3.2');
   arts.bobScheduled = await draft(ids.bob);
   arts.carolRiff = await draft(ids.carol);

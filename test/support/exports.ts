@@ -471,11 +471,21 @@ export function linkedInArchive(o: LinkedInOptions): Generated {
     }
     const multi = kind !== 1;
     const lines = multi
-      ? [`I finished the program ${i}, with "quotes" inside.`, '', `WHAT? ${uni}`, '• point one, with a comma', '• point two']
-      : [`One line, ${uni}`];
+      ? [
+          kind === 7 ? `"Ship it," she said. "Now." (${i})` : `I finished the program ${i}, with "quotes" inside.`,
+          '',
+          `WHAT? ${uni}`,
+          '• point one, with a comma',
+          kind === 8 ? '"A quotation that ends the post"' : '• point two',
+        ]
+      : [`"One line" ${uni}, quoted as the author wrote it`];
     const text = lines.join('\n');
-    // LinkedIn wraps each line of a multi-line post in quotes (doubling the quotes inside it).
-    const commentary = multi ? lines.map((l) => `"${l.replace(/"/g, '""')}"`).join('\n') : text;
+    // LinkedIn wraps each line of a multi-line post in quotes (doubling the quotes inside it); in
+    // real exports the first line's opening and the last line's closing quote are those of the CSV
+    // field, so the unquoted field reads `First."\n""\n"Middle."\n"Last`. A few posts carry the
+    // every-line-wrapped shape instead.
+    const perLine = lines.map((l) => `"${l.replace(/"/g, '""')}"`).join('\n');
+    const commentary = !multi ? text : kind === 3 ? perLine : perLine.slice(1, -1);
     const visibility = kind === 4 ? 'CONNECTIONS' : 'MEMBER_NETWORK';
     const mediaUrl = kind === 5 ? `https://media.licdn.com/dms/image/D4E22AQ${i}/feedshare-shrink_800/0/photo.jpg` : '';
     rows.push([date, link, commentary, kind === 6 ? 'https://example.com/article' : '', mediaUrl, visibility].map(csvField).join(','));
@@ -556,4 +566,147 @@ export function fileOf(g: Generated, suffix: string): Buffer {
   const f = g.files.find((x) => x.name.endsWith(suffix));
   if (!f || !Buffer.isBuffer(f.data)) throw new Error(`no file ${suffix}`);
   return f.data;
+}
+
+/**
+ * X edit chains as X writes them: each version of an edited tweet is its own entry of tweets.js,
+ * the first with `edit_info.initial.editTweetIds` (every version's id, its own first), the later
+ * ones with `edit_info.edit.initialTweetId` (and `editControlInitial`, as real archives carry).
+ * `chains` chains of three versions, a minute apart, the versions of odd chains written out of
+ * order (last version first); plus an unedited tweet between each. What one post per chain must be:
+ * the last version's text, the first version's date and id.
+ */
+export function xEditChains(chains: number): { files: Generated['files']; expected: Map<string, ExpectedPost & { firstVersionUrl: string | null }> } {
+  const base = Date.UTC(2024, 8, 2, 10, 0, 0);
+  const entries: unknown[] = [];
+  const expected = new Map<string, ExpectedPost & { firstVersionUrl: string | null }>();
+  const tweet = (id: string, text: string, at: Date, editInfo: unknown, likes: number) => ({
+    tweet: {
+      edit_info: editInfo,
+      retweeted: false,
+      source: '<a href="https://mobile.twitter.com" rel="nofollow">Twitter Web App</a>',
+      entities: { hashtags: [], symbols: [], user_mentions: [], urls: [] },
+      display_text_range: ['0', String(text.length)],
+      favorite_count: String(likes),
+      id_str: id,
+      id,
+      truncated: false,
+      retweet_count: '0',
+      created_at: xDate(at),
+      favorited: false,
+      full_text: escapeXHtml(text),
+      lang: 'en',
+    },
+  });
+  for (let c = 0; c < chains; c++) {
+    const ids = [0, 1, 2].map((v) => String(1_800_000_000_000_000_000n + BigInt(c) * 1_000n + BigInt(v) * 7n));
+    const at = ids.map((_, v) => new Date(base + c * 3_600_000 + v * 60_000));
+    const uni = UNICODE_SAMPLES[c % UNICODE_SAMPLES.length]!;
+    const texts = [`Draft ${c}: teh release is out`, `Draft ${c}: the release is out`, `Release ${c} is out — ${uni}`];
+    const control = { editTweetIds: ids, editableUntil: new Date(at[0]!.getTime() + 3_600_000).toISOString(), editsRemaining: '3', isEditEligible: true };
+    const versions = ids.map((id, v) =>
+      tweet(id, texts[v]!, at[v]!, v === 0 ? { initial: control } : { edit: { initialTweetId: ids[0], editControlInitial: control } }, 10 + v),
+    );
+    entries.push(...(c % 2 ? [versions[2], versions[0], versions[1]] : versions));
+    const plainId = String(1_800_000_000_000_000_000n + BigInt(c) * 1_000n + 500n);
+    const plainAt = new Date(base + c * 3_600_000 + 30 * 60_000);
+    entries.push(tweet(plainId, `Not edited ${c}`, plainAt, { initial: { editTweetIds: [plainId], editsRemaining: '5', isEditEligible: true } }, 1));
+    const common = { visibility: 'public' as const, media: [], replyTo: null, reposts: 0 };
+    expected.set(ids[0]!, {
+      ...common,
+      externalId: ids[0]!,
+      text: texts[2]!,
+      likes: 12,
+      publishedAt: at[0]!.toISOString(),
+      firstVersionUrl: `https://x.com/ada/status/${ids[0]}`,
+    });
+    expected.set(plainId, { ...common, externalId: plainId, text: `Not edited ${c}`, likes: 1, publishedAt: plainAt.toISOString(), firstVersionUrl: null });
+  }
+  const account = [{ account: { accountId: '1000001', username: 'ada', accountDisplayName: 'Ada' } }];
+  return {
+    files: [
+      { name: 'data/tweets.js', data: Buffer.from(`window.YTD.tweets.part0 = ${JSON.stringify(entries, null, 2)}`) },
+      { name: 'data/account.js', data: Buffer.from(`window.YTD.account.part0 = ${JSON.stringify(account)}`) },
+    ],
+    expected,
+  };
+}
+
+/**
+ * A Mastodon outbox (ActivityPub, as Mastodon exports it) with a post under a content warning
+ * (`summary`, `sensitive`) carrying an image with alt text, a single-choice poll (`Question` with
+ * `oneOf`) under a content warning, and a multiple-choice poll (`anyOf`) without one.
+ */
+export function mastodonWarningsAndPolls(): { files: Generated['files'] } {
+  const actor = 'https://mastodon.example/users/ada';
+  const note = (n: number, object: Record<string, unknown>) => ({
+    id: `${actor}/statuses/11${n}/activity`,
+    type: 'Create',
+    actor,
+    published: `2024-05-0${n}T09:00:00Z`,
+    to: [AS_PUBLIC],
+    cc: [`${actor}/followers`],
+    object: {
+      id: `${actor}/statuses/11${n}`,
+      url: `https://mastodon.example/@ada/11${n}`,
+      attributedTo: actor,
+      published: `2024-05-0${n}T09:00:00Z`,
+      to: [AS_PUBLIC],
+      cc: [`${actor}/followers`],
+      inReplyTo: null,
+      sensitive: false,
+      summary: null,
+      tag: [],
+      replies: { type: 'Collection', totalItems: 0 },
+      ...object,
+    },
+  });
+  const option = (name: string, votes: number) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: votes } });
+  const outbox = {
+    '@context': ['https://www.w3.org/ns/activitystreams', { sensitive: 'as:sensitive', votersCount: 'toot:votersCount' }],
+    id: 'outbox.json',
+    type: 'OrderedCollection',
+    totalItems: 3,
+    orderedItems: [
+      note(1, {
+        type: 'Note',
+        summary: 'Spoilers: the finale of 「進撃の巨人」 🧵',
+        sensitive: true,
+        content: '<p>The last episode ends where the first one began. 𝕏 marks the spot.</p>',
+        attachment: [
+          {
+            type: 'Document',
+            mediaType: 'image/jpeg',
+            url: '/media_attachments/files/110/000/001/original/finale.jpg',
+            name: 'A wall at sunset, with a bird on it — مرحبا',
+            width: 1600,
+            height: 900,
+          },
+        ],
+      }),
+      note(2, {
+        type: 'Question',
+        summary: 'Politics (mild)',
+        content: '<p>Which voting system should our club use?</p>',
+        endTime: '2024-05-09T09:00:00Z',
+        votersCount: 42,
+        oneOf: [option('First past the post', 10), option('Ranked choice 🗳️', 25), option('Approval', 7)],
+      }),
+      note(3, {
+        type: 'Question',
+        content: '<p>Which days suit you?</p>',
+        endTime: '2024-05-04T09:00:00Z',
+        closed: '2024-05-04T09:00:00Z',
+        votersCount: 5,
+        anyOf: [option('Monday', 3), option('Samedi', 4)],
+      }),
+    ],
+  };
+  return {
+    files: [
+      { name: 'outbox.json', data: Buffer.from(JSON.stringify(outbox)) },
+      { name: 'actor.json', data: Buffer.from(JSON.stringify({ id: actor, type: 'Person', preferredUsername: 'ada' })) },
+      { name: 'media_attachments/files/110/000/001/original/finale.jpg', data: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]) },
+    ],
+  };
 }

@@ -44,6 +44,8 @@ export interface FakeStatus {
   media_attachments?: unknown[];
   /** `public` (absent), `unlisted`, `private` (followers only) or `direct`: the owner's token sees them all. */
   visibility?: 'public' | 'unlisted' | 'private' | 'direct';
+  /** The content warning ('' or absent: none). */
+  spoiler_text?: string;
 }
 
 export interface MastodonState extends FailureMode {
@@ -52,7 +54,7 @@ export interface MastodonState extends FailureMode {
   accountId: string;
   statuses: FakeStatus[];
   /** Statuses created through POST /api/v1/statuses, with the Idempotency-Key, the status they answer and their media. */
-  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined; inReplyToId: string | null; mediaIds?: string[] }>;
+  posted: Array<{ id: string; text: string; idempotencyKey: string | undefined; inReplyToId: string | null; mediaIds?: string[]; spoilerText?: string }>;
   /** A status whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
   refuseText: string | null;
   refuseStatus: number;
@@ -177,7 +179,7 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         const key = req.headers['idempotency-key'] as string | undefined;
         const known = key ? keyed.get(key) : undefined;
         if (known) return json(res, 200, known);
-        const b = JSON.parse(body.toString('utf8')) as { status?: string; in_reply_to_id?: string; media_ids?: string[] };
+        const b = JSON.parse(body.toString('utf8')) as { status?: string; in_reply_to_id?: string; media_ids?: string[]; spoiler_text?: string };
         const mediaIds = b.media_ids ?? [];
         if (mediaIds.length > 4 || mediaIds.some((m) => !state.media.has(m)))
           return json(res, 422, { error: 'Validation failed: media_ids are unknown or more than 4' });
@@ -193,7 +195,14 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
           content: `<p>${text}</p>`,
           in_reply_to_id: inReplyToId,
         };
-        state.posted.push({ id, text, idempotencyKey: key, inReplyToId, ...(mediaIds.length ? { mediaIds } : {}) });
+        state.posted.push({
+          id,
+          text,
+          idempotencyKey: key,
+          inReplyToId,
+          ...(mediaIds.length ? { mediaIds } : {}),
+          ...(b.spoiler_text ? { spoilerText: b.spoiler_text } : {}),
+        });
         if (key) keyed.set(key, status);
         if (dropLostAnswer(state, text, req)) return;
         return json(res, 200, status);
@@ -423,6 +432,9 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
 export interface FeedState extends FailureMode {
   /** The document served at /feed.xml. */
   xml: string;
+  /** When set, served instead of `xml`, as these bytes, with `contentType` (null: no Content-Type header). */
+  body?: Buffer;
+  contentType?: string | null;
   /** Milliseconds each answer waits (to observe concurrency). */
   delayMs: number;
   inFlight: number;
@@ -451,6 +463,11 @@ export async function startFeedFake(init: Partial<FeedState> = {}): Promise<{ fa
         if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
         if (failing(state, res)) return;
         if (!(req.url ?? '').startsWith('/feed.xml')) return json(res, 404, { error: 'no such feed' });
+        if (state.body) {
+          res.writeHead(200, state.contentType ? { 'content-type': state.contentType } : {});
+          res.end(state.body);
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' });
         res.end(state.xml);
       } finally {

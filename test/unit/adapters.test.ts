@@ -2,7 +2,7 @@
 // HTML to text, and the Bluesky record key.
 import { describe, expect, it } from 'vitest';
 import { archiveAdapter } from '../../server/adapters/archive/adapter.js';
-import { tidFor } from '../../server/adapters/bluesky.js';
+import { tidFor, withWarning } from '../../server/adapters/bluesky.js';
 import { parseFeed } from '../../server/adapters/rss.js';
 import { htmlToText } from '../../server/adapters/text.js';
 import { AdapterError } from '../../server/adapters/types.js';
@@ -26,6 +26,7 @@ describe('feeds', () => {
         url: 'https://ada.example/1',
         text: 'First\n\nHello & welcome',
         publishedAt: new Date('2026-11-01T10:00:00Z'),
+        unreadDate: null,
         metrics: { likes: 0, reposts: 0, replies: 4, quotes: 0 },
         media: [],
       },
@@ -34,6 +35,7 @@ describe('feeds', () => {
         url: 'https://ada.example/2',
         text: 'Second\n\nJust a summary',
         publishedAt: new Date('2026-11-02T10:00:00Z'),
+        unreadDate: null,
         metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 },
         media: [],
       },
@@ -58,7 +60,7 @@ describe('feeds', () => {
     expect(parseFeed(xml, NOW).posts[0].text).toBe('Shipping today: v2');
   });
 
-  it('says invalid_response for a document that is not a feed', () => {
+  it('says invalid_input on the handle (not a feed: the address cannot work) for a document that is not a feed', () => {
     for (const doc of ['<html><body>hi</body></html>', 'not xml at all <']) {
       const err = (() => {
         try {
@@ -68,7 +70,7 @@ describe('feeds', () => {
         }
       })();
       expect(err).toBeInstanceOf(AdapterError);
-      expect((err as AdapterError).kind).toBe('invalid_response');
+      expect(err).toMatchObject({ kind: 'invalid_input', field: 'handle' });
     }
   });
 });
@@ -120,5 +122,13 @@ describe('text and keys', () => {
     expect(tidFor({ ...key, id: 'art_other' })).not.toBe(tid);
     // Later artifacts sort after earlier ones, as record keys must.
     expect(tidFor({ ...key, createdAt: new Date('2026-11-22T10:00:01Z') }) > tid).toBe(true);
+  });
+});
+
+describe('content warnings on Bluesky', () => {
+  it('open the text (Bluesky has no content warning), and leave a text without one as it is', () => {
+    expect(withWarning('The finale was worth the wait.', 'Spoilers: season 4')).toBe('CW: Spoilers: season 4\n\nThe finale was worth the wait.');
+    expect(withWarning('Plain.', null)).toBe('Plain.');
+    expect(withWarning('Plain.', '')).toBe('Plain.');
   });
 });

@@ -2,10 +2,22 @@
 // the author wrote it, with its audience and media, and everything else must be left out for the
 // right reason — in every container (ZIP, tar.gz, bare file, gzip) and every format.
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ArchiveError, bufferSource, DEFAULT_LIMITS, readExport, scanExport, type ArchivePost } from '../../server/adapters/archive/index.js';
 import { unwrapLinkedInText } from '../../server/adapters/archive/linkedin.js';
-import { fileOf, linkedInArchive, mastodonArchive, writeTarGz, writeZip, xArchive, type ExpectedPost, type Generated } from '../support/exports.js';
+import {
+  fileOf,
+  linkedInArchive,
+  mastodonArchive,
+  mastodonWarningsAndPolls,
+  writeTarGz,
+  writeZip,
+  xArchive,
+  xEditChains,
+  type ExpectedPost,
+  type Generated,
+} from '../support/exports.js';
 
 async function readAll(bytes: Buffer, opts: { includeNonPublic: boolean; format?: string }) {
   const scan = await scanExport(bufferSource(bytes), { includeNonPublic: opts.includeNonPublic, format: opts.format });
@@ -125,6 +137,66 @@ describe('Mastodon archive', () => {
   });
 });
 
+describe('X edit chains', () => {
+  it('imports one post per chain of three versions (in or out of order): the last text, the first date, id and address', async () => {
+    const g = xEditChains(6);
+    const { posts, scan } = await readAll((await writeZip(g.files))!, { includeNonPublic: false });
+    expectSame(posts, g.expected);
+    expect(scan.summary.posts).toBe(12);
+    for (const p of posts) expect(p.firstVersionUrl ?? null).toBe(g.expected.get(p.externalId)!.firstVersionUrl);
+  });
+
+  it('merges a chain whose later versions come before the first, across the whole file', async () => {
+    const g = xEditChains(3);
+    const tweets = g.files.find((f) => f.name === 'data/tweets.js')!.data as Buffer;
+    // The whole file reversed: every chain's last version is read first.
+    const entries = JSON.parse(tweets.toString('utf8').replace(/^[^=]*=/, '')) as unknown[];
+    const reversed = Buffer.from(`window.YTD.tweets.part0 = ${JSON.stringify(entries.reverse())}`);
+    const { posts } = await readAll((await writeZip([{ name: 'data/tweets.js', data: reversed }, g.files[1]!]))!, { includeNonPublic: false });
+    expect(posts).toHaveLength(6);
+    const chain = posts.find((p) => p.firstVersionUrl)!;
+    expect(chain.text).toMatch(/^Release \d is out/);
+  });
+});
+
+describe('Mastodon content warnings and polls', () => {
+  it('keeps the warning, the poll with its options and votes, and the media with alt text', async () => {
+    const { posts } = await readAll((await writeZip(mastodonWarningsAndPolls().files))!, { includeNonPublic: false });
+    expect(posts).toHaveLength(3);
+    const [cw, poll, many] = posts;
+    expect(cw).toMatchObject({
+      contentWarning: 'Spoilers: the finale of 「進撃の巨人」 🧵',
+      poll: null,
+      text: 'The last episode ends where the first one began. 𝕏 marks the spot.',
+    });
+    expect(cw!.media).toEqual([
+      {
+        type: 'image',
+        url: null,
+        archive_path: 'media_attachments/files/110/000/001/original/finale.jpg',
+        alt_text: 'A wall at sunset, with a bird on it — مرحبا',
+        width: 1600,
+        height: 900,
+      },
+    ]);
+    expect(poll).toMatchObject({
+      contentWarning: 'Politics (mild)',
+      text: 'Which voting system should our club use?\n\n○ First past the post\n○ Ranked choice 🗳️\n○ Approval',
+      poll: {
+        multiple: false,
+        options: [
+          { title: 'First past the post', votes: 10 },
+          { title: 'Ranked choice 🗳️', votes: 25 },
+          { title: 'Approval', votes: 7 },
+        ],
+        closes_at: '2024-05-09T09:00:00.000Z',
+        voters: 42,
+      },
+    });
+    expect(many).toMatchObject({ contentWarning: null, text: 'Which days suit you?\n\n☐ Monday\n☐ Samedi', poll: { multiple: true, voters: 5 } });
+  });
+});
+
 describe('LinkedIn export', () => {
   const g = linkedInArchive({ posts: 150 });
 
@@ -132,12 +204,49 @@ describe('LinkedIn export', () => {
     const { posts, scan } = await readAll((await writeZip(g.files))!, { includeNonPublic: false });
     expectSame(posts, g.publicPosts);
     expect(scan.summary.skipped).toMatchObject(g.skipped);
-    expect(posts.every((p) => !/^"|"\n"|""/.test(p.text))).toBe(true);
+    // The export's quoting is gone (no doubled quote left), the author's own quotes are kept.
+    expect(posts.filter((p) => p.text.includes('""'))).toEqual([]);
+    expect(posts.filter((p) => p.text.startsWith('"Ship it," she said.')).length).toBeGreaterThan(0);
     const withConnections = await readAll(fileOf(g, 'Shares.csv'), { includeNonPublic: true });
     expectSame(withConnections.posts, both(g));
   });
 
-  it('unwraps only text that is wrapped line by line', () => {
+  it("undoes the real export's shape: no opening quote on the first line, no closing quote on the last", () => {
+    expect(unwrapLinkedInText('First line."\n""\n"Second line."\n"Last line')).toBe('First line.\n\nSecond line.\nLast line');
+    expect(unwrapLinkedInText('He said ""hi"""\n"""Yes"" she said')).toBe('He said "hi"\n"Yes" she said');
+    expect(unwrapLinkedInText('Two lines."\n"')).toBe('Two lines.\n');
+    // Quotes that are the author's, not the export's: an odd quote inside a line, or a line out of the shape.
+    expect(unwrapLinkedInText('He said "hi"\n"Yes" she said')).toBe('He said "hi"\n"Yes" she said');
+    expect(unwrapLinkedInText('"Quoted" first."\nplain middle\n"last')).toBe('"Quoted" first."\nplain middle\n"last');
+  });
+
+  // The real shape of any lines (quotes anywhere, empty lines, every plane) comes back exactly.
+  const line = fc.string({ unit: fc.constantFrom('"', 'a', ' ', '.', '😀', 'é', '""'), maxLength: 12 });
+  it('property: both shapes of any multi-line text come back as written', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 2, maxLength: 6 }), (lines) => {
+        const perLine = lines.map((l) => `"${l.replace(/"/g, '""')}"`).join('\n');
+        expect(unwrapLinkedInText(perLine.slice(1, -1))).toBe(lines.join('\n'));
+        expect(unwrapLinkedInText(perLine)).toBe(lines.join('\n'));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('property: a text whose quotes are not all doubled inside the shape is left as it is', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), (lines) => {
+        const text = lines.join('\n');
+        // Text the author wrote, with a lone quote somewhere: never the export's quoting.
+        const lone = `${text}\nshe said "yes`;
+        expect(unwrapLinkedInText(lone)).toBe(lone);
+        if (!text.includes('\n')) expect(unwrapLinkedInText(text)).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('unwraps text that is wrapped line by line', () => {
     expect(unwrapLinkedInText('"…program."\n""\n"WHAT? …"')).toBe('…program.\n\nWHAT? …');
     expect(unwrapLinkedInText('"He said ""hi"""\n"bye"')).toBe('He said "hi"\nbye');
     expect(unwrapLinkedInText('"A quote on one line"')).toBe('"A quote on one line"');

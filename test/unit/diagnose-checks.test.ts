@@ -48,6 +48,7 @@ function facts(over: Partial<Facts> = {}): Facts {
     stalled: [],
     retrying: [],
     postCount: 3,
+    unreadDates: { count: 0, samples: [] },
     failedDrafts: [],
     deliveries: [],
     publishFailed: [],
@@ -197,5 +198,19 @@ describe('diagnose checks', () => {
       suggested_endpoint: 'PUT /api/agent/v1/artifacts/art_b/media',
     });
     expect(issue!.message).toMatch(/^2 unpublished artifacts have images without alt text \(art_b, art_a\)/);
+  });
+
+  it('says when posts came with dates that could not be read (info, never silent), showing up to 3 as written', () => {
+    const [issue] = issuesOf(facts({ unreadDates: { count: 4, samples: ['Xyz, 99 Foo 2018', '', 'hier'] } }));
+    expect(issue).toMatchObject({
+      code: 'unread_dates',
+      severity: 'info',
+      suggested_action: 'list_posts',
+      suggested_endpoint: 'GET /api/agent/v1/pipelines/pl_1/posts',
+    });
+    expect(issue!.message).toMatch(
+      /^4 posts of https:\/\/blog\.example\/feed\.xml came with a date that could not be read \("Xyz, 99 Foo 2018", no date at all, "hier"\)/,
+    );
+    expect(diagnoseStatus(issuesOf(facts({ unreadDates: { count: 4, samples: [] } })))).toBe(diagnoseStatus(issuesOf(facts())));
   });
 });

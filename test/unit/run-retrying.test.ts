@@ -79,6 +79,7 @@ describe('a run waiting to retry', () => {
       stalled: [],
       retrying: [row()],
       postCount: 3,
+      unreadDates: { count: 0, samples: [] },
       failedDrafts: [],
       deliveries: [],
       publishFailed: [],

@@ -1,7 +1,11 @@
 // LinkedIn data export: `Shares.csv` (Date, ShareLink, ShareCommentary, SharedUrl, MediaUrl,
-// Visibility). LinkedIn writes a multi-line post with each line wrapped in quotes, the lines
-// joined by newlines inside the quoted CSV field: once the CSV quoting is undone the text reads
-// `"First line."\n""\n"Third line."`. That second layer is undone here.
+// Visibility). LinkedIn writes a multi-line post with each line wrapped in quotes (the quotes
+// inside a line doubled), the lines joined by newlines, and that whole inside the quoted CSV
+// field; the wrapping quotes of the first and last lines fall together with the CSV field's own,
+// so once the CSV quoting is undone the text reads `First line."\n""\n"Second line."\n"Last line`:
+// the first line has no opening quote, the last no closing one, the lines between are wrapped and
+// an empty line is `""`. Some exports (and older versions of this importer's samples) wrap every
+// line, `"First line."\n""\n"Last line"`. Both second layers are undone here.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
@@ -11,15 +15,36 @@ import type { ArchiveItem, MediaRef, ReadOptions, Visibility } from './types.js'
 
 const hashId = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32);
 
+/** Whether the inside of a wrapped line has its quotes doubled, as LinkedIn writes them (every run of `"` even). */
+const doubled = (inner: string) => !/(^|[^"])("")*"(?!")/.test(inner);
+
 /**
- * Undoes LinkedIn's per-line quoting: when a multi-line text has every line wrapped in `"…"`
- * (an empty line is `""`), each line loses its wrapping quotes and the doubled quotes inside it
- * become single. Text that is not wrapped that way is returned as it is.
+ * Undoes LinkedIn's per-line quoting of a multi-line text, in either shape:
+ * - the real export's: the first line ends with `"`, the last starts with `"`, every line between
+ *   is wrapped in `"…"` (an empty line is `""`);
+ * - every line wrapped in `"…"`.
+ * Each line then loses its wrapping quotes and its doubled quotes become single. The evidence must
+ * be complete: every line in its place in the shape, and every quote inside a line doubled. A text
+ * that is not so (a post that merely starts or ends a line with a quotation, `He said "hi"`) is
+ * returned as it is, so legitimate quotes are never eaten.
  */
 export function unwrapLinkedInText(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  if (lines.length < 2 || !lines.every((l) => l.length >= 2 && l.startsWith('"') && l.endsWith('"'))) return text;
-  return lines.map((l) => l.slice(1, -1).replace(/""/g, '"')).join('\n');
+  if (lines.length < 2) return text;
+  const wrapped = (l: string) => l.length >= 2 && l.startsWith('"') && l.endsWith('"');
+  const middle = lines.slice(1, -1);
+  if (!middle.every(wrapped)) return text;
+  const first = lines[0]!;
+  const last = lines[lines.length - 1]!;
+  let inner: string[] | null = null;
+  if (wrapped(first) && wrapped(last)) inner = lines.map((l) => l.slice(1, -1));
+  if (inner === null || !inner.every(doubled)) {
+    // The real shape: the first line's opening quote and the last line's closing quote were the CSV field's.
+    if (!first.endsWith('"') || !last.startsWith('"')) return text;
+    inner = [first.slice(0, -1), ...middle.map((l) => l.slice(1, -1)), last.slice(1)];
+  }
+  if (!inner.every(doubled)) return text;
+  return inner.map((l) => l.replace(/""/g, '"')).join('\n');
 }
 
 /** LinkedIn's audience names: anyone (public) or connections only. Unknown values are treated as not public. */

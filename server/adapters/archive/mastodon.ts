@@ -1,10 +1,14 @@
 // Mastodon archive: `outbox.json`, an ActivityPub OrderedCollection whose `orderedItems` are the
 // account's activities: `Create` of a `Note` (a post; its audience is in `to`/`cc`) or `Announce`
 // (a boost of someone else's post). Attachments name files inside the archive
-// (`/media_attachments/files/…`) with their alt text in `name`.
+// (`/media_attachments/files/…`) with their alt text in `name`. A content warning is the
+// object's `summary` (kept on the post, published again as Mastodon's `spoiler_text`); a poll is
+// a `Question` whose options are `oneOf` (one choice) or `anyOf` (several), each a `Note` with
+// its `name` and its votes in `replies.totalItems`.
 import type { Readable } from 'node:stream';
-import { count, dateOf, htmlToText, httpUrl } from '../text.js';
+import { count, dateOf, htmlToText, httpUrl, withPoll } from '../text.js';
 import { jsonArrayElements } from './json-stream.js';
+import type { Poll } from '../types.js';
 import type { ArchiveItem, MediaRef, MediaType, ReadOptions, Visibility } from './types.js';
 
 type Node = Record<string, unknown>;
@@ -51,6 +55,22 @@ function mediaOf(o: Node, entries: Set<string>, root: string): MediaRef[] {
   });
 }
 
+/** A `Question`'s poll: its options with their votes, whether several could be chosen, when it closes. Null for any other object. */
+export function pollOf(o: Node): Poll | null {
+  if (o.type !== 'Question') return null;
+  const multiple = Array.isArray(o.anyOf);
+  const raw = (multiple ? o.anyOf : o.oneOf) as unknown;
+  const options = (Array.isArray(raw) ? raw.map(obj) : [])
+    .map((opt) => ({
+      title: typeof opt.name === 'string' ? opt.name.trim() : '',
+      votes: obj(opt.replies).totalItems === undefined ? null : count(obj(opt.replies).totalItems),
+    }))
+    .filter((opt) => opt.title);
+  if (!options.length) return null;
+  const closes = dateOf(o.endTime ?? o.closed);
+  return { multiple, options, closes_at: closes ? closes.toISOString() : null, voters: o.votersCount === undefined ? null : count(o.votersCount) };
+}
+
 export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<string>, root: string): ArchiveItem {
   const a = obj(activity);
   if (a.type === 'Announce') return { skip: 'repost' };
@@ -67,8 +87,10 @@ export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<
   const publishedAt = dateOf(o.published ?? a.published);
   if (!id || !publishedAt) return { skip: 'unreadable' };
   const media = mediaOf(o, entries, root);
-  const text = htmlToText(typeof o.content === 'string' ? o.content : '');
+  const poll = pollOf(o);
+  const text = withPoll(htmlToText(typeof o.content === 'string' ? o.content : ''), poll);
   if (!text && !media.length) return { skip: 'empty' };
+  const warning = typeof o.summary === 'string' ? htmlToText(o.summary) : '';
   return {
     post: {
       externalId: id,
@@ -79,6 +101,8 @@ export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<
       visibility,
       media,
       replyTo: inReplyTo,
+      contentWarning: warning || null,
+      poll,
     },
   };
 }

@@ -2,7 +2,10 @@
 // `window.YTD.tweets.partN = [ {"tweet": {…}}, … ]`; `data/note-tweet.js` holds the whole text of
 // long posts (tweets.js has them cut at 280); `data/account.js` names the account;
 // `data/protected-history.js` says when the account was protected (its posts then were for
-// followers only); `data/tweets_media/<tweet id>-<file>` holds the media.
+// followers only); `data/tweets_media/<tweet id>-<file>` holds the media. A tweet edited on X is
+// in tweets.js once per version: the first with `edit_info.initial.editTweetIds` (every version's
+// id, the first's included, in order), each later one with `edit_info.edit.initialTweetId`;
+// `readX` makes one post of each chain (see `mergeChain`).
 import { decodeHTML } from 'entities';
 import type { Readable } from 'node:stream';
 import { count, dateOf, httpUrl } from '../text.js';
@@ -184,8 +187,81 @@ export function xItem(entry: unknown, ctx: XContext, opts: ReadOptions): Archive
   return pending ? { post, replyToUser: replyToUser! } : { post };
 }
 
+/** Where a tweet stands in an edit chain: the first version's id and, when known, every version's id in order. Null: not edited. */
+export function editChainOf(entry: unknown): { initial: string; ids: string[] | null } | null {
+  const e = obj(entry);
+  const t = e.tweet ? obj(e.tweet) : e;
+  const info = obj(t.edit_info);
+  const ids = (v: unknown) => (Array.isArray(v) ? v.map(str).filter((x): x is string => x !== null) : null);
+  const initial = obj(info.initial);
+  const own = str(t.id_str) ?? str(t.id);
+  const chainIds = ids(initial.editTweetIds);
+  if (own && chainIds) return chainIds.length > 1 ? { initial: own, ids: chainIds } : null;
+  const edit = obj(info.edit);
+  const first = str(edit.initialTweetId);
+  if (!first || first === own) return null;
+  return { initial: first, ids: ids(obj(edit.editControlInitial).editTweetIds) };
+}
+
+interface Version {
+  id: string;
+  item: ArchiveItem;
+}
+
+const byId = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * One post for an edit chain: the last version's text, media, metrics and audience; the first
+ * version's date, id (the post's external id, stable whatever the chain grows to) and thread
+ * parent; `firstVersionUrl` the first version's address. A chain whose last version is left out
+ * (a reply to someone, …) is left out once, for that reason.
+ */
+export function mergeChain(initial: string, order: string[] | null, versions: Version[], ctx: XContext): ArchiveItem {
+  const rank = (id: string) => (order?.includes(id) ? order.indexOf(id) : Number.MAX_SAFE_INTEGER);
+  const sorted = [...versions].sort((a, b) => rank(a.id) - rank(b.id) || byId(a.id, b.id));
+  const last = sorted[sorted.length - 1]!.item;
+  if (!last.post) return last;
+  const first = sorted.find((v) => v.id === initial)?.item.post ?? sorted.find((v) => v.item.post)!.item.post!;
+  const earliest = Math.min(...sorted.flatMap((v) => (v.item.post ? [v.item.post.publishedAt.getTime()] : [])));
+  const post = {
+    ...last.post,
+    externalId: initial,
+    publishedAt: new Date(Math.min(first.publishedAt.getTime(), earliest)),
+    replyTo: first.replyTo ?? last.post.replyTo,
+    firstVersionUrl: ctx.username
+      ? `https://x.com/${encodeURIComponent(ctx.username)}/status/${encodeURIComponent(initial)}`
+      : `https://x.com/i/web/status/${encodeURIComponent(initial)}`,
+  };
+  return { ...last, post } as ArchiveItem;
+}
+
+/**
+ * The posts of the tweet files in order; edited tweets as one post per chain. The versions of a
+ * chain wait (in memory: only edited tweets, each until its chain is complete) until every version
+ * the first one lists was read, wherever each is in the files; chains still open at the end (a
+ * version missing from the export) are merged from what was found.
+ */
 export async function* readX(open: (name: string) => Readable, files: string[], ctx: XContext, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+  const chains = new Map<string, { ids: string[] | null; versions: Version[] }>();
   for (const name of files) {
-    for await (const entry of jsonArrayElements(open(name), { path: null, assignment: true, what: name || 'tweets.js' })) yield xItem(entry, ctx, opts);
+    for await (const entry of jsonArrayElements(open(name), { path: null, assignment: true, what: name || 'tweets.js' })) {
+      const chain = editChainOf(entry);
+      if (!chain) {
+        yield xItem(entry, ctx, opts);
+        continue;
+      }
+      const t = obj(obj(entry).tweet ?? entry);
+      const id = str(t.id_str) ?? str(t.id) ?? '';
+      const open_ = chains.get(chain.initial) ?? { ids: null, versions: [] };
+      chains.set(chain.initial, open_);
+      if (chain.ids && (!open_.ids || id === chain.initial)) open_.ids = chain.ids;
+      if (!open_.versions.some((v) => v.id === id)) open_.versions.push({ id, item: xItem(entry, ctx, opts) });
+      const ids = open_.ids;
+      if (ids && ids.every((x) => open_.versions.some((v) => v.id === x))) {
+        chains.delete(chain.initial);
+        yield mergeChain(chain.initial, ids, open_.versions, ctx);
+      }
+    }
   }
+  for (const [initial, c] of chains) yield mergeChain(initial, c.ids, c.versions, ctx);
 }

@@ -3,6 +3,7 @@
 // status when there is one (docs/outbound-and-fetch.md).
 import type { components } from '../../../generated/api.js';
 import { AppError, backendUnavailable, validationFailed } from '../../errors.js';
+import { decodeHtml, decodePlain } from '../../lib/charset.js';
 import { OutboundError, type OutboundErrorKind, type OutboundResponse } from '../../outbound/types.js';
 import type { Caller, ServiceDeps } from '../context.js';
 import type { SchemaDefinition } from './builtin-schemas.js';
@@ -74,19 +75,13 @@ function classify(res: OutboundResponse): { kind: Kind; contentType: string } {
   throw validationFailed('body.url', `points to ${mime} content; /fetch structures HTML and passes plain text and Markdown through.`);
 }
 
-/** The body as text: the header's charset, else an HTML `<meta charset>`, else UTF-8. */
+/**
+ * The body as text. HTML by the WHATWG rules (BOM, then the HTTP charset, then `<meta charset>`
+ * in the first 1024 bytes, else UTF-8); plain text by its BOM or HTTP charset, else UTF-8.
+ */
 function decode(res: OutboundResponse, kind: Kind): string {
-  if (kind === 'html' && !/charset=/i.test(res.headers.get('content-type') ?? '')) {
-    const m = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(res.body.subarray(0, 2048).toString('latin1'));
-    if (m) {
-      try {
-        return new TextDecoder(m[1].toLowerCase()).decode(res.body);
-      } catch {
-        // an unknown label: fall through to UTF-8
-      }
-    }
-  }
-  return res.text();
+  const contentType = res.headers.get('content-type');
+  return (kind === 'html' ? decodeHtml(res.body, contentType) : decodePlain(res.body, contentType)).text;
 }
 
 // The HTML readers (cheerio, linkedom, Readability, Turndown) load with the first fetch, not at
