@@ -42,7 +42,16 @@ export function registerImportCommands(program: Command) {
         .description('upload an export (ZIP, tar.gz or the bare file) as an archive account; --intent then starts the pipeline that ingests it (createImport)')
         .argument('<file>', 'the export as downloaded: X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, tweets.js, outbox.json, Shares.csv')
         .requiredOption('--handle <name>', 'the archive account to import into (a name you choose, e.g. ada-x-2024)')
-        .addOption(new Option('--format <format>', 'insist on a format (detected otherwise)').choices(['x', 'mastodon', 'linkedin']))
+        .addOption(
+          new Option('--format <format>', 'insist on a format (detected otherwise)').choices([
+            'x',
+            'mastodon',
+            'linkedin',
+            'bluesky',
+            'wordpress',
+            'instagram',
+          ]),
+        )
         .option('--include-non-public', 'also import followers-only / protected / connections-only posts (never direct messages)')
         .option('--intent <text>', 'then create or resume the pipeline of this handle with this intent, which ingests the export')
         .option('--tone <text>', 'with --intent: the tone of the pipeline'),

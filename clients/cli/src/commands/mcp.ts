@@ -77,7 +77,11 @@ export function importFromPathTool(client: ApiClient): ToolDef {
     properties: {
       path: { type: 'string', minLength: 1, description: 'The export file, an absolute path on the machine where cpa mcp runs.' },
       handle: { type: 'string', minLength: 1, maxLength: 2048, description: 'The archive account to import into (a name you choose, e.g. ada-x-2024).' },
-      format: { type: 'string', enum: ['x', 'mastodon', 'linkedin'], description: 'Insist on a format (detected otherwise).' },
+      format: {
+        type: 'string',
+        enum: ['x', 'mastodon', 'linkedin', 'bluesky', 'wordpress', 'instagram'],
+        description: 'Insist on a format (detected otherwise).',
+      },
       include_non_public: {
         type: 'boolean',
         description: 'Also import followers-only / protected / connections-only posts. Direct messages are never imported.',
@@ -88,7 +92,7 @@ export function importFromPathTool(client: ApiClient): ToolDef {
       uploadImport(client, {
         path: String(args.path),
         handle: String(args.handle),
-        format: args.format as 'x' | 'mastodon' | 'linkedin' | undefined,
+        format: args.format as 'x' | 'mastodon' | 'linkedin' | 'bluesky' | 'wordpress' | 'instagram' | undefined,
         includeNonPublic: args.include_non_public === true,
         idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
       }),
