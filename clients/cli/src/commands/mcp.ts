@@ -68,7 +68,7 @@ export function importFromPathTool(client: ApiClient): ToolDef {
     title,
     description: [
       `${title}.`,
-      'Uploads the export exactly as downloaded (X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, or the bare tweets.js, outbox.json, Shares.csv) from `path` on the machine where `cpa mcp` runs, as the archive account `handle`. ' +
+      'Uploads the export exactly as downloaded (X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, Bluesky repository .car, WordPress .xml, Instagram ZIP, or the bare tweets.js, outbox.json, Shares.csv, posts_1.json) from `path` on the machine where `cpa mcp` runs, as the archive account `handle`. ' +
         'The answer counts the posts it will import and what it leaves out (direct messages never; followers-only posts unless include_non_public). ' +
         'Then call create_pipeline_from_intent with the same handle to ingest it, and follow the run with get_run (its progress counts the posts).',
       'REST: POST /api/agent/v1/imports (operation createImport), with the file as the body.',
