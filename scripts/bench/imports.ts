@@ -32,7 +32,13 @@ interface Generated {
   size: number;
   expected: number;
   /** The first sentence of the BENCHMARKS.md section: what was generated. */
-  what: (size: number) => string;
+  what: string;
+}
+
+/** The generated file's size, and its description (given the size in MB). */
+function made(file: string, expected: number, describe: (size: string) => string): Generated {
+  const size = statSync(file).size;
+  return { file, size, expected, what: describe(mb(size)) };
 }
 
 /** Writes the export of `format` to a file; only the count of posts to expect is kept in memory afterwards. */
@@ -45,13 +51,12 @@ async function generate(format: Format): Promise<Generated> {
     await writeZip(g.files, file);
     const expected = g.publicPosts.size;
     g.files.length = 0;
-    return {
+    return made(
       file,
-      size: statSync(file).size,
       expected,
-      what: (size) =>
-        `Generated X archive ZIP: ${posts.toLocaleString('en')} tweets (${expected.toLocaleString('en')} own public posts after retweets, replies to others and protected posts are left out), ${mb(size)} MB.`,
-    };
+      (size) =>
+        `Generated X archive ZIP: ${posts.toLocaleString('en')} tweets (${expected.toLocaleString('en')} own public posts after retweets, replies to others and protected posts are left out), ${size} MB.`,
+    );
   }
   if (format === 'bluesky') {
     const records = Number(arg('posts') ?? 100_000);
@@ -59,14 +64,12 @@ async function generate(format: Format): Promise<Generated> {
     log(`generating a Bluesky repository of ${records} records…`);
     const g = await blueskyRepo({ posts: records, order: 'records-first' });
     await g.write(file);
-    const expected = g.publicPosts.size;
-    return {
+    return made(
       file,
-      size: statSync(file).size,
-      expected,
-      what: (size) =>
-        `Generated Bluesky repository CAR: ${records.toLocaleString('en')} records written records-first (${expected.toLocaleString('en')} own posts after reposts, likes, follows and replies to others are left out; threads, images with alt, link facets), ${mb(size)} MB.`,
-    };
+      g.publicPosts.size,
+      (size) =>
+        `Generated Bluesky repository CAR: ${records.toLocaleString('en')} records written records-first (${g.publicPosts.size.toLocaleString('en')} own posts after reposts, likes, follows and replies to others are left out; threads, images with alt, link facets), ${size} MB.`,
+    );
   }
   // 11 items in 20 are published posts: enough items for `--posts` (default 20,000) of them.
   const items = Math.ceil((Number(arg('posts') ?? 20_000) * 20) / 11);
@@ -77,14 +80,12 @@ async function generate(format: Format): Promise<Generated> {
   for (const chunk of g.chunks()) if (!out.write(chunk)) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
-  const expected = g.publicPosts.size;
-  return {
+  return made(
     file,
-    size: statSync(file).size,
-    expected,
-    what: (size) =>
-      `Generated WordPress WXR: ${items.toLocaleString('en')} items (${expected.toLocaleString('en')} published posts after drafts, private, trashed posts, pages, attachments and menu items are left out; ~1.5 KB of HTML each, comments, categories, tags), ${mb(size)} MB.`,
-  };
+    g.publicPosts.size,
+    (size) =>
+      `Generated WordPress WXR: ${items.toLocaleString('en')} items (${g.publicPosts.size.toLocaleString('en')} published posts after drafts, private, trashed posts, pages, attachments and menu items are left out; ~1.5 KB of HTML each, comments, categories, tags), ${size} MB.`,
+  );
 }
 
 interface Result {
@@ -156,7 +157,7 @@ try {
     const results = await measure(format, g);
     rmSync(g.file, { force: true });
     const table = [
-      `${g.what(g.size)} Node ${process.version}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}, load average ${os
+      `${g.what} Node ${process.version}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}, load average ${os
         .loadavg()
         .map((x) => x.toFixed(1))
         .join(', ')} at the end (a machine shared with other work: wall times are loaded; server CPU is the child's own).`,

@@ -9,15 +9,11 @@ import { writeZip, type ExpectedPost } from '../support/exports.js';
 import { ingest, rawRequest, V1 } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
-
 let s: TestServer;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.stop();
-});
+// Exports of hundreds of posts through a real server: generous limits for a loaded machine.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+beforeAll(async () => void (s = await startTestServer()));
+afterAll(() => s?.stop());
 
 async function post(body: Buffer, query: Record<string, string>, contentType: string) {
   const qs = new URLSearchParams({ idempotency_key: newIdempotencyKey(), ...query });

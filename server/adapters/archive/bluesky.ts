@@ -56,9 +56,11 @@ async function* blocks(input: Readable, what: string, roots?: (r: CID[]) => void
       yield { cid: head.cid, bytes };
     }
   } catch (err) {
-    input.destroy();
     if (err instanceof ArchiveError) throw err;
     throw new ArchiveError('unreadable', `${what} is not a readable CAR file (${String((err as Error)?.message ?? err).split('\n')[0]}).`);
+  } finally {
+    // Also when the reader stops early (an ingest aborted, a listing that had enough posts).
+    input.destroy();
   }
 }
 
