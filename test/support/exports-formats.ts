@@ -121,8 +121,8 @@ export interface BlueskyOptions {
 
 export interface GeneratedCar {
   did: string;
-  /** The CAR's bytes, written by @ipld/car's CarWriter. */
-  write(file?: string): Promise<Buffer | null>;
+  /** The CAR's bytes, written by @ipld/car's CarWriter (`drop`: leave out the last blocks, as a cut file would). */
+  write(file?: string, drop?: number): Promise<Buffer | null>;
   publicPosts: Map<string, ExpectedPost>;
   skipped: Record<string, number>;
 }
@@ -288,7 +288,7 @@ export async function blueskyRepo(o: BlueskyOptions): Promise<GeneratedCar> {
     did,
     publicPosts,
     skipped,
-    async write(file) {
+    async write(file, drop = 0) {
       const { writer, out } = CarWriter.create([commit.cid]);
       const parts: Uint8Array[] = [];
       const sink = file ? createWriteStream(file) : null;
@@ -299,7 +299,7 @@ export async function blueskyRepo(o: BlueskyOptions): Promise<GeneratedCar> {
           } else parts.push(c);
         }
       })();
-      for (const b of ordered) await writer.put(b);
+      for (const b of ordered.slice(0, ordered.length - drop)) await writer.put(b);
       await writer.close();
       await drained;
       if (sink) {

@@ -75,9 +75,14 @@ describe('Bluesky repository CAR', () => {
     expect((await refused(car, 'wordpress')).field).toBe('format');
   });
 
-  it('a truncated CAR, or one with a block past the size a repository allows, is unreadable (422)', async () => {
-    const car = (await (await blueskyRepo({ posts: 60 })).write())!;
+  it('a truncated CAR (inside a block or between blocks), or one with a block past the size a repository allows, is unreadable (422)', async () => {
+    const g = await blueskyRepo({ posts: 60 });
+    const car = (await g.write())!;
     expect((await refused(car.subarray(0, car.length - 100))).message).toMatch(/not a readable CAR file/);
+    // Cut between blocks: the last records (tree first) or the tree (records first) are missing.
+    expect((await refused((await g.write(undefined, 3))!)).message).toMatch(/lacks part of the repository its commit names/);
+    const recordsFirst = await blueskyRepo({ posts: 60, order: 'records-first' });
+    expect((await refused((await recordsFirst.write(undefined, 1))!)).message).toMatch(/lacks part of the repository/);
     // The header, then a block whose length prefix claims 16 MiB.
     const headerLen = car[0]! + 1;
     const bomb = Buffer.concat([car.subarray(0, headerLen), Buffer.from([0x80, 0x80, 0x80, 0x08]), car.subarray(headerLen + 1, headerLen + 200)]);
@@ -134,9 +139,12 @@ describe('WordPress WXR', () => {
     expect(zipped.posts.length).toBe(g.publicPosts.size);
   });
 
-  it('an RSS feed that is not a WordPress export is not taken for one', async () => {
+  it('an RSS feed that is not a WordPress export is not taken for one; a truncated export is refused, not read in part', async () => {
     const rss = Buffer.from('<?xml version="1.0"?><rss version="2.0"><channel><title>x</title><item><title>a</title></item></channel></rss>');
     expect((await refused(rss)).message).toMatch(/Understood: .*WordPress/);
+    expect((await refused((await writeZip([{ name: 'feed.xml', data: rss }]))!)).message).toMatch(/feed\.xml is not a WordPress export/);
+    const whole = wxrBytes(g);
+    expect((await refused(whole.subarray(0, Math.floor(whole.length / 2)))).message).toMatch(/ends before its <\/rss>: it is truncated/);
   });
 
   it('keeps link addresses in text and makes hashtags of categories', () => {

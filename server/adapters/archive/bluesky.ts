@@ -79,28 +79,42 @@ const decode = (b: Block): unknown => {
 export async function indexRepo(input: Readable, what: string): Promise<RepoIndex> {
   let root: CID | null = null;
   let did: string | null = null;
+  let data: string | null = null;
   const rkeys = new Map<string, string>();
+  // The tree's nodes seen and those named (by the commit or a parent): a CAR cut between blocks lacks some.
+  const nodes = new Set<string>();
+  const named = new Set<string>();
   const text = new TextDecoder();
   for await (const b of blocks(input, what, (r) => (root = r[0] ?? null))) {
     if (root && b.cid.equals(root)) {
-      did = str(obj(decode(b)).did);
+      const commit = obj(decode(b));
+      did = str(commit.did);
+      data = commit.data instanceof CID ? cidKey(commit.data) : null;
       continue;
     }
     if (!looksLikeNode(b.bytes)) continue;
     const node = obj(decode(b));
     if (!Array.isArray(node.e) || !('l' in node)) continue;
+    nodes.add(cidKey(b.cid));
+    if (node.l instanceof CID) named.add(cidKey(node.l));
     // Keys are prefix-compressed against the previous entry of the same node.
     let key = '';
     for (const e of list(node.e)) {
       const p = typeof e.p === 'number' ? e.p : 0;
       key = key.slice(0, p) + (e.k instanceof Uint8Array ? text.decode(e.k) : '');
+      if (e.t instanceof CID) named.add(cidKey(e.t));
       const v = e.v instanceof CID ? e.v : null;
       if (v && key.startsWith(POSTS)) rkeys.set(cidKey(v), key.slice(POSTS.length));
     }
   }
   if (!did) throw new ArchiveError('unreadable', `${what} has no repository commit (no DID): it is not a Bluesky repository export.`);
+  if (data) named.add(data);
+  for (const n of named) if (!nodes.has(n)) throw truncated(what);
   return { did, rkeys };
 }
+
+const truncated = (what: string) =>
+  new ArchiveError('unreadable', `${what} lacks part of the repository its commit names: the CAR is truncated or incomplete.`);
 
 const postUri = (did: string, rkey: string) => `at://${did}/app.bsky.feed.post/${rkey}`;
 const webUrl = (did: string, rkey: string) => `https://bsky.app/profile/${did}/post/${encodeURIComponent(rkey)}`;
@@ -241,9 +255,15 @@ export function blueskyItem(record: unknown, rkey: string | undefined, repo: Rep
 export async function* readBluesky(open: () => Readable, what: string, _opts: ReadOptions): AsyncGenerator<ArchiveItem> {
   const repo = await indexRepo(open(), what);
   let root: CID | null = null;
+  // Every post the tree names must be there (the scan before an import reads to the end, so a CAR
+  // cut between blocks is refused before anything is imported).
+  let found = 0;
   for await (const b of blocks(open(), what, (r) => (root = r[0] ?? null))) {
     if (looksLikeNode(b.bytes) || (root && b.cid.equals(root))) continue;
-    const item = blueskyItem(decode(b), repo.rkeys.get(cidKey(b.cid)), repo);
+    const rkey = repo.rkeys.get(cidKey(b.cid));
+    if (rkey !== undefined) found += 1;
+    const item = blueskyItem(decode(b), rkey, repo);
     if (item) yield item;
   }
+  if (found < repo.rkeys.size) throw truncated(what);
 }

@@ -142,6 +142,7 @@ export async function* readWordPress(input: Readable, what: string, opts: ReadOp
   let readingApproved = false;
   let sawRss = false;
   let sawWp = false;
+  let sawEnd = false;
   const parser = new Parser(
     {
       onopentag(name, attrs) {
@@ -172,7 +173,9 @@ export async function* readWordPress(input: Readable, what: string, opts: ReadOp
         } else if (category && depth === 1) category.name += text;
         else if (readingApproved) approved += text;
       },
-      onclosetag(name) {
+      onclosetag(name, implied) {
+        // htmlparser2 closes what is still open at the end of the input (implied): not an end the file wrote.
+        if (name === 'rss' && !item && !implied) sawEnd = true;
         if (!item) return;
         if (depth === 0 && name === 'item') {
           done.push(wordpressItem(item, opts));
@@ -192,27 +195,22 @@ export async function* readWordPress(input: Readable, what: string, opts: ReadOp
     },
     { xmlMode: true, decodeEntities: true, recognizeCDATA: true },
   );
+  const notWxr = () =>
+    new ArchiveError('unreadable', `${what || 'The file'} is not a WordPress export (WXR: an RSS document with the wp: namespace of wordpress.org/export).`);
   let decoder: TextDecoder | null = null;
-  try {
-    for await (const c of input) {
-      const chunk = c as Buffer;
-      decoder ??= decoderFor(chunk);
-      parser.write(decoder.decode(chunk, { stream: true }));
-      if (!sawRss && parser.endIndex > 65_536) break;
-      while (done.length) yield done.shift()!;
-    }
-    if (decoder) parser.write(decoder.decode());
-    parser.end();
-  } catch (err) {
-    input.destroy();
-    throw new ArchiveError('unreadable', `${what} is not a readable WordPress export (${String((err as Error)?.message ?? err).split('\n')[0]}).`);
+  // The container's errors (a truncated ZIP, a bomb) come through as they are: each is already a 422.
+  for await (const c of input) {
+    const chunk = c as Buffer;
+    decoder ??= decoderFor(chunk);
+    parser.write(decoder.decode(chunk, { stream: true }));
+    // Nothing is yielded before the document shows it is WordPress's.
+    if (sawRss ? !sawWp : parser.endIndex > 65_536) throw notWxr();
+    while (done.length) yield done.shift()!;
   }
-  if (!sawRss || !sawWp) {
-    input.destroy();
-    throw new ArchiveError(
-      'unreadable',
-      `${what || 'The file'} is not a WordPress export (WXR: an RSS document with the wp: namespace of wordpress.org/export).`,
-    );
-  }
+  if (decoder) parser.write(decoder.decode());
+  parser.end();
+  if (!sawRss || !sawWp) throw notWxr();
+  // A cut file would import a part silently: an export ends with </rss>.
+  if (!sawEnd) throw new ArchiveError('unreadable', `${what || 'The WordPress export'} ends before its </rss>: it is truncated.`);
   while (done.length) yield done.shift()!;
 }
