@@ -37,10 +37,9 @@ export function htmlToText(html: string, opts: { links?: boolean } = {}): string
           const a = anchors.pop();
           if (!a?.href) return;
           const words = out.slice(a.from).trim();
-          const bare = (u: string) => u.replace(/^https?:\/\//, '').replace(/\/$/, '');
           if (!words) out += a.href;
-          else if (!bare(a.href).startsWith(bare(words).replace(/(\.\.\.|…)$/u, ''))) out += ` (${a.href})`;
-          else if (bare(words) !== bare(a.href)) out = out.slice(0, a.from) + out.slice(a.from).replace(words, a.href);
+          else if (!isShownAddress(words, a.href)) out += ` (${a.href})`;
+          else if (words !== a.href) out = out.slice(0, a.from) + out.slice(a.from).replace(words, a.href);
         }
       },
     },
@@ -49,6 +48,17 @@ export function htmlToText(html: string, opts: { links?: boolean } = {}): string
   parser.write(html);
   parser.end();
   return tidy(out);
+}
+
+/**
+ * Whether a link's words are its address as shown: the address itself, or shortened the way
+ * Mastodon, Bluesky and WordPress show one (`example.com/articles/12…`: no scheme, cut, an
+ * ellipsis). Words that are not address-like (`the notes`, `ex`) are not, even as a prefix.
+ */
+export function isShownAddress(words: string, href: string): boolean {
+  const bare = (u: string) => u.replace(/^https?:\/\//, '').replace(/\/$/, '');
+  const shown = bare(words.trim().replace(/(\.\.\.|…)$/u, ''));
+  return /^[^\s/.]+(\.[^\s/.]+)+/.test(shown) && bare(href).startsWith(shown);
 }
 
 /** Trims each line, collapses runs of blank lines and caps the length. */

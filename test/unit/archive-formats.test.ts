@@ -153,8 +153,12 @@ describe('WordPress WXR', () => {
         '<p>See <a href="https://e.example/x">the notes</a>, <a href="https://e.example/y">e.example/y</a> and <a href="https://e.example/long/path">e.example/lo…</a></p>',
         { links: true },
       ),
-    ).toBe('See the notes (https://e.example/x), e.example/y and https://e.example/long/path');
+    ).toBe('See the notes (https://e.example/x), https://e.example/y and https://e.example/long/path');
     expect(htmlToText('<p>See <a href="https://e.example/x">the notes</a></p>')).toBe('See the notes');
+    // Words that merely begin the address are words, not a shortened address.
+    expect(htmlToText('<p><a href="https://example.com/">ex</a> and <a href="https://example.com/a/b">https://example.com/a/…</a></p>', { links: true })).toBe(
+      'ex (https://example.com/) and https://example.com/a/b',
+    );
     expect([hashtag('News & Updates'), hashtag('open source'), hashtag('日本語'), hashtag('C++'), hashtag('  ')]).toEqual([
       '#NewsUpdates',
       '#OpenSource',

@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import { asyncIterableReader, readBlockHead, readHeader } from '@ipld/car/decoder';
 import { decode as decodeCbor } from '@ipld/dag-cbor';
 import { CID } from 'multiformats/cid';
-import { dateOf, httpUrl, MAX_TEXT } from '../text.js';
+import { dateOf, httpUrl, isShownAddress, MAX_TEXT } from '../text.js';
 import { ArchiveError } from './errors.js';
 import type { ArchiveItem, MediaRef, ReadOptions } from './types.js';
 
@@ -143,10 +143,7 @@ export function expandFacets(text: string, facets: unknown): string {
     if (l.start < at || l.end > bytes.length) continue;
     parts.push(bytes.toString('utf8', at, l.start));
     const shown = bytes.toString('utf8', l.start, l.end);
-    const bare = shown.replace(/(\.\.\.|…)$/u, '');
-    const target = l.uri.replace(/^https?:\/\//, '');
-    const shortened = l.uri.startsWith(bare) || target.startsWith(bare.replace(/^https?:\/\//, ''));
-    parts.push(shortened ? l.uri : `${shown} (${l.uri})`);
+    parts.push(isShownAddress(shown, l.uri) ? l.uri : `${shown} (${l.uri})`);
     at = l.end;
   }
   parts.push(bytes.toString('utf8', at));
