@@ -524,6 +524,9 @@ export interface paths {
          *     | `x` | the X archive ZIP | `data/tweets.js` (and `tweets-part1.js` …, or the older `tweet.js`), with `note-tweet.js` for long posts, `account.js` and `protected-history.js` |
          *     | `mastodon` | the Mastodon archive ZIP or tar.gz | `outbox.json` |
          *     | `linkedin` | the LinkedIn export ZIP | `Shares.csv` |
+         *     | `bluesky` | the repository `.car` (Settings → Export my data) | the CAR itself: the commit, the record tree, the `app.bsky.feed.post` records |
+         *     | `wordpress` | the WordPress export `.xml` (WXR, Tools → Export) | the `<item>`s; a ZIP of WordPress.com's several `.xml` files is read too |
+         *     | `instagram` | the Instagram export ZIP (Accounts Center → Download your information, JSON) | `your_instagram_activity/content/posts_1.json` (and `posts_2.json` …; older exports `content/posts_1.json`), with `personal_information.json` for the account's privacy |
          *
          *     Each of these files may also be sent alone (or gzipped). The format is detected; pass
          *     `format` to insist on one. Uploads of up to `IMPORT_MAX_BYTES` (default 8 GiB) are
@@ -531,11 +534,14 @@ export interface paths {
          *     instance, the database on PostgreSQL (so that every instance of a team host reads them).
          *
          *     The export is read once before the answer, and only the author's own posts count:
-         *     **direct messages are never imported**; followers-only (Mastodon), protected (X) and
-         *     connections-only (LinkedIn) posts are left out unless `include_non_public=true`, and then
-         *     keep their `visibility`, so that publishing a draft of one needs confirming; boosts,
-         *     retweets and replies to other people are left out; the author's own threads (self-replies)
-         *     are kept. The answer's `summary` counts what will be imported and what was left out, by reason.
+         *     **direct messages are never imported**; followers-only (Mastodon), protected (X),
+         *     connections-only (LinkedIn) and private-account (Instagram) posts are left out unless
+         *     `include_non_public=true`, and then keep their `visibility`, so that publishing a draft of
+         *     one needs confirming; boosts, retweets, reposts, likes and replies to other people are left
+         *     out; the author's own threads (self-replies) are kept. WordPress: published posts only
+         *     (drafts, pending, scheduled, private, password-protected and trashed posts, pages and
+         *     attachments are left out). The answer's `summary` counts what will be imported and what was
+         *     left out, by reason.
          *
          *     The import becomes (or replaces) the export of the `archive` account named `handle`, the
          *     same account `accounts/connect` makes. Create or resume a pipeline with that handle
@@ -1881,7 +1887,7 @@ export interface components {
              *     Mastodon `outbox.json`). Stored encrypted; never returned and never logged.
              */
             auth_material: string;
-            /** @description A second factor the platform needs, when it needs one (for `bluesky`, the emailed sign-in code of an account with two-factor sign-in; for `archive`, the export format `x`, `linkedin` or `mastodon`, detected when absent). Stored encrypted with `auth_material`. */
+            /** @description A second factor the platform needs, when it needs one (for `bluesky`, the emailed sign-in code of an account with two-factor sign-in; for `archive`, the export format `x`, `linkedin`, `mastodon`, `wordpress` or `instagram` (a text export; a Bluesky `.car` is binary, so it is uploaded with `POST /imports`), detected when absent). Stored encrypted with `auth_material`. */
             secondary_auth?: string;
             /**
              * Format: uri
@@ -1915,7 +1921,7 @@ export interface components {
             id: components["schemas"]["ResourceId"];
             handle: components["schemas"]["Handle"];
             /** @enum {string} */
-            format: "x" | "mastodon" | "linkedin";
+            format: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram";
             /**
              * @description What the upload was, around the export's files.
              * @enum {string}
@@ -1931,7 +1937,7 @@ export interface components {
             include_non_public: boolean;
             summary: {
                 /** @enum {string} */
-                format: "x" | "mastodon" | "linkedin";
+                format: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram";
                 /** @enum {string} */
                 container: "zip" | "tar.gz" | "tar" | "gzip" | "file";
                 /** @description The files of the archive the posts were read from, then the side files used ('' for a bare file). */
@@ -1962,6 +1968,16 @@ export interface components {
                     empty: number;
                     /** @description Entries without the fields a post needs. */
                     unreadable: number;
+                    /** @description Bluesky likes: not the author's text. */
+                    like: number;
+                    /** @description WordPress drafts, pending, scheduled and auto-drafts: never published. */
+                    draft: number;
+                    /** @description WordPress private and password-protected posts: never imported. */
+                    private: number;
+                    /** @description WordPress posts in the trash. */
+                    trashed: number;
+                    /** @description Entries that are not posts: WordPress pages, attachments and menu items; Bluesky follows, blocks, lists, profile and other records. */
+                    not_a_post: number;
                 };
                 first_post_at: components["schemas"]["Timestamp"];
                 last_post_at: components["schemas"]["Timestamp"];
@@ -3566,7 +3582,7 @@ export interface components {
          * @description The export's format; detected when absent. When given, the upload must be that format.
          * @example x
          */
-        ImportFormat: "x" | "mastodon" | "linkedin";
+        ImportFormat: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram";
         /**
          * @description Also import followers-only (Mastodon), protected (X) and connections-only (LinkedIn) posts, marked with their `visibility`. Direct messages are never imported. Default `false`.
          * @example false
@@ -4094,6 +4110,9 @@ export interface operations {
                 "application/octet-stream": string;
                 "application/json": string;
                 "text/csv": string;
+                "application/vnd.ipld.car": string;
+                "application/xml": string;
+                "text/xml": string;
                 "text/javascript": string;
             };
         };

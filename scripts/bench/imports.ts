@@ -1,32 +1,92 @@
-// `npm run bench:imports`: upload and ingest of a generated X archive of 100,000 posts (a ZIP as X
-// hands it out, built by test/support/exports.ts from the documented format, with retweets,
-// replies, protected posts, long posts, media and every Unicode plane) against the real server in
-// a child process, on SQLite and on PostgreSQL. Reports the upload (streamed to storage, then read
-// once to check and count) and the ingest (posts/s), the server's RSS while the ingest runs
-// (sampled without forcing GC; flat means it does not grow with the archive), and writes the
-// `imports` section of BENCHMARKS.md. Options: `--db sqlite|postgresql`, `--posts N` (default 100000).
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+// `npm run bench:imports`: upload and ingest of generated exports against the real server in a
+// child process, on SQLite and on PostgreSQL: an X archive of 100,000 posts (a ZIP as X hands it
+// out, built by test/support/exports.ts from the documented format, with retweets, replies,
+// protected posts, long posts, media and every Unicode plane), a Bluesky repository CAR of
+// 100,000 records and a WordPress WXR of 20,000 published posts (36,364 items; test/support/exports-formats.ts: reposts,
+// likes, follows, replies, threads, images, facets; drafts, private posts, pages, comments).
+// Reports the upload (streamed to storage, then read once to check and count) and the ingest
+// (posts/s), the server's RSS while the ingest runs (sampled without forcing GC; flat means it
+// does not grow with the export), and writes the `imports` (X), `imports-bluesky` and
+// `imports-wordpress` sections of BENCHMARKS.md. Options: `--db sqlite|postgresql`,
+// `--format x,bluesky,wordpress` (default all three), `--posts N` (default 100,000 for X and
+// Bluesky records, 20,000 published WordPress posts).
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { unwrap, uploadImport } from '../../clients/typescript/src/index.js';
 import { writeZip, xArchive } from '../../test/support/exports.js';
+import { blueskyRepo, wordpressExport } from '../../test/support/exports-formats.js';
 import { startServerChild } from './children.js';
 import { arg, kindsFromArgs, logger, mb, type Kind } from './args.js';
 import { writeSection } from './report.js';
 
+type Format = 'x' | 'bluesky' | 'wordpress';
 const kinds = kindsFromArgs();
-const POSTS = Number(arg('posts') ?? 100_000);
+const formats = (arg('format') ?? 'x,bluesky,wordpress').split(',').map((f) => f.trim()) as Format[];
 const log = logger('bench:imports');
-
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'cp-bench-imports-'));
-const file = path.join(tmp, 'twitter-archive.zip');
-log(`generating an X archive of ${POSTS} posts…`);
-const g = xArchive({ posts: POSTS, partSize: 25_000, filler: 120 });
-await writeZip(g.files, file);
-const size = statSync(file).size;
-const expected = g.publicPosts.size;
-g.files.length = 0;
-log(`${file}: ${mb(size)} MB, ${expected} public own posts`);
+
+interface Generated {
+  file: string;
+  size: number;
+  expected: number;
+  /** The first sentence of the BENCHMARKS.md section: what was generated. */
+  what: string;
+}
+
+/** The generated file's size, and its description (given the size in MB). */
+function made(file: string, expected: number, describe: (size: string) => string): Generated {
+  const size = statSync(file).size;
+  return { file, size, expected, what: describe(mb(size)) };
+}
+
+/** Writes the export of `format` to a file; only the count of posts to expect is kept in memory afterwards. */
+async function generate(format: Format): Promise<Generated> {
+  if (format === 'x') {
+    const posts = Number(arg('posts') ?? 100_000);
+    const file = path.join(tmp, 'twitter-archive.zip');
+    log(`generating an X archive of ${posts} posts…`);
+    const g = xArchive({ posts, partSize: 25_000, filler: 120 });
+    await writeZip(g.files, file);
+    const expected = g.publicPosts.size;
+    g.files.length = 0;
+    return made(
+      file,
+      expected,
+      (size) =>
+        `Generated X archive ZIP: ${posts.toLocaleString('en')} tweets (${expected.toLocaleString('en')} own public posts after retweets, replies to others and protected posts are left out), ${size} MB.`,
+    );
+  }
+  if (format === 'bluesky') {
+    const records = Number(arg('posts') ?? 100_000);
+    const file = path.join(tmp, 'repo.car');
+    log(`generating a Bluesky repository of ${records} records…`);
+    const g = await blueskyRepo({ posts: records, order: 'records-first' });
+    await g.write(file);
+    return made(
+      file,
+      g.publicPosts.size,
+      (size) =>
+        `Generated Bluesky repository CAR: ${records.toLocaleString('en')} records written records-first (${g.publicPosts.size.toLocaleString('en')} own posts after reposts, likes, follows and replies to others are left out; threads, images with alt, link facets), ${size} MB.`,
+    );
+  }
+  // 11 items in 20 are published posts: enough items for `--posts` (default 20,000) of them.
+  const items = Math.ceil((Number(arg('posts') ?? 20_000) * 20) / 11);
+  const file = path.join(tmp, 'wordpress.xml');
+  log(`generating a WordPress export of ${items} items…`);
+  const g = wordpressExport({ posts: items, paragraphs: 4 });
+  const out = createWriteStream(file);
+  for (const chunk of g.chunks()) if (!out.write(chunk)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+  return made(
+    file,
+    g.publicPosts.size,
+    (size) =>
+      `Generated WordPress WXR: ${items.toLocaleString('en')} items (${g.publicPosts.size.toLocaleString('en')} published posts after drafts, private, trashed posts, pages, attachments and menu items are left out; ~1.5 KB of HTML each, comments, categories, tags), ${size} MB.`,
+  );
+}
 
 interface Result {
   db: Kind;
@@ -39,63 +99,79 @@ interface Result {
   uploadCpu: number;
   ingestCpu: number;
 }
-const results: Result[] = [];
-
-for (const kind of kinds) {
-  const { child, client, stop } = await startServerChild(kind, `imports-${kind}`, { INSTANCE_MODE: 'desktop', LOG_LEVEL: 'warn' });
-  try {
-    const rssBefore = (await child.call<{ rss: number }>('mem')).rss;
-    log(`${kind}: uploading…`);
-    const cpu0 = await child.call<number>('cpu');
-    let t = performance.now();
-    const imp = await uploadImport(client, { path: file, handle: 'bench-x', format: 'x' });
-    const uploadSeconds = (performance.now() - t) / 1000;
-    log(`${kind}: upload + check ${uploadSeconds.toFixed(1)} s (${Math.round(size / 1024 / 1024 / uploadSeconds)} MB/s, ${imp.summary.posts} posts counted)`);
-    const cpu1 = await child.call<number>('cpu');
-    t = performance.now();
-    const started = await unwrap(
-      client.POST('/api/agent/v1/pipelines/from-intent', {
-        body: { handle: 'bench-x', intent: 'Benchmark import', idempotency_key: `bench-imports-${kind}-${Date.now()}` },
-      }),
-    );
-    let rssMin = Infinity;
-    let rssMax = 0;
-    let run;
-    for (;;) {
-      run = await unwrap(client.GET('/api/agent/v1/runs/{id}', { params: { path: { id: started.run_id } } }));
-      const { rss } = await child.call<{ rss: number }>('rss');
-      if (run.status === 'running') {
-        rssMin = Math.min(rssMin, rss);
-        rssMax = Math.max(rssMax, rss);
+async function measure(format: Format, g: Generated): Promise<Result[]> {
+  const { file, size, expected } = g;
+  const results: Result[] = [];
+  for (const kind of kinds) {
+    const { child, client, stop } = await startServerChild(kind, `imports-${format}-${kind}`, { INSTANCE_MODE: 'desktop', LOG_LEVEL: 'warn' });
+    try {
+      const rssBefore = (await child.call<{ rss: number }>('mem')).rss;
+      log(`${kind}: uploading…`);
+      const cpu0 = await child.call<number>('cpu');
+      let t = performance.now();
+      const imp = await uploadImport(client, { path: file, handle: `bench-${format}`, format });
+      const uploadSeconds = (performance.now() - t) / 1000;
+      log(`${kind}: upload + check ${uploadSeconds.toFixed(1)} s (${Math.round(size / 1024 / 1024 / uploadSeconds)} MB/s, ${imp.summary.posts} posts counted)`);
+      const cpu1 = await child.call<number>('cpu');
+      t = performance.now();
+      const started = await unwrap(
+        client.POST('/api/agent/v1/pipelines/from-intent', {
+          body: { handle: `bench-${format}`, intent: 'Benchmark import', idempotency_key: `bench-imports-${format}-${kind}-${Date.now()}` },
+        }),
+      );
+      let rssMin = Infinity;
+      let rssMax = 0;
+      let run;
+      for (;;) {
+        run = await unwrap(client.GET('/api/agent/v1/runs/{id}', { params: { path: { id: started.run_id } } }));
+        const { rss } = await child.call<{ rss: number }>('rss');
+        if (run.status === 'running') {
+          rssMin = Math.min(rssMin, rss);
+          rssMax = Math.max(rssMax, rss);
+        }
+        if (run.status === 'succeeded' || run.status === 'failed') break;
+        await new Promise((r) => setTimeout(r, 500));
       }
-      if (run.status === 'succeeded' || run.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 500));
+      const ingestSeconds = (performance.now() - t) / 1000;
+      const cpu2 = await child.call<number>('cpu');
+      if (run.status !== 'succeeded') throw new Error(`ingest ${run.status}: ${JSON.stringify(run.error)}`);
+      log(`${kind}: ingest ${ingestSeconds.toFixed(1)} s, ${Math.round(expected / ingestSeconds)} posts/s, RSS ${mb(rssMin)}–${mb(rssMax)} MB`);
+      const uploadCpu = (cpu1 - cpu0) / 1e6;
+      const ingestCpu = (cpu2 - cpu1) / 1e6;
+      log(
+        `${kind}: server CPU: upload + check ${uploadCpu.toFixed(1)} s, ingest ${ingestCpu.toFixed(1)} s (${Math.round(expected / ingestCpu)} posts per CPU-second)`,
+      );
+      results.push({ db: kind, uploadSeconds, ingestSeconds, posts: run.progress?.done ?? 0, rssMin, rssMax, rssBefore, uploadCpu, ingestCpu });
+    } finally {
+      await stop().catch((err: unknown) => log(`could not drop the bench database: ${(err as Error).message}`));
     }
-    const ingestSeconds = (performance.now() - t) / 1000;
-    const cpu2 = await child.call<number>('cpu');
-    if (run.status !== 'succeeded') throw new Error(`ingest ${run.status}: ${JSON.stringify(run.error)}`);
-    log(`${kind}: ingest ${ingestSeconds.toFixed(1)} s, ${Math.round(expected / ingestSeconds)} posts/s, RSS ${mb(rssMin)}–${mb(rssMax)} MB`);
-    const uploadCpu = (cpu1 - cpu0) / 1e6;
-    const ingestCpu = (cpu2 - cpu1) / 1e6;
-    log(
-      `${kind}: server CPU: upload + check ${uploadCpu.toFixed(1)} s, ingest ${ingestCpu.toFixed(1)} s (${Math.round(expected / ingestCpu)} posts per CPU-second)`,
-    );
-    results.push({ db: kind, uploadSeconds, ingestSeconds, posts: run.progress?.done ?? 0, rssMin, rssMax, rssBefore, uploadCpu, ingestCpu });
-  } finally {
-    await stop().catch((err: unknown) => log(`could not drop the bench database: ${(err as Error).message}`));
   }
+  return results;
 }
-rmSync(tmp, { recursive: true, force: true });
 
-const table = [
-  `Generated X archive ZIP: ${POSTS.toLocaleString('en')} tweets (${expected.toLocaleString('en')} own public posts after retweets, replies to others and protected posts are left out), ${mb(size)} MB. Node ${process.version}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}.`,
-  '',
-  '| database | upload + check (wall) | its server CPU | ingest (wall) | posts/s (wall) | ingest server CPU | posts per CPU-second | server RSS during ingest |',
-  '|---|---:|---:|---:|---:|---:|---:|---|',
-  ...results.map(
-    (r) =>
-      `| ${r.db} | ${r.uploadSeconds.toFixed(1)} s | ${r.uploadCpu.toFixed(1)} s | ${r.ingestSeconds.toFixed(1)} s | ${Math.round(r.posts / r.ingestSeconds).toLocaleString('en')} | ${r.ingestCpu.toFixed(1)} s | ${Math.round(r.posts / r.ingestCpu).toLocaleString('en')} | ${mb(r.rssMin)}–${mb(r.rssMax)} MB (before: ${mb(r.rssBefore)} MB) |`,
-  ),
-].join('\n');
-console.log(table);
-writeSection(table, 'imports');
+const SECTIONS: Record<Format, string> = { x: 'imports', bluesky: 'imports-bluesky', wordpress: 'imports-wordpress' };
+try {
+  for (const format of formats) {
+    const g = await generate(format);
+    log(`${g.file}: ${mb(g.size)} MB, ${g.expected} posts to import`);
+    const results = await measure(format, g);
+    rmSync(g.file, { force: true });
+    const table = [
+      `${g.what} Node ${process.version}, ${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)}, load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(', ')} at the end (a machine shared with other work: wall times are loaded; server CPU is the child's own).`,
+      '',
+      '| database | upload + check (wall) | its server CPU | ingest (wall) | posts/s (wall) | ingest server CPU | posts per CPU-second | server RSS during ingest |',
+      '|---|---:|---:|---:|---:|---:|---:|---|',
+      ...results.map(
+        (r) =>
+          `| ${r.db} | ${r.uploadSeconds.toFixed(1)} s | ${r.uploadCpu.toFixed(1)} s | ${r.ingestSeconds.toFixed(1)} s | ${Math.round(r.posts / r.ingestSeconds).toLocaleString('en')} | ${r.ingestCpu.toFixed(1)} s | ${Math.round(r.posts / r.ingestCpu).toLocaleString('en')} | ${mb(r.rssMin)}–${mb(r.rssMax)} MB (before: ${mb(r.rssBefore)} MB) |`,
+      ),
+    ].join('\n');
+    console.log(table);
+    writeSection(table, SECTIONS[format]);
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}

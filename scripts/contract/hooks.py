@@ -78,12 +78,12 @@ def sign_webhook_receivers(ctx, case, **kwargs):
         _sign_receiver_request(case)
 
 
-# The archive media types of POST /imports (an export's bytes, as downloaded) and the image types
+# The archive media types of POST /imports (an export's bytes, as downloaded: ZIP, gzip, tar, a Bluesky CAR) and the image types
 # of POST /media: schemathesis has no serializer of its own for them, and the description's named
 # examples of these bodies are strings (a placeholder for the bytes). They go on the wire as
 # bytes, as for application/octet-stream; the server reads the content, and refuses one that is
 # no export or no image with the documented 422.
-@schemathesis.serializer("application/zip", "application/gzip", "application/x-tar", "image/jpeg", "image/png", "image/webp", "image/gif")
+@schemathesis.serializer("application/zip", "application/gzip", "application/x-tar", "application/vnd.ipld.car", "image/jpeg", "image/png", "image/webp", "image/gif")
 def archive_bytes(ctx, value):
     if isinstance(value, bytes):
         return value

@@ -197,7 +197,8 @@ async function materialFor(deps: ServiceDeps, workspaceId: string, ids: string[]
 /**
  * The platforms an artifact gets variants for: those the request named; else a re-draft's
  * parent's; else the pipeline's own platform when it is a target (mastodon, bluesky), the format
- * of an archive pipeline's latest import (x, linkedin, mastodon), and none for a feed (its text
+ * of an archive pipeline's latest import (x, linkedin, mastodon, bluesky; none for wordpress and
+ * instagram, which are not publishing targets), and none for a feed (its text
  * is the artifact's; name targets to get variants).
  */
 export async function targetsFor(deps: ServiceDeps, a: ArtifactRow, pipeline: PipelineRow, requested: unknown): Promise<TargetPlatform[]> {

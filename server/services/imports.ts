@@ -5,7 +5,7 @@
 // upload leaves nothing behind. Ingest reads the newest import of the handle (`exportSource`).
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.js';
-import { ArchiveError, bufferSource, scanExport, type ArchiveFormat, type ByteSource, type Scan } from '../adapters/archive/index.js';
+import { ArchiveError, bufferSource, scanExport, SKIP_REASONS, type ArchiveFormat, type ByteSource, type Scan } from '../adapters/archive/index.js';
 import { archiveAdapter } from '../adapters/archive/adapter.js';
 import { AppError, notFound, validationFailed } from '../errors.js';
 import { brokenUpload, readUpload } from './upload-body.js';
@@ -31,6 +31,12 @@ function archiveAppError(err: ArchiveError): AppError {
   return validationFailed(err.field, `is not an export we can import: ${err.message}`);
 }
 
+/** Imports recorded before a skip reason existed count zero of it. */
+function withAllSkips(summary: S['Import']['summary']): S['Import']['summary'] {
+  const zeros = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as S['Import']['summary']['skipped'];
+  return { ...summary, skipped: { ...zeros, ...summary.skipped } };
+}
+
 export function importView(row: ImportRow, account: S['Account'] | null): S['Import'] {
   return {
     id: row.id,
@@ -42,7 +48,7 @@ export function importView(row: ImportRow, account: S['Account'] | null): S['Imp
     sha256: row.sha256,
     // SQLite keeps a boolean as 0/1, PostgreSQL as a boolean.
     include_non_public: Boolean(row.includeNonPublic),
-    summary: JSON.parse(row.summary) as S['Import']['summary'],
+    summary: withAllSkips(JSON.parse(row.summary) as S['Import']['summary']),
     account,
     created_at: row.createdAt.toISOString(),
   };

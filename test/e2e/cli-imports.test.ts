@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mastodonArchive, writeTarGz } from '../support/exports.js';
+import { blueskyRepo, wordpressExport, wxrBytes } from '../support/exports-formats.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { cpaIn, expectExit, json } from './support.js';
 
@@ -46,6 +47,22 @@ describe('cpa imports upload', () => {
     expectExit(r, 0);
     expect(r.stderr).toMatch(/upload 100% \(/);
     expect(r.stderr).toMatch(/ingest\): succeeded · \d+ of \d+ \(100%\)/);
+  });
+
+  it("uploads a Bluesky .car and a WordPress .xml as downloaded (their content types are the contract's)", async () => {
+    const car = path.join(tmp, 'repo.car');
+    writeFileSync(car, (await (await blueskyRepo({ posts: 40 })).write())!);
+    const xml = path.join(tmp, 'adasnotes.WordPress.2024-05-20.xml');
+    const wxr = wordpressExport({ posts: 20 });
+    writeFileSync(xml, wxrBytes(wxr));
+    for (const [f, format] of [
+      [car, 'bluesky'],
+      [xml, 'wordpress'],
+    ] as const) {
+      const r = await run(['imports', 'upload', f, '--handle', `ada-${format}`, '--json']);
+      expectExit(r, 0);
+      expect(json<{ format: string; container: string }>(r)).toMatchObject({ format, container: 'file' });
+    }
   });
 
   it('a missing file is a usage error; a file that is no export is a validation error naming what is understood', async () => {

@@ -178,7 +178,11 @@ describe('bad input leaves nothing behind', () => {
         /^body is not an export we can import: The ZIP holds no .*Found: photos\/cat\.jpg \(1 file\)/,
       ],
       [(await writeZip(xArchive({ posts: 40 }).files))!.subarray(0, 3000), { handle: 'bad' }, /corrupt or truncated/],
-      [Buffer.from('hello, not an export'), { handle: 'bad' }, /Understood: X \(data\/tweets\.js\), Mastodon \(outbox\.json\) or LinkedIn \(Shares\.csv\)/],
+      [
+        Buffer.from('hello, not an export'),
+        { handle: 'bad' },
+        /Understood: X \(data\/tweets\.js\), Mastodon \(outbox\.json\), LinkedIn \(Shares\.csv\), Bluesky \(.*\), WordPress \(.*\) or Instagram/,
+      ],
       [
         (await writeZip([{ name: 'outbox.json', data: Buffer.concat([Buffer.from('{"orderedItems": ['), Buffer.alloc(11 * 1024 * 1024, 0x20)]) }]))!,
         { handle: 'bad' },

@@ -307,7 +307,9 @@ describe('bad input', () => {
   it('an unknown format lists the formats understood; a wrong format names the field', async () => {
     const e = await refusal(Buffer.from('just some text, not an export'));
     expect(e.kind).toBe('unknown_format');
-    expect(e.message).toMatch(/X \(data\/tweets\.js\), Mastodon \(outbox\.json\) or LinkedIn \(Shares\.csv\)/);
+    expect(e.message).toMatch(
+      /X \(data\/tweets\.js\), Mastodon \(outbox\.json\), LinkedIn \(Shares\.csv\), Bluesky \(.*\), WordPress \(.*\) or Instagram \(.*posts_1\.json\)/,
+    );
     const m = await refusal(fileOf(linkedInArchive({ posts: 3 }), 'Shares.csv'), { format: 'mastodon' });
     expect(m.field).toBe('format');
     expect((await refusal(Buffer.from('x'), { format: 'myspace' })).field).toBe('format');

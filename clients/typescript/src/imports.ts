@@ -6,11 +6,11 @@ import type { ApiClient, Schemas } from './client.js';
 import { unwrap } from './client.js';
 
 export interface UploadImportOptions {
-  /** The export as downloaded: X or LinkedIn ZIP, Mastodon ZIP or tar.gz, or the bare file. */
+  /** The export as downloaded: X, LinkedIn or Instagram ZIP, Mastodon ZIP or tar.gz, Bluesky .car, WordPress .xml, or the bare file. */
   path: string;
   /** The archive account's name; create a pipeline with this handle to ingest it. */
   handle: string;
-  format?: 'x' | 'mastodon' | 'linkedin';
+  format?: Schemas['Import']['format'];
   includeNonPublic?: boolean;
   /** Reuse it to retry an upload safely (default: the client generates one). */
   idempotencyKey?: string;
@@ -25,6 +25,8 @@ const TYPES: Array<[RegExp, string]> = [
   [/\.json$/i, 'application/json'],
   [/\.csv$/i, 'text/csv'],
   [/\.js$/i, 'text/javascript'],
+  [/\.car$/i, 'application/vnd.ipld.car'],
+  [/\.xml$/i, 'application/xml'],
 ];
 
 /** The media type an export's file name suggests (the server reads the content, not the name). */

@@ -5,6 +5,8 @@
 import type { Readable } from 'node:stream';
 import { DEFAULT_LIMITS, openArchive, type ArchiveLimits, type ByteSource, type ContainerKind, type OpenedArchive } from './container.js';
 import { ArchiveError } from './errors.js';
+import { readBluesky } from './bluesky.js';
+import { instagramVisibility, readInstagram } from './instagram.js';
 import { readLinkedIn } from './linkedin.js';
 import { readMastodon } from './mastodon.js';
 import {
@@ -18,7 +20,9 @@ import {
   type SkipReason,
   type Visibility,
 } from './types.js';
+import { readWordPress } from './wordpress.js';
 import { readX, readXContext } from './x.js';
+import { bytesReader, readHeader } from '@ipld/car/decoder';
 
 export * from './types.js';
 export { ArchiveError } from './errors.js';
@@ -26,6 +30,19 @@ export { bufferSource, DEFAULT_LIMITS, type ArchiveLimits, type ByteSource, type
 
 /** `data/tweets.js`, `data/tweets-part1.js`, the older `data/tweet.js`, maybe inside a folder. */
 const X_POSTS = /^((?:\.\/)?(?:[^/]+\/)*?)data\/(?:tweets|tweet)(?:-part(\d+))?\.js$/;
+/** Instagram: `your_instagram_activity/content/posts_1.json` (or `…/media/…`, or the older `content/posts_1.json`). */
+const INSTAGRAM_POSTS = /^((?:[^/]+\/)*?)(?:your_instagram_activity\/)?(?:content|media)\/posts_(\d+)\.json$/;
+
+/** A CAR v1 header: a varint length, then the DAG-CBOR map {version: 1, roots: [CID]} (read by @ipld/car). */
+async function isCar(head: Buffer): Promise<boolean> {
+  if (head.length < 11 || head[0]! > 0x7f || head[1] !== 0xa2) return false;
+  try {
+    const header = await readHeader(bytesReader(new Uint8Array(head)), 1);
+    return header.roots.length > 0;
+  } catch {
+    return false;
+  }
+}
 
 /** What the export is and which of its files hold what. */
 export interface ExportLayout extends FormatFiles {
@@ -37,24 +54,43 @@ export interface ExportLayout extends FormatFiles {
 
 async function sniff(archive: OpenedArchive): Promise<ArchiveFormat | null> {
   const stream = archive.open('');
-  let head = '';
+  const parts: Buffer[] = [];
+  let got = 0;
   try {
     for await (const c of stream) {
-      head += (c as Buffer).toString('utf8');
-      if (head.length >= 4096) break;
+      parts.push(c as Buffer);
+      got += (c as Buffer).length;
+      if (got >= 8192) break;
     }
   } finally {
     stream.destroy();
   }
-  const h = head.replace(/^\uFEFF/, '').trimStart();
+  const bytes = Buffer.concat(parts);
+  if (await isCar(bytes)) return 'bluesky';
+  const h = bytes
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (/^window\.YTD\.tweets?\.part\d+\s*=/.test(h)) return 'x';
   if (/^"?Date"?,/.test(h) && /ShareCommentary/.test(h)) return 'linkedin';
   if (h.startsWith('{') && /"orderedItems"|"@context"|"OrderedCollection"/.test(h)) return 'mastodon';
+  if (h.startsWith('<') && /<rss[\s>]/.test(h) && /wordpress\.org\/export\//.test(h)) return 'wordpress';
+  if (h.startsWith('[') && /"creation_timestamp"/.test(h) && /"media"\s*:/.test(h)) return 'instagram';
   return null;
 }
 
 const formatList = ARCHIVE_FORMATS.join(', ');
-const EXPECTED = 'X (data/tweets.js), Mastodon (outbox.json) or LinkedIn (Shares.csv)';
+const EXPECTED =
+  'X (data/tweets.js), Mastodon (outbox.json), LinkedIn (Shares.csv), Bluesky (the repository .car), WordPress (the WXR .xml export) or Instagram (your_instagram_activity/content/posts_1.json)';
+/** The file each format needs, for the 422 of a container that lacks it. */
+const NEEDS: Record<ArchiveFormat, string> = {
+  x: 'data/tweets.js',
+  mastodon: 'outbox.json',
+  linkedin: 'Shares.csv',
+  bluesky: 'Bluesky repository (.car)',
+  wordpress: 'WordPress export (.xml)',
+  instagram: 'your_instagram_activity/content/posts_1.json',
+};
 
 function found(archive: OpenedArchive): string {
   const names = archive.entries.map((e) => e.name);
@@ -73,7 +109,7 @@ export async function inspectExport(archive: OpenedArchive, format?: string | nu
     if (!f)
       throw new ArchiveError(
         'unknown_format',
-        `The upload is not an export we can read. Understood: ${EXPECTED}, each as the bare file or inside the ZIP (or, for Mastodon, tar.gz) archive the platform hands out.`,
+        `The upload is not an export we can read. Understood: ${EXPECTED}, each as the bare file (or gzipped) or inside the ZIP (or, for Mastodon, tar.gz) archive the platform hands out.`,
       );
     if (wanted && wanted !== f) throw new ArchiveError('format_mismatch', `format is ${wanted} but the upload is a ${f} export.`, 'format');
     return { ...base, format: f, posts: [''], side: {}, root: '' };
@@ -105,9 +141,28 @@ export async function inspectExport(archive: OpenedArchive, format?: string | nu
   if (outbox) candidates.push({ ...base, format: 'mastodon', posts: [outbox], side: {}, root: outbox.slice(0, -'outbox.json'.length) });
   const shares = names.find((n) => /(^|\/)shares\.csv$/i.test(n));
   if (shares) candidates.push({ ...base, format: 'linkedin', posts: [shares], side: {}, root: shares.slice(0, shares.length - 'shares.csv'.length) });
+  // Instagram: the post files in part order, in the first folder that has them; the account's privacy beside.
+  const igFiles = names.flatMap((n) => {
+    const m = INSTAGRAM_POSTS.exec(n);
+    return m ? [{ n, root: m[1]!, part: Number(m[2]) }] : [];
+  });
+  if (igFiles.length) {
+    const root = igFiles[0]!.root;
+    const posts = igFiles
+      .filter((f) => f.root === root)
+      .sort((a, b) => a.part - b.part)
+      .map((f) => f.n);
+    const info = names.find((n) => n.startsWith(root) && /(^|\/)personal_information\.json$/.test(n));
+    candidates.push({ ...base, format: 'instagram', posts, side: info ? { personal: info } : {}, root });
+  }
+  // Bluesky and WordPress hand out one bare file; a ZIP of it (or of WordPress.com's several XML files) is read too.
+  const car = names.find((n) => /\.car$/i.test(n));
+  if (car) candidates.push({ ...base, format: 'bluesky', posts: [car], side: {}, root: '' });
+  const xml = names.filter((n) => /\.xml$/i.test(n) && !/(^|\/)(__MACOSX|\.)/.test(n)).sort();
+  if (xml.length) candidates.push({ ...base, format: 'wordpress', posts: xml, side: {}, root: '' });
   const pick = wanted ? candidates.find((c) => c.format === wanted) : candidates[0];
   if (!pick) {
-    const need = wanted === 'x' ? 'data/tweets.js' : wanted === 'mastodon' ? 'outbox.json' : wanted === 'linkedin' ? 'Shares.csv' : EXPECTED;
+    const need = wanted ? NEEDS[wanted] : EXPECTED;
     throw new ArchiveError('missing_file', `The ${archive.container.toUpperCase()} holds no ${need}. Found: ${found(archive)}.`);
   }
   return pick;
@@ -145,7 +200,12 @@ async function* items(archive: OpenedArchive, layout: ExportLayout, opts: ReadOp
     const ctx = await readXContext(open, layout.side, entries, layout.root);
     yield* readX(open, layout.posts, ctx, opts);
   } else if (layout.format === 'mastodon') yield* readMastodon(open, layout.posts[0]!, opts, entries, layout.root);
-  else yield* readLinkedIn(open(layout.posts[0]!), layout.posts[0]!, opts);
+  else if (layout.format === 'bluesky') yield* readBluesky(() => open(layout.posts[0]!), layout.posts[0] || 'The .car file', opts);
+  else if (layout.format === 'wordpress') for (const f of layout.posts) yield* readWordPress(open(f), f || 'The .xml file', opts);
+  else if (layout.format === 'instagram') {
+    const visibility = await instagramVisibility(layout.side.personal ? open(layout.side.personal) : null);
+    yield* readInstagram(open, layout.posts, { visibility, entries, root: layout.root }, opts);
+  } else yield* readLinkedIn(open(layout.posts[0]!), layout.posts[0]!, opts);
 }
 
 const zeroSkips = () => Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;

@@ -4,8 +4,8 @@ import type { FetchedPost, MediaRef } from '../types.js';
 
 export type { MediaRef, MediaType } from '../types.js';
 
-export type ArchiveFormat = 'x' | 'linkedin' | 'mastodon';
-export const ARCHIVE_FORMATS: ArchiveFormat[] = ['x', 'mastodon', 'linkedin'];
+export type ArchiveFormat = 'x' | 'linkedin' | 'mastodon' | 'bluesky' | 'wordpress' | 'instagram';
+export const ARCHIVE_FORMATS: ArchiveFormat[] = ['x', 'mastodon', 'linkedin', 'bluesky', 'wordpress', 'instagram'];
 
 /**
  * Who could see the post where it was written: `public` and `unlisted` (Mastodon: public but off
@@ -22,8 +22,37 @@ export interface ArchivePost extends FetchedPost {
   replyTo: string | null;
 }
 
-export type SkipReason = 'direct_message' | 'followers_only' | 'repost' | 'reply' | 'empty' | 'unreadable';
-export const SKIP_REASONS: SkipReason[] = ['direct_message', 'followers_only', 'repost', 'reply', 'empty', 'unreadable'];
+/**
+ * Why an entry of the export is left out. `like`: a Bluesky like; `draft`: a WordPress draft,
+ * pending, scheduled or auto-draft; `private`: a WordPress private or password-protected post
+ * (never imported); `trashed`: in the WordPress trash; `not_a_post`: a record or item that is not
+ * a post (WordPress pages, attachments, menu items; Bluesky follows, blocks, profile, lists …).
+ */
+export type SkipReason =
+  | 'direct_message'
+  | 'followers_only'
+  | 'repost'
+  | 'reply'
+  | 'empty'
+  | 'unreadable'
+  | 'like'
+  | 'draft'
+  | 'private'
+  | 'trashed'
+  | 'not_a_post';
+export const SKIP_REASONS: SkipReason[] = [
+  'direct_message',
+  'followers_only',
+  'repost',
+  'reply',
+  'empty',
+  'unreadable',
+  'like',
+  'draft',
+  'private',
+  'trashed',
+  'not_a_post',
+];
 
 export type ArchiveItem =
   | { post: ArchivePost; skip?: undefined; replyToUser?: undefined }

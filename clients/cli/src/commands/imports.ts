@@ -34,15 +34,29 @@ function uploadBar(quiet: boolean) {
 }
 
 export function registerImportCommands(program: Command) {
-  const imports = program.command('imports').description('data exports (X, Mastodon, LinkedIn) uploaded as the platforms hand them out');
+  const imports = program
+    .command('imports')
+    .description('data exports (X, Mastodon, LinkedIn, Bluesky, WordPress, Instagram) uploaded as the platforms hand them out');
   waitOptions(
     keyOption(
       imports
         .command('upload')
         .description('upload an export (ZIP, tar.gz or the bare file) as an archive account; --intent then starts the pipeline that ingests it (createImport)')
-        .argument('<file>', 'the export as downloaded: X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, tweets.js, outbox.json, Shares.csv')
+        .argument(
+          '<file>',
+          'the export as downloaded: X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, Bluesky .car, WordPress .xml, Instagram ZIP, tweets.js, outbox.json, Shares.csv, posts_1.json',
+        )
         .requiredOption('--handle <name>', 'the archive account to import into (a name you choose, e.g. ada-x-2024)')
-        .addOption(new Option('--format <format>', 'insist on a format (detected otherwise)').choices(['x', 'mastodon', 'linkedin']))
+        .addOption(
+          new Option('--format <format>', 'insist on a format (detected otherwise)').choices([
+            'x',
+            'mastodon',
+            'linkedin',
+            'bluesky',
+            'wordpress',
+            'instagram',
+          ]),
+        )
         .option('--include-non-public', 'also import followers-only / protected / connections-only posts (never direct messages)')
         .option('--intent <text>', 'then create or resume the pipeline of this handle with this intent, which ingests the export')
         .option('--tone <text>', 'with --intent: the tone of the pipeline'),

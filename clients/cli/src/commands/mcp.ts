@@ -70,7 +70,7 @@ export function importFromPathTool(client: ApiClient): ToolDef {
     title,
     description: [
       `${title}.`,
-      'Uploads the export exactly as downloaded (X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, or the bare tweets.js, outbox.json, Shares.csv) from `path` on the machine where `cpa mcp` runs, as the archive account `handle`. ' +
+      'Uploads the export exactly as downloaded (X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, Bluesky repository .car, WordPress .xml, Instagram ZIP, or the bare tweets.js, outbox.json, Shares.csv, posts_1.json) from `path` on the machine where `cpa mcp` runs, as the archive account `handle`. ' +
         'The answer counts the posts it will import and what it leaves out (direct messages never; followers-only posts unless include_non_public). ' +
         'Then call create_pipeline_from_intent with the same handle to ingest it, and follow the run with get_run (its progress counts the posts).',
       'REST: POST /api/agent/v1/imports (operation createImport), with the file as the body.',
@@ -79,7 +79,11 @@ export function importFromPathTool(client: ApiClient): ToolDef {
     properties: {
       path: { type: 'string', minLength: 1, description: 'The export file, an absolute path on the machine where cpa mcp runs.' },
       handle: { type: 'string', minLength: 1, maxLength: 2048, description: 'The archive account to import into (a name you choose, e.g. ada-x-2024).' },
-      format: { type: 'string', enum: ['x', 'mastodon', 'linkedin'], description: 'Insist on a format (detected otherwise).' },
+      format: {
+        type: 'string',
+        enum: ['x', 'mastodon', 'linkedin', 'bluesky', 'wordpress', 'instagram'],
+        description: 'Insist on a format (detected otherwise).',
+      },
       include_non_public: {
         type: 'boolean',
         description: 'Also import followers-only / protected / connections-only posts. Direct messages are never imported.',
@@ -92,7 +96,7 @@ export function importFromPathTool(client: ApiClient): ToolDef {
       uploadImport(client, {
         path: String(args.path),
         handle: String(args.handle),
-        format: args.format as 'x' | 'mastodon' | 'linkedin' | undefined,
+        format: args.format as 'x' | 'mastodon' | 'linkedin' | 'bluesky' | 'wordpress' | 'instagram' | undefined,
         includeNonPublic: args.include_non_public === true,
         idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
       }),

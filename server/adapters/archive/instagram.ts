@@ -1,0 +1,110 @@
+// Instagram's export from Meta's Accounts Center ("Download your information", JSON):
+// `your_instagram_activity/content/posts_1.json` (older exports: `content/posts_1.json`; newer
+// ones `your_instagram_activity/media/posts_1.json`; long histories add posts_2.json …): an array
+// of posts, each `{media: [{uri, creation_timestamp, title}], title?, creation_timestamp?}`: a
+// single picture has its caption on the medium, a carousel on the post. `uri` names the file
+// inside the export (`media/posts/202401/….jpg`). The export has no post id nor address: a post
+// is known by its date and first file. `personal_information.json` says whether the account was
+// private (then every post is followers-only).
+//
+// Meta's JSON writes text as UTF-8 bytes each escaped as a code point (`"caf\u00c3\u00a9"` for
+// `café`, four `\u00XX` for an emoji): a JSON parser reads them as Latin-1 characters, mojibake.
+// `unmojibake` undoes it where a string has that shape.
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { count, MAX_TEXT } from '../text.js';
+import { readText } from './container.js';
+import { jsonArrayElements } from './json-stream.js';
+import type { ArchiveItem, MediaRef, MediaType, ReadOptions, Visibility } from './types.js';
+
+type Node = Record<string, unknown>;
+const obj = (v: unknown): Node => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Node) : {});
+const list = (v: unknown): Node[] => (Array.isArray(v) ? (v as unknown[]).map(obj) : []);
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Meta's escaped UTF-8 back to text: a string whose characters are all below U+0100, with some
+ * above U+007F, that reads as valid UTF-8 once each character is taken as a byte, is that UTF-8.
+ * Anything else (already proper text, or Latin-1 that is not UTF-8 in disguise) is kept as it is.
+ */
+export function unmojibake(s: string): string {
+  if (!/[\u0080-\u00ff]/.test(s) || /[\u0100-\uffff]/.test(s)) return s;
+  try {
+    return utf8.decode(Buffer.from(s, 'latin1'));
+  } catch {
+    return s;
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? unmojibake(v) : '');
+
+function mediaType(uri: string): MediaType {
+  if (/\.(jpe?g|png|webp|heic|heif)$/i.test(uri)) return 'image';
+  if (/\.gif$/i.test(uri)) return 'gif';
+  if (/\.(mp4|mov|webm|m4v)$/i.test(uri)) return 'video';
+  if (/\.(m4a|mp3|aac)$/i.test(uri)) return 'audio';
+  return 'other';
+}
+
+export interface InstagramContext {
+  visibility: Visibility;
+  /** Entry names of the archive and the folder the export's paths are relative to. */
+  entries: Set<string>;
+  root: string;
+}
+
+/** Whether `personal_information.json` says the account is private; absent or unreadable: public. */
+export async function instagramVisibility(stream: Readable | null): Promise<Visibility> {
+  if (!stream) return 'public';
+  try {
+    const info = obj(JSON.parse(await readText(stream, 16 * 1024 * 1024)));
+    const user = list(info.profile_user)[0];
+    const value = obj(obj(obj(user).string_map_data)['Private Account']).value;
+    return String(value).toLowerCase() === 'true' ? 'followers' : 'public';
+  } catch {
+    return 'public';
+  }
+}
+
+const seconds = (v: unknown) => count(v) || null;
+
+export function instagramItem(entry: unknown, ctx: InstagramContext, opts: ReadOptions): ArchiveItem {
+  const p = obj(entry);
+  const files = list(p.media);
+  const at = seconds(p.creation_timestamp) ?? files.map((m) => seconds(m.creation_timestamp)).find((t) => t !== null) ?? null;
+  if (!at || !files.length) return { skip: 'unreadable' };
+  if (ctx.visibility !== 'public' && !opts.includeNonPublic) return { skip: 'followers_only' };
+  const caption = (str(p.title) || files.map((m) => str(m.title)).find(Boolean) || '')
+    .replace(/\r\n?/g, '\n')
+    .trim()
+    .slice(0, MAX_TEXT)
+    .replace(/[\uD800-\uDBFF]$/, '');
+  const media: MediaRef[] = files.flatMap((m) => {
+    const uri = str(m.uri);
+    if (!uri) return [];
+    const inside = `${ctx.root}${uri.replace(/^\.?\//, '')}`;
+    const url = /^https?:\/\//.test(uri) ? uri : null;
+    return [{ type: mediaType(uri), url, archive_path: ctx.entries.has(inside) ? inside : null, alt_text: null, width: null, height: null }];
+  });
+  if (!caption && !media.length) return { skip: 'empty' };
+  const first = str(files[0]!.uri);
+  return {
+    post: {
+      externalId: `instagram:${createHash('sha256').update(`${at}\n${first}`).digest('hex').slice(0, 32)}`,
+      url: null,
+      text: caption,
+      publishedAt: new Date(at * 1000),
+      metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 },
+      visibility: ctx.visibility,
+      media,
+      replyTo: null,
+    },
+  };
+}
+
+export async function* readInstagram(open: (name: string) => Readable, files: string[], ctx: InstagramContext, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+  for (const name of files)
+    for await (const entry of jsonArrayElements(open(name), { path: null, assignment: false, what: name || 'posts_1.json' }))
+      yield instagramItem(entry, ctx, opts);
+}
