@@ -7,6 +7,8 @@ export type ArchiveErrorKind =
   | 'corrupt'
   /** past a size, entry-count or ratio limit: a possible decompression bomb */
   | 'too_large'
+  /** ZIP entries sharing bytes (one local header or one body under several names) */
+  | 'overlap'
   /** a readable container without the file the format needs */
   | 'missing_file'
   /** a file that is not any export we know */
