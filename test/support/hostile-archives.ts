@@ -3,6 +3,7 @@
 // thousands of times their size, tars of thousands of part files. For the tests of the bounds in
 // server/adapters/archive (docs/ingest.md, "Bounds").
 import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 
 export interface LocalFile {
@@ -133,4 +134,46 @@ export async function plainTar(files: Array<{ name: string; data: Buffer }>): Pr
   pack.finalize();
   await done;
   return Buffer.concat(parts);
+}
+
+const PHRASE = 'a post that goes on and on about the release, the build, the queue and the cache; ';
+
+/**
+ * `bytes` of JSON- and CSV-safe text that deflates ~30 times (a phrase with a random token every
+ * ~300 bytes): hundreds of MB in a few MB of upload, under the ratio bound, so that what refuses
+ * it is the size bound under test, not the bomb check.
+ */
+export function* bulkyText(bytes: number, seed = 7): Generator<string> {
+  let x = seed;
+  const next = () => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return x.toString(36);
+  };
+  const block = 64 * 1024;
+  for (let left = bytes; left > 0; left -= block) {
+    let s = '';
+    while (s.length < Math.min(block, left)) s += `${PHRASE}${PHRASE}${PHRASE}${next()} `;
+    yield s.slice(0, Math.min(block, left));
+  }
+}
+
+/** A file made of strings and generated runs, as a stream (never whole in memory). */
+export function streamed(parts: Array<string | (() => Iterable<string>)>): () => Readable {
+  return () =>
+    Readable.from(
+      (function* () {
+        for (const p of parts) {
+          if (typeof p === 'string') yield Buffer.from(p);
+          else for (const s of p()) yield Buffer.from(s);
+        }
+      })(),
+    );
+}
+
+/** `count` X notes of about 2 KB each (note-tweet.js elements), as strings. */
+export function* manyNotes(count: number): Generator<string> {
+  for (let i = 0; i < count; i++) {
+    const text = [...bulkyText(2000, i + 1)].join('');
+    yield `${i ? ',' : ''}{"noteTweet":{"noteTweetId":"${1850000000000000000n + BigInt(i)}","createdAt":"2024-10-26T09:00:00.000Z","core":{"text":"${text}","urls":[]}}}`;
+  }
 }

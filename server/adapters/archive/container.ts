@@ -5,10 +5,10 @@
 // streams. Decompression bombs are refused before and while inflating (entry count, declared and
 // actual sizes, compression ratio).
 import { PassThrough, Readable, Transform } from 'node:stream';
-import { createGunzip, createInflateRaw } from 'node:zlib';
+import { createGunzip, createInflateRaw, type Zlib } from 'node:zlib';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
-import { ArchiveError } from './errors.js';
+import { ArchiveError, clip } from './errors.js';
 import { turns } from './turns.js';
 
 /** Random access to stored bytes. `read(start, end)` streams [start, end). */
@@ -127,14 +127,12 @@ async function gunzipHead(src: ByteSource, n: number): Promise<Buffer> {
   return Buffer.concat(parts).subarray(0, n);
 }
 
-/** Counts the bytes a stream hands on (the compressed bytes an inflater has been given so far). */
-function metered(stream: Readable): () => number {
-  let n = 0;
-  stream.on('data', (c: Buffer) => {
-    n += c.length;
-  });
-  return () => n;
-}
+/**
+ * The compressed bytes an inflater has consumed so far: zlib's `bytesWritten` grows by what each
+ * step of the engine took in, so the ratio is of this entry's bytes out to its bytes in, at
+ * every 16 KiB that comes out (not of the whole upload, nor of what was read ahead).
+ */
+const consumedBy = (inflate: Zlib) => () => inflate.bytesWritten;
 
 /**
  * Counts inflated bytes and fails the stream past a limit, or once the bytes out pass `maxRatio`
@@ -192,8 +190,9 @@ function single(src: ByteSource, kind: 'file' | 'gzip', limits: ArchiveLimits): 
     open() {
       const raw = src.read(0, src.size);
       if (kind === 'file') return raw;
-      const out = guard(limits.maxEntryBytes, 'The gzip file', metered(raw), limits);
-      inflateInto(raw, createGunzip(), out, (e) => (e instanceof ArchiveError ? e : new ArchiveError('corrupt', 'The gzip file is corrupt or truncated.')));
+      const gunzip = createGunzip();
+      const out = guard(limits.maxEntryBytes, 'The gzip file', consumedBy(gunzip), limits);
+      inflateInto(raw, gunzip, out, (e) => (e instanceof ArchiveError ? e : new ArchiveError('corrupt', 'The gzip file is corrupt or truncated.')));
       return out;
     },
     close() {},
@@ -279,10 +278,10 @@ function checkOverlaps(records: ZipRecord[], size: number): void {
     const next = sorted[i + 1];
     e.limit = next ? next.offset : size;
     if (e.offset + LOCAL_HEADER + e.compressedSize > e.limit) {
-      const other = next ? `${next.name} (at byte ${next.offset})` : 'the end of the file';
+      const other = next ? `${clip(next.name, 200)} (at byte ${next.offset})` : 'the end of the file';
       throw new ArchiveError(
         'overlap',
-        `The ZIP's entries overlap: ${e.name} (at byte ${e.offset}, ${e.compressedSize} compressed bytes) runs into ${other}; refused as a possible decompression bomb.`,
+        `The ZIP's entries overlap: ${clip(e.name, 200)} (at byte ${e.offset}, ${e.compressedSize} compressed bytes) runs into ${other}; refused as a possible decompression bomb.`,
       );
     }
   }
@@ -368,8 +367,9 @@ async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedAr
       if (e.encrypted) throw new ArchiveError('corrupt', `${what} is encrypted; export the archive again without a password.`);
       if (e.method !== 0 && e.method !== 8)
         throw new ArchiveError('corrupt', `${what} is compressed with method ${e.method}; only stored and deflated entries are read.`);
-      const counted = { bytes: 0 };
-      const out = guard(Math.min(limits.maxEntryBytes, e.uncompressedSize), what, () => counted.bytes, limits, e.uncompressedSize);
+      const inflate = e.method === 8 ? createInflateRaw() : null;
+      const out = guard(Math.min(limits.maxEntryBytes, e.uncompressedSize), what, inflate && consumedBy(inflate), limits, e.uncompressedSize);
+      out.on('close', () => inflate?.destroy());
       // The local header says where the data starts: the data must end before the next entry.
       const entry = { relativeOffsetOfLocalHeader: e.offset, compressedSize: e.compressedSize } as yauzl.Entry;
       zip.readLocalFileHeader(entry, { minimal: true }, (err, header) => {
@@ -380,10 +380,7 @@ async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedAr
         zip.openReadStreamLowLevel(header.fileDataStart, e.compressedSize, 0, e.compressedSize, false, null, (err2, raw) => {
           if (err2 || !raw) return out.destroy(zipError(err2 ?? new Error('no stream')));
           if (out.destroyed) return raw.destroy();
-          raw.on('data', (c: Buffer) => {
-            counted.bytes += c.length;
-          });
-          inflateInto(raw, e.method === 8 ? createInflateRaw() : null, out, zipError);
+          inflateInto(raw, inflate, out, zipError);
         });
       });
       return out;
@@ -405,7 +402,7 @@ async function walkTar(
   if (gz) {
     const gunzip = createGunzip();
     // The whole tar.gz is one gzip stream: its ratio is measured on the bytes inflated so far.
-    const out = guard(limits.maxTotalBytes, 'The tar.gz file', metered(raw), limits);
+    const out = guard(limits.maxTotalBytes, 'The tar.gz file', consumedBy(gunzip), limits);
     inflateInto(raw, gunzip, out, (e) => (e instanceof ArchiveError ? e : new ArchiveError('corrupt', 'The tar.gz file is corrupt or truncated.')));
     input = out;
   }

@@ -4,7 +4,7 @@
 // Nothing here touches the database: the bytes come from a `ByteSource`.
 import type { Readable } from 'node:stream';
 import { DEFAULT_LIMITS, openArchive, type ArchiveLimits, type ByteSource, type ContainerKind, type OpenedArchive } from './container.js';
-import { ArchiveError } from './errors.js';
+import { ArchiveError, clip } from './errors.js';
 import { turns } from './turns.js';
 import { readLinkedIn } from './linkedin.js';
 import { readMastodon } from './mastodon.js';
@@ -59,7 +59,10 @@ const EXPECTED = 'X (data/tweets.js), Mastodon (outbox.json) or LinkedIn (Shares
 
 function found(archive: OpenedArchive): string {
   const names = archive.entries.map((e) => e.name);
-  const shown = names.slice(0, 20).join(', ');
+  const shown = names
+    .slice(0, 20)
+    .map((n) => clip(n, 80))
+    .join(', ');
   return names.length > 20 ? `${shown}, … (${names.length} files)` : `${shown} (${names.length} file${names.length === 1 ? '' : 's'})`;
 }
 
