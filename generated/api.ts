@@ -565,6 +565,7 @@ export interface paths {
          *     | inflated/compressed ratio of one entry (of a whole gzip or tar.gz), measured as it inflates, past 1 MiB out | 200 |
          *     | X post files (`tweets.js`, `tweets-part1.js` …) | 200 |
          *     | X side file (`account.js`, `note-tweet.js`, `protected-history.js`) | 32 MiB |
+         *     | posts of an X export without `account.js` (the account is then found from its self-replies) | 1,000,000 |
          *     | one post: a JSON element of `tweets.js` / `outbox.json` (with the bytes before it), a record of `Shares.csv` | 4 MiB |
          *
          *     Text is stored as written, except what no database can store: NUL characters are

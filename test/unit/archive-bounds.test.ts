@@ -42,6 +42,17 @@ const prose = (bytes: number) =>
   randomBytes((bytes * 3) / 4)
     .toString('base64')
     .replace(/(.{7})/g, '$1 ');
+/** A Mastodon outbox.json of one public post with this HTML content. */
+const outboxOf = (content: string) =>
+  JSON.stringify({
+    orderedItems: [
+      {
+        type: 'Create',
+        actor: 'https://m.example/users/ada',
+        object: { id: 'https://m.example/1', type: 'Note', content, to: ['https://www.w3.org/ns/activitystreams#Public'], published: '2024-10-26T09:00:00Z' },
+      },
+    ],
+  });
 const tweetsJs = ytd('tweets', [tweet('1850000000000000001', 'Shipped v2.3 of the importer 🦀')]);
 
 describe('ZIP entries', () => {
@@ -141,6 +152,22 @@ describe('part files', () => {
     expect(e.message).toBe('The TAR holds 2000 post files (data/tweets-partN.js); at most 200 are accepted.');
   });
 
+  it('an X export without account.js keeps the ids of at most maxInferredPosts posts to infer the account', async () => {
+    const bare = ytd(
+      'tweets',
+      Array.from({ length: 30 }, (_, i) => tweet(String(1850000000000000000n + BigInt(i)), `Post ${i}`)),
+    );
+    expect((await refusal(bare, { maxInferredPosts: 20 })).message).toBe(
+      'The X export has no data/account.js and more than 20 posts; upload the whole archive ZIP as X hands it out (its account.js names the account).',
+    );
+    const withAccount = (await writeZip([
+      { name: 'data/tweets.js', data: bare },
+      { name: 'data/account.js', data: ytd('account', [{ account: { accountId: '1', username: 'ada' } }]) },
+    ]))!;
+    const scan = await scanExport(bufferSource(withAccount), { includeNonPublic: false, limits: { ...DEFAULT_LIMITS, maxInferredPosts: 20 } });
+    expect(scan.summary.posts).toBe(30);
+  });
+
   it('an export split into as many parts as the bound allows is read whole', async () => {
     const parts = Array.from({ length: 200 }, (_, i) => ({
       name: i ? `data/tweets-part${i}.js` : 'data/tweets.js',
@@ -168,21 +195,7 @@ describe('sizes as the bytes arrive', () => {
 
   it('one post of more than 4 MiB in outbox.json or tweets.js is refused as its bytes arrive', async () => {
     const huge = prose(5 * 1024 * 1024); // 5 MiB of text in one post
-    const outbox = JSON.stringify({
-      orderedItems: [
-        {
-          type: 'Create',
-          actor: 'https://m.example/users/ada',
-          object: {
-            id: 'https://m.example/1',
-            type: 'Note',
-            content: huge,
-            to: ['https://www.w3.org/ns/activitystreams#Public'],
-            published: '2024-10-26T09:00:00Z',
-          },
-        },
-      ],
-    });
+    const outbox = outboxOf(huge);
     const e = await refusal((await writeZip([{ name: 'outbox.json', data: Buffer.from(outbox) }]))!);
     expect(e.kind).toBe('too_large');
     expect(e.message).toBe('outbox.json holds a post (or a run of bytes between two posts) larger than 4194304 bytes; at most 4194304 are accepted.');
@@ -284,21 +297,7 @@ describe('text a database can store', () => {
     const clean = 'Beforeafter \uFFFD half \uFFFD half 🦀';
     const x = await posts(ytd('tweets', [tweet('1850000000000000001', bad)]));
     expect(x[0]!.text).toBe(clean);
-    const outbox = JSON.stringify({
-      orderedItems: [
-        {
-          type: 'Create',
-          actor: 'https://m.example/users/ada',
-          object: {
-            id: 'https://m.example/1',
-            type: 'Note',
-            content: `<p>${bad}</p>`,
-            to: ['https://www.w3.org/ns/activitystreams#Public'],
-            published: '2024-10-26T09:00:00Z',
-          },
-        },
-      ],
-    });
+    const outbox = outboxOf(`<p>${bad}</p>`);
     expect((await posts(Buffer.from(outbox)))[0]!.text).toBe(clean);
     const li = linkedInArchive({ posts: 3 });
     const csv = Buffer.concat([

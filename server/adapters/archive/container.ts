@@ -50,6 +50,8 @@ export interface ArchiveLimits {
   maxValueBytes: number;
   /** Most post files an X archive may split its posts into (tweets.js, tweets-part1.js, …). */
   maxPostFiles: number;
+  /** Most posts of an X export without account.js, whose ids are kept to infer the account from its self-replies. */
+  maxInferredPosts: number;
 }
 
 export const DEFAULT_LIMITS: ArchiveLimits = {
@@ -63,6 +65,7 @@ export const DEFAULT_LIMITS: ArchiveLimits = {
   maxSideFileBytes: 32 * 1024 ** 2,
   maxValueBytes: 4 * 1024 ** 2,
   maxPostFiles: 200,
+  maxInferredPosts: 1_000_000,
 };
 
 export type ContainerKind = 'zip' | 'tar.gz' | 'tar' | 'gzip' | 'file';

@@ -235,11 +235,20 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
     const pending: Array<{ post: Counted; user: string }> = [];
     let ownUserId: string | null = null;
     const turn = turns();
+    // With account.js nothing waits (and no id is kept); without it the ids are bounded.
+    const inferring = layout.format === 'x' && !layout.side.account;
     for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, limits })) {
       if (item.skip) summary.skipped[item.skip] += 1;
       else if (item.replyToUser !== undefined) pending.push({ post: counted(item.post), user: item.replyToUser });
       else count(item.post);
-      if (layout.format === 'x' && item.post) ids.add(item.post.externalId);
+      if (inferring && item.post) {
+        ids.add(item.post.externalId);
+        if (ids.size > limits.maxInferredPosts)
+          throw new ArchiveError(
+            'too_large',
+            `The X export has no data/account.js and more than ${limits.maxInferredPosts} posts; upload the whole archive ZIP as X hands it out (its account.js names the account).`,
+          );
+      }
     }
     if (layout.format === 'x') {
       const votes = new Map<string, number>();
