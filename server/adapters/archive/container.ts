@@ -435,6 +435,7 @@ async function walkTar(
       : new ArchiveError('corrupt', `The ${gz ? 'tar.gz' : 'tar'} file cannot be read (${(err as Error).message}): it is corrupt or truncated.`);
   } finally {
     raw.destroy();
+    input.destroy();
     extract.destroy();
   }
   return count;
@@ -485,19 +486,4 @@ async function openTar(src: ByteSource, gz: boolean, limits: ArchiveLimits): Pro
     },
     close() {},
   };
-}
-
-/** The text of a stream, for the small side files (account.js, note-tweet.js, actor.json). */
-export async function readText(stream: Readable, maxBytes: number): Promise<string> {
-  const parts: Buffer[] = [];
-  let n = 0;
-  for await (const c of stream) {
-    n += (c as Buffer).length;
-    if (n > maxBytes) {
-      stream.destroy();
-      throw new ArchiveError('too_large', `A side file of the export is larger than ${maxBytes} bytes.`);
-    }
-    parts.push(c as Buffer);
-  }
-  return Buffer.concat(parts).toString('utf8');
 }
