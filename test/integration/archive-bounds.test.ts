@@ -10,10 +10,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
-import { ingest, listAllPosts, rawRequest, V1 } from '../support/api.js';
+import { fetch } from 'undici';
+import { ingest, listAllPosts, V1 } from '../support/api.js';
 import { writeZip, xArchive } from '../support/exports.js';
 import { bulkyText, manyNotes, plainTar, rawZip, streamed, whitespaceGzip } from '../support/hostile-archives.js';
-import { watchLoop, type LoopReport } from '../support/loop-watch.js';
+import { freshConnections, watchLoop, type LoopReport } from '../support/loop-watch.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -39,8 +40,13 @@ const blobCount = async () => {
 
 async function upload(body: Buffer, key: string, contentType = 'application/zip', handle = 'hostile') {
   const qs = new URLSearchParams({ idempotency_key: key, handle });
-  const r = await rawRequest(s, `${V1}/imports?${qs}`, { method: 'POST', headers: { 'Content-Type': contentType }, body: new Uint8Array(body) });
-  return { status: r.res.status, json: r.body as Record<string, any> };
+  const res = await fetch(`${s.url}${V1}/imports?${qs}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': contentType },
+    body: new Uint8Array(body),
+    dispatcher: freshConnections,
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
 }
 
 /**

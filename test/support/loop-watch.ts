@@ -1,11 +1,20 @@
 // Watches the process a test server runs in while a test throws hostile input at it: polls
-// GET /api/health (a new request each time; every answer must be 200), and ticks a timer every
+// GET /api/health (a new connection each time; every answer must be 200), and ticks a timer every
 // 10 ms to find the longest the event loop was held. On a shared machine (2 cores, a load of
 // 15+) a process can wait for a CPU for most of a second without doing anything wrong, so the
 // hold is measured in CPU time of the main thread between two ticks (process.threadCpuUsage):
 // synchronous work that keeps the loop from turning burns that thread's CPU; waiting for a
 // core does not. The wall-clock figures are reported alongside, for the eye.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, fetch } from 'undici';
+
+/**
+ * A connection of its own for each request (`pipelining: 0`: no keep-alive). A pooled connection
+ * left idle while a test builds its next archive can be closed by the server just as it is
+ * reused: on a loaded machine the client's expiry timer runs late, and the request fails with
+ * ECONNRESET for no fault of the server.
+ */
+export const freshConnections = new Agent({ pipelining: 0 });
 
 export interface LoopReport {
   polls: number;
@@ -52,7 +61,7 @@ export function watchLoop(baseUrl: string, everyMs = 25): { stop(): Promise<Loop
     while (running) {
       const started = performance.now();
       try {
-        const res = await fetch(`${baseUrl}/api/health`);
+        const res = await fetch(`${baseUrl}/api/health`, { dispatcher: freshConnections });
         await res.arrayBuffer();
         if (res.status !== 200) failures.push(`health answered ${res.status}`);
       } catch (err) {

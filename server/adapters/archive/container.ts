@@ -2,8 +2,9 @@
 // tar.gz or tar (Mastodon), a gzip of one file, or the bare file. The bytes come from a
 // `ByteSource` (a stored upload, read by range), so nothing is ever held whole in memory and
 // nothing is ever unpacked to disk: only the data files an importer needs are inflated, as
-// streams. Decompression bombs are refused before and while inflating (entry count, declared and
-// actual sizes, compression ratio).
+// streams. Decompression bombs are refused before and while inflating (entry count, entries that
+// share bytes, declared and actual sizes, the ratio of each entry as it inflates); every bound is
+// in DEFAULT_LIMITS (docs/ingest.md, "Bounds").
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { createGunzip, createInflateRaw, type Zlib } from 'node:zlib';
 import tar from 'tar-stream';
