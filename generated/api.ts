@@ -556,10 +556,27 @@ export interface paths {
          *
          *     Refusals (`422 validation_failed`, naming the field): a container without the expected
          *     file (the message names what is missing and lists what was found), a corrupt or truncated
-         *     archive, a decompression bomb (an entry that inflates past 200 times its compressed size,
-         *     past 4 GiB, or an archive of more than 500,000 entries), an unknown format (the message
-         *     lists the formats understood), a `format` other than the file's, an export with no post
-         *     to import. An upload larger than `IMPORT_MAX_BYTES` is `413`.
+         *     archive, an unknown format (the message lists the formats understood), a `format` other
+         *     than the file's, an export with no post to import; and an export past one of the bounds
+         *     below, which is refused as soon as the breach is seen (before anything is inflated where
+         *     the archive's directory shows it, else while the bytes arrive), the message naming the
+         *     bound:
+         *
+         *     | bound | limit |
+         *     |---|---|
+         *     | entries of a ZIP or tar (directories included) | 100,000 |
+         *     | length of an entry's name / of all names together | 1,024 / 16,777,216 characters |
+         *     | ZIP entries that share bytes (several names for one local header or one body) | none: refused |
+         *     | inflated size of one file / of all the ZIP's files | 4 GiB / 64 GiB |
+         *     | inflated/compressed ratio of one entry (of a whole gzip or tar.gz), measured as it inflates, past 1 MiB out | 200 |
+         *     | X post files (`tweets.js`, `tweets-part1.js` …) | 200 |
+         *     | X side file (`account.js`, `note-tweet.js`, `protected-history.js`) | 32 MiB |
+         *     | posts of an X export without `account.js` (the account is then found from its self-replies) | 1,000,000 |
+         *     | one post: a JSON element of `tweets.js` / `outbox.json` (with the bytes before it), a record of `Shares.csv` | 4 MiB |
+         *
+         *     Text is stored as written, except what no database can store: NUL characters are
+         *     dropped and lone surrogates (half of a character outside the BMP) become U+FFFD.
+         *     An upload larger than `IMPORT_MAX_BYTES` is `413`.
          */
         post: operations["createImport"];
         delete?: never;
@@ -1940,7 +1957,7 @@ export interface components {
                 format: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram";
                 /** @enum {string} */
                 container: "zip" | "tar.gz" | "tar" | "gzip" | "file";
-                /** @description The files of the archive the posts were read from, then the side files used ('' for a bare file). */
+                /** @description The files of the archive the posts were read from, then the side files used ('' for a bare file): at most 200 post files (more are refused with 422) and 3 side files, each name at most 1,024 characters. */
                 files_used: string[];
                 entry_count: number;
                 /** @description Posts an ingest imports. */

@@ -2,13 +2,15 @@
 // tar.gz or tar (Mastodon), a gzip of one file, or the bare file. The bytes come from a
 // `ByteSource` (a stored upload, read by range), so nothing is ever held whole in memory and
 // nothing is ever unpacked to disk: only the data files an importer needs are inflated, as
-// streams. Decompression bombs are refused before and while inflating (entry count, declared and
-// actual sizes, compression ratio).
+// streams. Decompression bombs are refused before and while inflating (entry count, entries that
+// share bytes, declared and actual sizes, the ratio of each entry as it inflates); every bound is
+// in DEFAULT_LIMITS (docs/ingest.md, "Bounds").
 import { PassThrough, Readable, Transform } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, createInflateRaw, type Zlib } from 'node:zlib';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
-import { ArchiveError } from './errors.js';
+import { ArchiveError, clip } from './errors.js';
+import { turns } from './turns.js';
 
 /** Random access to stored bytes. `read(start, end)` streams [start, end). */
 export interface ByteSource {
@@ -29,24 +31,42 @@ export function bufferSource(buf: Buffer): ByteSource {
 }
 
 export interface ArchiveLimits {
-  /** Most entries a ZIP or tar may list. */
+  /** Most entries a ZIP or tar may list (directories included). */
   maxEntries: number;
+  /** Longest entry name, in characters. */
+  maxNameLength: number;
+  /** Most characters all entry names may add up to (what the listing keeps in memory). */
+  maxNamesTotal: number;
   /** Most bytes one data file may inflate to. */
   maxEntryBytes: number;
   /** Most bytes all entries may inflate to (declared in a ZIP; counted while reading a tar.gz). */
   maxTotalBytes: number;
-  /** Highest inflated/compressed ratio of an entry (or a whole tar.gz) past `ratioFloor` bytes. */
+  /** Highest inflated/compressed ratio of an entry (or a whole tar.gz), measured as it inflates, past `ratioFloor` bytes. */
   maxRatio: number;
   /** Below this many inflated bytes the ratio is not checked (small files compress well). */
   ratioFloor: number;
+  /** Most bytes a side file (X's account.js, note-tweet.js, protected-history.js) may hold. */
+  maxSideFileBytes: number;
+  /** Most bytes one post may take in its file: a JSON element of tweets.js / outbox.json, a record of Shares.csv. */
+  maxValueBytes: number;
+  /** Most post files an X archive may split its posts into (tweets.js, tweets-part1.js, …). */
+  maxPostFiles: number;
+  /** Most posts of an X export without account.js, whose ids are kept to infer the account from its self-replies. */
+  maxInferredPosts: number;
 }
 
 export const DEFAULT_LIMITS: ArchiveLimits = {
-  maxEntries: 500_000,
+  maxEntries: 100_000,
+  maxNameLength: 1024,
+  maxNamesTotal: 16 * 1024 ** 2,
   maxEntryBytes: 4 * 1024 ** 3,
   maxTotalBytes: 64 * 1024 ** 3,
   maxRatio: 200,
-  ratioFloor: 8 * 1024 ** 2,
+  ratioFloor: 1024 ** 2,
+  maxSideFileBytes: 32 * 1024 ** 2,
+  maxValueBytes: 4 * 1024 ** 2,
+  maxPostFiles: 200,
+  maxInferredPosts: 1_000_000,
 };
 
 export type ContainerKind = 'zip' | 'tar.gz' | 'tar' | 'gzip' | 'file';
@@ -111,21 +131,59 @@ async function gunzipHead(src: ByteSource, n: number): Promise<Buffer> {
   return Buffer.concat(parts).subarray(0, n);
 }
 
-/** Counts inflated bytes and fails the stream past a limit (a bomb found while it inflates). */
-function guard(limit: number, what: string, compressed: number | null, limits: ArchiveLimits): Transform {
+/**
+ * The compressed bytes an inflater has consumed so far: zlib's `bytesWritten` grows by what each
+ * step of the engine took in, so the ratio is of this entry's bytes out to its bytes in, at
+ * every 16 KiB that comes out (not of the whole upload, nor of what was read ahead).
+ */
+const consumedBy = (inflate: Zlib) => () => inflate.bytesWritten;
+
+/**
+ * Counts inflated bytes and fails the stream past a limit, or once the bytes out pass `maxRatio`
+ * times the compressed bytes in so far (`consumed`): a bomb is found while it inflates, after at
+ * most a few MiB, however large the rest of it is. `expected`: the size the ZIP declares, which
+ * the entry must inflate to exactly.
+ */
+function guard(limit: number, what: string, consumed: (() => number) | null, limits: ArchiveLimits, expected: number | null = null): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, cb) {
       seen += chunk.length;
+      if (expected !== null && seen > expected)
+        return cb(new ArchiveError('corrupt', `${what} inflates to more than the ${expected} bytes its directory declares: it is corrupt.`));
       if (seen > limit) return cb(new ArchiveError('too_large', `${what} inflates to more than ${limit} bytes; refused as a possible decompression bomb.`));
-      if (compressed !== null && seen > limits.ratioFloor && seen / Math.max(1, compressed) > limits.maxRatio) {
+      if (consumed !== null && seen > limits.ratioFloor && seen > limits.maxRatio * Math.max(1, consumed())) {
         return cb(
           new ArchiveError('too_large', `${what} inflates more than ${limits.maxRatio} times its compressed size; refused as a possible decompression bomb.`),
         );
       }
       cb(null, chunk);
     },
+    flush(cb) {
+      if (expected !== null && seen !== expected)
+        return cb(new ArchiveError('corrupt', `${what} inflates to ${seen} bytes, not the ${expected} its directory declares: it is corrupt.`));
+      cb();
+    },
   });
+}
+
+/**
+ * raw → inflate → out: an error of either becomes `failure(err)` on `out`; `out` ending early
+ * (the reader had enough, or the guard refused) stops the reading and the inflating.
+ */
+function inflateInto(raw: Readable, inflate: Transform | null, out: Transform, failure: (err: Error) => Error): void {
+  const stop = () => {
+    raw.destroy();
+    inflate?.destroy();
+  };
+  out.on('close', stop);
+  raw.on('error', (e) => out.destroy(failure(e)));
+  if (!inflate) {
+    raw.pipe(out);
+    return;
+  }
+  inflate.on('error', (e) => out.destroy(failure(e)));
+  raw.pipe(inflate).pipe(out);
 }
 
 /** A bare file, or a gzip of one file: one entry, named by what it holds once read. */
@@ -136,27 +194,102 @@ function single(src: ByteSource, kind: 'file' | 'gzip', limits: ArchiveLimits): 
     open() {
       const raw = src.read(0, src.size);
       if (kind === 'file') return raw;
-      const out = guard(limits.maxEntryBytes, 'The gzip file', src.size, limits);
       const gunzip = createGunzip();
-      raw.on('error', (e) => out.destroy(e));
-      gunzip.on('error', () => out.destroy(new ArchiveError('corrupt', 'The gzip file is corrupt or truncated.')));
-      return raw.pipe(gunzip).pipe(out);
+      const out = guard(limits.maxEntryBytes, 'The gzip file', consumedBy(gunzip), limits);
+      inflateInto(raw, gunzip, out, (e) => (e instanceof ArchiveError ? e : new ArchiveError('corrupt', 'The gzip file is corrupt or truncated.')));
+      return out;
     },
     close() {},
   };
 }
 
+/** Reads up to this many bytes at once for yauzl's small reads (the central directory, local headers). */
+const BLOCK = 256 * 1024;
+
+/**
+ * yauzl reads a ZIP's central directory 46 bytes and then a name at a time: two reads per entry,
+ * each through a stream of its own (~170 µs). Small reads are served from one cached block
+ * instead, copied in place, so that listing 100,000 entries takes a fraction of a second and a
+ * few reads of storage, not 200,000 streams.
+ */
 class SourceReader extends yauzl.RandomAccessReader {
+  private block: { start: number; buf: Buffer } | null = null;
   constructor(private readonly src: ByteSource) {
     super();
   }
   override _readStreamForRange(start: number, end: number): Readable {
     return this.src.read(start, end);
   }
+  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+    if (length > BLOCK / 4) return super.read(buffer, offset, length, position, callback);
+    const copy = (b: { start: number; buf: Buffer }) => {
+      const got = b.buf.copy(buffer, offset, position - b.start, position - b.start + length);
+      callback(got === length ? null : new Error('unexpected EOF'));
+    };
+    const b = this.block;
+    // process.nextTick: yauzl must not be called back in the same stack (listing would recurse).
+    if (b && position >= b.start && position + length <= b.start + b.buf.length) return process.nextTick(copy, b);
+    readAll(this.src.read(position, Math.min(this.src.size, position + BLOCK))).then(
+      (buf) => {
+        this.block = { start: position, buf };
+        copy(this.block);
+      },
+      (err: unknown) => callback(err as Error),
+    );
+  }
 }
 
 const zipError = (err: Error) =>
   err instanceof ArchiveError ? err : new ArchiveError('corrupt', `The ZIP file cannot be read (${err.message}): it is corrupt or truncated.`);
+
+/** What the listing keeps of a ZIP entry (not yauzl's whole Entry: 100,000 of those weigh hundreds of MB). */
+interface ZipRecord {
+  name: string;
+  offset: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  method: number;
+  encrypted: boolean;
+  /** Where the next local header (or the end of the file) starts: this entry's data must end before it. */
+  limit: number;
+}
+
+/** Bounds every listed name; `total` is the running sum of the lengths. */
+function checkName(name: string, total: number, limits: ArchiveLimits, kind: string): number {
+  if (name.length > limits.maxNameLength)
+    throw new ArchiveError(
+      'too_large',
+      `The ${kind} holds an entry whose name is ${name.length} characters long; at most ${limits.maxNameLength} are accepted.`,
+    );
+  const sum = total + name.length;
+  if (sum > limits.maxNamesTotal)
+    throw new ArchiveError('too_large', `The names of the ${kind}'s entries add up to more than ${limits.maxNamesTotal} characters.`);
+  return sum;
+}
+
+const LOCAL_HEADER = 30;
+
+/**
+ * Refuses entries that share bytes: each entry owns at least its 30-byte local header and its
+ * compressed data, from its offset on, and the next entry must start after that. Entries pointing
+ * at one local header (100,000 names for one empty file) or at one body (eight part files
+ * inflating the same 256 MiB) are a bomb, not an export: no ZIP writer produces them.
+ */
+function checkOverlaps(records: ZipRecord[], size: number): void {
+  const sorted = [...records].sort((a, b) => a.offset - b.offset);
+  for (let i = 0; i < sorted.length; i += 1) {
+    const e = sorted[i]!;
+    const next = sorted[i + 1];
+    e.limit = next ? next.offset : size;
+    if (e.offset + LOCAL_HEADER + e.compressedSize > e.limit) {
+      const other = next ? `${clip(next.name, 200)} (at byte ${next.offset})` : 'the end of the file';
+      throw new ArchiveError(
+        'overlap',
+        `The ZIP's entries overlap: ${clip(e.name, 200)} (at byte ${e.offset}, ${e.compressedSize} compressed bytes) runs into ${other}; refused as a possible decompression bomb.`,
+      );
+    }
+  }
+}
 
 async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedArchive> {
   const reader = new SourceReader(src);
@@ -168,34 +301,61 @@ async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedAr
       (err, z) => (err ? reject(zipError(err)) : resolve(z!)),
     ),
   );
+  // The count comes from the end of central directory record: refused before a single entry is read.
   if (zip.entryCount > limits.maxEntries) {
     zip.close();
     throw new ArchiveError('too_large', `The ZIP lists ${zip.entryCount} entries; at most ${limits.maxEntries} are accepted.`);
   }
-  const byName = new Map<string, yauzl.Entry>();
+  const records: ZipRecord[] = [];
+  const byName = new Map<string, ZipRecord>();
   let total = 0;
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (e: yauzl.Entry) => {
-      if (!e.fileName.endsWith('/')) {
-        byName.set(e.fileName, e);
-        total += e.uncompressedSize;
-      }
+  let names = 0;
+  const turn = turns();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (e: yauzl.Entry) => {
+        try {
+          names = checkName(e.fileName, names, limits, 'ZIP');
+          const r: ZipRecord = {
+            name: e.fileName,
+            offset: e.relativeOffsetOfLocalHeader,
+            compressedSize: e.compressedSize,
+            uncompressedSize: e.uncompressedSize,
+            method: e.compressionMethod,
+            encrypted: e.isEncrypted(),
+            limit: src.size,
+          };
+          records.push(r);
+          if (!e.fileName.endsWith('/')) {
+            byName.set(e.fileName, r);
+            total += e.uncompressedSize;
+          }
+        } catch (err) {
+          return reject(err as Error);
+        }
+        // Entries already in the cached block arrive on promises alone: give the loop its turns.
+        const t = turn();
+        if (t) t.then(() => zip.readEntry(), reject);
+        else zip.readEntry();
+      });
+      zip.on('end', () => resolve());
+      zip.on('error', (err: Error) => reject(zipError(err)));
       zip.readEntry();
     });
-    zip.on('end', () => resolve());
-    zip.on('error', (err: Error) => reject(zipError(err)));
-    zip.readEntry();
-  });
-  if (total > limits.maxTotalBytes) {
+    if (total > limits.maxTotalBytes) {
+      throw new ArchiveError(
+        'too_large',
+        `The ZIP's files inflate to ${total} bytes; at most ${limits.maxTotalBytes} are accepted (a possible decompression bomb).`,
+      );
+    }
+    checkOverlaps(records, src.size);
+  } catch (err) {
     zip.close();
-    throw new ArchiveError(
-      'too_large',
-      `The ZIP's files inflate to ${total} bytes; at most ${limits.maxTotalBytes} are accepted (a possible decompression bomb).`,
-    );
+    throw err;
   }
   return {
     container: 'zip',
-    entries: [...byName.values()].map((e) => ({ name: e.fileName, size: e.uncompressedSize })),
+    entries: [...byName.values()].map((e) => ({ name: e.name, size: e.uncompressedSize })),
     open(name) {
       const e = byName.get(name);
       if (!e) throw new Error(`no entry ${name}`);
@@ -208,11 +368,24 @@ async function openZip(src: ByteSource, limits: ArchiveLimits): Promise<OpenedAr
           `${what} inflates ${Math.round(e.uncompressedSize / Math.max(1, e.compressedSize))} times its compressed size; refused as a possible decompression bomb.`,
         );
       }
-      const out = guard(Math.min(limits.maxEntryBytes, e.uncompressedSize), what, e.compressedSize, limits);
-      zip.openReadStream(e, (err, stream) => {
-        if (err || !stream) return out.destroy(zipError(err ?? new Error('no stream')));
-        stream.on('error', (er: Error) => out.destroy(zipError(er)));
-        stream.pipe(out);
+      if (e.encrypted) throw new ArchiveError('corrupt', `${what} is encrypted; export the archive again without a password.`);
+      if (e.method !== 0 && e.method !== 8)
+        throw new ArchiveError('corrupt', `${what} is compressed with method ${e.method}; only stored and deflated entries are read.`);
+      const inflate = e.method === 8 ? createInflateRaw() : null;
+      const out = guard(Math.min(limits.maxEntryBytes, e.uncompressedSize), what, inflate && consumedBy(inflate), limits, e.uncompressedSize);
+      out.on('close', () => inflate?.destroy());
+      // The local header says where the data starts: the data must end before the next entry.
+      const entry = { relativeOffsetOfLocalHeader: e.offset, compressedSize: e.compressedSize } as yauzl.Entry;
+      zip.readLocalFileHeader(entry, { minimal: true }, (err, header) => {
+        if (err) return out.destroy(zipError(err));
+        if (out.destroyed) return;
+        if (header.fileDataStart + e.compressedSize > e.limit)
+          return out.destroy(new ArchiveError('overlap', `${what}'s data runs into the next entry; refused as a possible decompression bomb.`));
+        zip.openReadStreamLowLevel(header.fileDataStart, e.compressedSize, 0, e.compressedSize, false, null, (err2, raw) => {
+          if (err2 || !raw) return out.destroy(zipError(err2 ?? new Error('no stream')));
+          if (out.destroyed) return raw.destroy();
+          inflateInto(raw, inflate, out, zipError);
+        });
       });
       return out;
     },
@@ -232,22 +405,29 @@ async function walkTar(
   let input: Readable = raw;
   if (gz) {
     const gunzip = createGunzip();
-    raw.on('error', (e) => gunzip.destroy(e));
-    input = raw.pipe(gunzip).pipe(guard(limits.maxTotalBytes, 'The tar.gz file', src.size, limits));
-    gunzip.on('error', () => extract.destroy(new ArchiveError('corrupt', 'The tar.gz file is corrupt or truncated.')));
+    // The whole tar.gz is one gzip stream: its ratio is measured on the bytes inflated so far.
+    const out = guard(limits.maxTotalBytes, 'The tar.gz file', consumedBy(gunzip), limits);
+    inflateInto(raw, gunzip, out, (e) => (e instanceof ArchiveError ? e : new ArchiveError('corrupt', 'The tar.gz file is corrupt or truncated.')));
+    input = out;
   }
   input.on('error', (e) => extract.destroy(e));
   input.pipe(extract);
   let count = 0;
+  let names = 0;
+  const turn = turns();
+  const kind = gz ? 'tar.gz' : 'tar';
   try {
     for await (const entry of extract) {
+      await turn();
       const h = entry.header;
+      count += 1;
+      if (count > limits.maxEntries)
+        throw new ArchiveError('too_large', `The ${kind} lists more than ${limits.maxEntries} entries; at most ${limits.maxEntries} are accepted.`);
+      names = checkName(h.name, names, limits, kind);
       if (h.type !== 'file') {
         entry.resume();
         continue;
       }
-      count += 1;
-      if (count > limits.maxEntries) throw new ArchiveError('too_large', `The tar lists more than ${limits.maxEntries} entries.`);
       if ((await onEntry(h.name, h.size ?? 0, entry as unknown as Readable)) === 'stop') return count;
     }
   } catch (err) {
@@ -256,6 +436,7 @@ async function walkTar(
       : new ArchiveError('corrupt', `The ${gz ? 'tar.gz' : 'tar'} file cannot be read (${(err as Error).message}): it is corrupt or truncated.`);
   } finally {
     raw.destroy();
+    input.destroy();
     extract.destroy();
   }
   return count;
@@ -308,7 +489,7 @@ async function openTar(src: ByteSource, gz: boolean, limits: ArchiveLimits): Pro
   };
 }
 
-/** The text of a stream, for the small side files (account.js, note-tweet.js, actor.json). */
+/** A small side file read whole, refused past `maxBytes` as its bytes arrive (Instagram's personal_information.json). */
 export async function readText(stream: Readable, maxBytes: number): Promise<string> {
   const parts: Buffer[] = [];
   let n = 0;

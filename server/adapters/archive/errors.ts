@@ -7,6 +7,8 @@ export type ArchiveErrorKind =
   | 'corrupt'
   /** past a size, entry-count or ratio limit: a possible decompression bomb */
   | 'too_large'
+  /** ZIP entries sharing bytes (one local header or one body under several names) */
+  | 'overlap'
   /** a readable container without the file the format needs */
   | 'missing_file'
   /** a file that is not any export we know */
@@ -16,6 +18,16 @@ export type ArchiveErrorKind =
   /** the format asked for is not the one found */
   | 'format_mismatch';
 
+/** Longest message kept: the answer's `message` holds 2,000 characters, the field's prefix included. */
+const MAX_MESSAGE = 1800;
+
+/** `s` cut to `max` characters with an ellipsis, never between the two halves of a character. */
+export function clip(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max - 1);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
 export class ArchiveError extends Error {
   constructor(
     readonly kind: ArchiveErrorKind,
@@ -23,7 +35,8 @@ export class ArchiveError extends Error {
     /** The request field at fault. */
     readonly field = 'body',
   ) {
-    super(message);
+    // Messages quote entry names, which a hostile archive makes as long as it likes.
+    super(clip(message, MAX_MESSAGE));
     this.name = 'ArchiveError';
   }
 }

@@ -4,7 +4,8 @@
 // Nothing here touches the database: the bytes come from a `ByteSource`.
 import type { Readable } from 'node:stream';
 import { DEFAULT_LIMITS, openArchive, type ArchiveLimits, type ByteSource, type ContainerKind, type OpenedArchive } from './container.js';
-import { ArchiveError } from './errors.js';
+import { ArchiveError, clip } from './errors.js';
+import { turns } from './turns.js';
 import { readBluesky } from './bluesky.js';
 import { instagramVisibility, readInstagram } from './instagram.js';
 import { readLinkedIn } from './linkedin.js';
@@ -94,12 +95,15 @@ const NEEDS: Record<ArchiveFormat, string> = {
 
 function found(archive: OpenedArchive): string {
   const names = archive.entries.map((e) => e.name);
-  const shown = names.slice(0, 20).join(', ');
+  const shown = names
+    .slice(0, 20)
+    .map((n) => clip(n, 80))
+    .join(', ');
   return names.length > 20 ? `${shown}, … (${names.length} files)` : `${shown} (${names.length} file${names.length === 1 ? '' : 's'})`;
 }
 
 /** Finds the format and its files; `format` (when given) must be what the files are. */
-export async function inspectExport(archive: OpenedArchive, format?: string | null): Promise<ExportLayout> {
+export async function inspectExport(archive: OpenedArchive, format?: string | null, limits: ArchiveLimits = DEFAULT_LIMITS): Promise<ExportLayout> {
   const wanted = format ? (format.trim().toLowerCase() as ArchiveFormat) : null;
   if (wanted && !ARCHIVE_FORMATS.includes(wanted))
     throw new ArchiveError('unknown_format', `format must be one of ${formatList}, got ${JSON.stringify(format)}.`, 'format');
@@ -135,6 +139,12 @@ export async function inspectExport(archive: OpenedArchive, format?: string | nu
       .filter((x) => x.root === root)
       .sort((a, b) => a.part - b.part)
       .map((x) => x.n);
+    // X splits a very large account into a handful of parts; thousands of them are not an export.
+    if (posts.length > limits.maxPostFiles)
+      throw new ArchiveError(
+        'too_large',
+        `The ${archive.container.toUpperCase()} holds ${posts.length} post files (data/tweets-partN.js); at most ${limits.maxPostFiles} are accepted.`,
+      );
     candidates.push({ ...base, format: 'x', posts, side, root });
   }
   const outbox = names.find((n) => /(^|\/)outbox\.json$/.test(n));
@@ -193,11 +203,38 @@ export interface Scan {
   ownUserId: string | null;
 }
 
-async function* items(archive: OpenedArchive, layout: ExportLayout, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+/** Lone surrogates (half of a character outside the BMP, e.g. from a `\\ud83d` escape cut in two). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text as a database can store it and a JSON answer can carry it: a lone surrogate becomes
+ * U+FFFD (what a UTF-8 decoder makes of one), NUL is dropped (PostgreSQL's text refuses it).
+ * Everything else is kept as written.
+ */
+export function storable(s: string): string {
+  const t = s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
+  return /[\uD800-\uDFFF]/.test(t) ? t.replace(LONE_SURROGATE, '\uFFFD') : t;
+}
+
+const storableOrNull = (s: string | null): string | null => (s === null ? null : storable(s));
+
+/** Every string of a post made storable (`storable`), at parse time, whatever the format. */
+function clean(p: ArchivePost): ArchivePost {
+  return {
+    ...p,
+    externalId: storable(p.externalId),
+    url: storableOrNull(p.url),
+    text: storable(p.text),
+    replyTo: storableOrNull(p.replyTo),
+    media: p.media.map((m) => ({ ...m, url: storableOrNull(m.url), alt_text: storableOrNull(m.alt_text), archive_path: storableOrNull(m.archive_path) })),
+  };
+}
+
+async function* formatItems(archive: OpenedArchive, layout: ExportLayout, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
   const open = (name: string): Readable => archive.open(name);
   const entries = new Set(archive.entries.map((e) => e.name));
   if (layout.format === 'x') {
-    const ctx = await readXContext(open, layout.side, entries, layout.root);
+    const ctx = await readXContext(open, layout.side, entries, layout.root, opts.limits);
     yield* readX(open, layout.posts, ctx, opts);
   } else if (layout.format === 'mastodon') yield* readMastodon(open, layout.posts[0]!, opts, entries, layout.root);
   else if (layout.format === 'bluesky') yield* readBluesky(() => open(layout.posts[0]!), layout.posts[0] || 'The .car file', opts);
@@ -208,13 +245,27 @@ async function* items(archive: OpenedArchive, layout: ExportLayout, opts: ReadOp
   } else yield* readLinkedIn(open(layout.posts[0]!), layout.posts[0]!, opts);
 }
 
+/** The items of the export, their text storable, with a turn of the event loop given now and then. */
+async function* items(archive: OpenedArchive, layout: ExportLayout, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+  const turn = turns();
+  for await (const item of formatItems(archive, layout, opts)) {
+    yield item.post ? ({ ...item, post: clean(item.post) } as ArchiveItem) : item;
+    await turn();
+  }
+}
+
 const zeroSkips = () => Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
+
+/** What the scan counts of a post. */
+type Counted = Pick<ArchivePost, 'visibility' | 'replyTo' | 'publishedAt'> & { media: unknown[] };
+const counted = (p: ArchivePost): Counted => ({ visibility: p.visibility, replyTo: p.replyTo, publishedAt: p.publishedAt, media: p.media });
 
 /** Reads the whole export once: what an ingest will import, and everything left out, by reason. */
 export async function scanExport(src: ByteSource, opts: { format?: string | null; includeNonPublic: boolean; limits?: ArchiveLimits }): Promise<Scan> {
   const archive = await openArchive(src, opts.limits ?? DEFAULT_LIMITS);
   try {
-    const layout = await inspectExport(archive, opts.format);
+    const limits = opts.limits ?? DEFAULT_LIMITS;
+    const layout = await inspectExport(archive, opts.format, limits);
     const summary: ScanSummary = {
       format: layout.format,
       container: layout.container,
@@ -230,7 +281,7 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
     };
     let first = Infinity;
     let last = -Infinity;
-    const count = (p: ArchivePost) => {
+    const count = (p: Counted) => {
       summary.posts += 1;
       summary.by_visibility[p.visibility] += 1;
       summary.media += p.media.length;
@@ -239,22 +290,37 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
       last = Math.max(last, p.publishedAt.getTime());
     };
     // X without account.js: replies wait until every post id is known, to find the account's own id.
+    // Only what `count` needs is kept of them, not the posts.
     const ids = new Set<string>();
-    const pending: Array<{ post: ArchivePost; user: string }> = [];
+    const pending: Array<{ post: Counted; user: string }> = [];
     let ownUserId: string | null = null;
-    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic })) {
+    const turn = turns();
+    // With account.js nothing waits (and no id is kept); without it the ids are bounded.
+    const inferring = layout.format === 'x' && !layout.side.account;
+    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, limits })) {
       if (item.skip) summary.skipped[item.skip] += 1;
-      else if (item.replyToUser !== undefined) pending.push({ post: item.post, user: item.replyToUser });
+      else if (item.replyToUser !== undefined) pending.push({ post: counted(item.post), user: item.replyToUser });
       else count(item.post);
-      if (layout.format === 'x' && item.post) ids.add(item.post.externalId);
+      if (inferring && item.post) {
+        ids.add(item.post.externalId);
+        if (ids.size > limits.maxInferredPosts)
+          throw new ArchiveError(
+            'too_large',
+            `The X export has no data/account.js and more than ${limits.maxInferredPosts} posts; upload the whole archive ZIP as X hands it out (its account.js names the account).`,
+          );
+      }
     }
     if (layout.format === 'x') {
       const votes = new Map<string, number>();
-      for (const p of pending) if (ids.has(p.post.replyTo!)) votes.set(p.user, (votes.get(p.user) ?? 0) + 1);
+      for (const p of pending) {
+        if (ids.has(p.post.replyTo!)) votes.set(p.user, (votes.get(p.user) ?? 0) + 1);
+        await turn();
+      }
       ownUserId = [...votes.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
       for (const p of pending) {
         if (p.user === ownUserId) count(p.post);
         else summary.skipped.reply += 1;
+        await turn();
       }
     }
     if (summary.posts === 0) {
@@ -279,8 +345,10 @@ export async function* readExport(
 ): AsyncGenerator<ArchivePost> {
   const archive = await openArchive(src, opts.limits ?? DEFAULT_LIMITS);
   try {
-    const layout = await inspectExport(archive, opts.format);
-    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, ownUserId: opts.ownUserId })) if (item.post) yield item.post;
+    const limits = opts.limits ?? DEFAULT_LIMITS;
+    const layout = await inspectExport(archive, opts.format, limits);
+    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, ownUserId: opts.ownUserId, limits }))
+      if (item.post) yield item.post;
   } finally {
     archive.close();
   }

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { count, MAX_TEXT } from '../text.js';
-import { readText } from './container.js';
+import { DEFAULT_LIMITS, readText } from './container.js';
 import { jsonArrayElements } from './json-stream.js';
 import type { ArchiveItem, MediaRef, MediaType, ReadOptions, Visibility } from './types.js';
 
@@ -58,7 +58,7 @@ export interface InstagramContext {
 export async function instagramVisibility(stream: Readable | null): Promise<Visibility> {
   if (!stream) return 'public';
   try {
-    const info = obj(JSON.parse(await readText(stream, 16 * 1024 * 1024)));
+    const info = obj(JSON.parse(await readText(stream, DEFAULT_LIMITS.maxSideFileBytes)));
     const user = list(info.profile_user)[0];
     const value = obj(obj(obj(user).string_map_data)['Private Account']).value;
     return String(value).toLowerCase() === 'true' ? 'followers' : 'public';
@@ -104,7 +104,8 @@ export function instagramItem(entry: unknown, ctx: InstagramContext, opts: ReadO
 }
 
 export async function* readInstagram(open: (name: string) => Readable, files: string[], ctx: InstagramContext, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+  const maxValueBytes = (opts.limits ?? DEFAULT_LIMITS).maxValueBytes;
   for (const name of files)
-    for await (const entry of jsonArrayElements(open(name), { path: null, assignment: false, what: name || 'posts_1.json' }))
+    for await (const entry of jsonArrayElements(open(name), { path: null, assignment: false, what: name || 'posts_1.json', maxValueBytes }))
       yield instagramItem(entry, ctx, opts);
 }

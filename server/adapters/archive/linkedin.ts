@@ -10,7 +10,9 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import { dateOf, httpUrl } from '../text.js';
+import { DEFAULT_LIMITS } from './container.js';
 import { ArchiveError } from './errors.js';
+import { turns } from './turns.js';
 import type { ArchiveItem, MediaRef, ReadOptions, Visibility } from './types.js';
 
 const hashId = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 32);
@@ -90,12 +92,38 @@ export function linkedInItem(r: Record<string, string | undefined>, opts: ReadOp
 }
 
 export async function* readLinkedIn(input: Readable, what: string, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
-  const rows = input.pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, relax_quotes: true, relax_column_count: true, trim: false }));
+  const file = what || 'Shares.csv';
+  // One record (a share with all its fields) is bounded as its bytes arrive: csv-parse stops at
+  // `max_record_size` characters instead of growing a 200 MB field in memory.
+  const maxValueBytes = (opts.limits ?? DEFAULT_LIMITS).maxValueBytes;
+  const rows = input.pipe(
+    parseCsv({
+      columns: true,
+      bom: true,
+      skip_empty_lines: true,
+      relax_quotes: true,
+      relax_column_count: true,
+      trim: false,
+      max_record_size: maxValueBytes,
+    }),
+  );
   input.on('error', (e) => rows.destroy(e));
+  const turn = turns();
   try {
-    for await (const r of rows) yield linkedInItem(r as Record<string, string>, opts);
+    for await (const r of rows) {
+      yield linkedInItem(r as Record<string, string>, opts);
+      await turn();
+    }
   } catch (err) {
     if (err instanceof ArchiveError) throw err;
-    throw new ArchiveError('unreadable', `${what || 'Shares.csv'} is not a readable CSV (${(err as Error).message.split('\n')[0]}).`);
+    if ((err as { code?: string }).code === 'CSV_MAX_RECORD_SIZE')
+      throw new ArchiveError(
+        'too_large',
+        `${file} holds a record larger than ${maxValueBytes} characters; at most ${maxValueBytes} are accepted for one post.`,
+      );
+    throw new ArchiveError('unreadable', `${file} is not a readable CSV (${(err as Error).message.split('\n')[0]}).`);
+  } finally {
+    input.destroy();
+    rows.destroy();
   }
 }

@@ -7,6 +7,7 @@
 // its `name` and its votes in `replies.totalItems`.
 import type { Readable } from 'node:stream';
 import { count, dateOf, htmlToText, httpUrl, withPoll } from '../text.js';
+import { DEFAULT_LIMITS } from './container.js';
 import { jsonArrayElements } from './json-stream.js';
 import type { Poll } from '../types.js';
 import type { ArchiveItem, MediaRef, MediaType, ReadOptions, Visibility } from './types.js';
@@ -114,6 +115,7 @@ export async function* readMastodon(
   entries: Set<string>,
   root: string,
 ): AsyncGenerator<ArchiveItem> {
-  for await (const a of jsonArrayElements(open(file), { path: 'orderedItems', assignment: false, what: file || 'outbox.json' }))
+  const maxValueBytes = (opts.limits ?? DEFAULT_LIMITS).maxValueBytes;
+  for await (const a of jsonArrayElements(open(file), { path: 'orderedItems', assignment: false, what: file || 'outbox.json', maxValueBytes }))
     yield mastodonItem(a, opts, entries, root);
 }

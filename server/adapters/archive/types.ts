@@ -1,6 +1,7 @@
 // What an export's reader yields: the author's own posts, as written, with their audience and
 // media; and, for everything it leaves out, the reason (counted in the import's summary).
 import type { FetchedPost, MediaRef } from '../types.js';
+import type { ArchiveLimits } from './container.js';
 
 export type { MediaRef, MediaType } from '../types.js';
 
@@ -65,6 +66,8 @@ export interface ReadOptions {
   includeNonPublic: boolean;
   /** X: the account's own user id (account.js, or inferred by the scan). `undefined`: infer. */
   ownUserId?: string | null;
+  /** The bounds the readers enforce (DEFAULT_LIMITS when absent). */
+  limits?: ArchiveLimits;
 }
 
 /** The files of the archive the reader uses, by role; `path` is the entry name ('' for a bare file). */

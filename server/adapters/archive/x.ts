@@ -9,8 +9,7 @@
 import { decodeHTML } from 'entities';
 import type { Readable } from 'node:stream';
 import { count, dateOf, httpUrl } from '../text.js';
-import { readText } from './container.js';
-import { ArchiveError } from './errors.js';
+import { DEFAULT_LIMITS, type ArchiveLimits } from './container.js';
 import { jsonArrayElements } from './json-stream.js';
 import type { ArchiveItem, MediaRef, MediaType, ReadOptions, Visibility } from './types.js';
 
@@ -23,8 +22,10 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v
 export interface XContext {
   ownUserId: string | null;
   username: string | null;
-  /** Long posts by the second they were created at (`2023-05-01T12:00:00`). */
-  notes: Map<string, Array<{ text: string }>>;
+  /** Long posts by the second they were created at (`2023-05-01T12:00:00`), in file order. */
+  notes: Map<string, Note[]>;
+  /** Long posts by their second and the first `NOTE_KEY` characters of their squashed text: the first of each. */
+  notesByStart: Map<string, string>;
   /** [from, to) intervals during which the account was protected. */
   protectedSpans: Array<[number, number]>;
   /** Entry names of the archive, to tell whether a media file is inside it. */
@@ -33,41 +34,77 @@ export interface XContext {
   root: string;
 }
 
-const SIDE_MAX = 256 * 1024 * 1024;
+interface Note {
+  /** The first `NOTE_KEY` characters of the text, whitespace squashed. */
+  start: string;
+  text: string;
+}
 
-async function ytd(stream: Readable, what: string): Promise<Node[]> {
-  const text = await readText(stream, SIDE_MAX);
-  const eq = text.indexOf('=');
-  try {
-    return list(
-      JSON.parse(
-        text
-          .slice(eq + 1)
-          .trim()
-          .replace(/;\s*$/, ''),
-      ),
-    );
-  } catch {
-    throw new ArchiveError('unreadable', `${what} is not readable (expected \`window.YTD.… = [ … ]\`).`);
+/** A side file's elements, streamed (never the whole file as one string): bounded by the side-file size and the single-value size. */
+async function* ytdEach(stream: Readable, what: string, limits: ArchiveLimits): AsyncGenerator<Node> {
+  for await (const e of jsonArrayElements(stream, {
+    path: null,
+    assignment: true,
+    what,
+    maxValueBytes: limits.maxValueBytes,
+    maxBytes: limits.maxSideFileBytes,
+  }))
+    yield obj(e);
+}
+
+async function ytd(stream: Readable, what: string, limits: ArchiveLimits): Promise<Node[]> {
+  const out: Node[] = [];
+  for await (const e of ytdEach(stream, what, limits)) out.push(e);
+  return out;
+}
+
+/** A t.co link as X writes them in a post's text. */
+const TCO = /https?:\/\/t\.co\/[A-Za-z0-9]+/g;
+
+/**
+ * Replaces each short link of the text (t.co) by what it stands for ('' takes it out): one pass
+ * over the text with a map of the links, so that a post listing thousands of links costs the
+ * length of its text, not that times the number of links.
+ */
+function replaceLinks(text: string, pairs: Array<[string | null, string | null]>): string {
+  const links = new Map<string, string>();
+  const other: Array<[string, string]> = [];
+  for (const [short, long] of pairs) {
+    if (!short || long === null || links.has(short)) continue;
+    if (/^https?:\/\/t\.co\/[A-Za-z0-9]+$/.test(short)) links.set(short, long);
+    else if (other.length < 8) other.push([short, long]);
   }
+  let t = links.size ? text.replace(TCO, (m) => links.get(m) ?? m) : text;
+  for (const [short, long] of other) t = t.split(short).join(long);
+  return t;
 }
 
 /** Expands t.co links to the addresses they stand for. */
 function expand(text: string, urls: Array<{ short: string | null; long: string | null }>): string {
-  let t = text;
-  for (const u of urls) if (u.short && u.long) t = t.split(u.short).join(u.long);
-  return t;
+  return replaceLinks(
+    text,
+    urls.map((u) => [u.short, u.long]),
+  );
 }
 
-export async function readXContext(open: (name: string) => Readable, side: Record<string, string>, entries: Set<string>, root: string): Promise<XContext> {
-  const ctx: XContext = { ownUserId: null, username: null, notes: new Map(), protectedSpans: [], entries, root };
+/** Characters of a long post's start that key it: a post in tweets.js shows at least these of its note. */
+const NOTE_KEY = 60;
+
+export async function readXContext(
+  open: (name: string) => Readable,
+  side: Record<string, string>,
+  entries: Set<string>,
+  root: string,
+  limits: ArchiveLimits = DEFAULT_LIMITS,
+): Promise<XContext> {
+  const ctx: XContext = { ownUserId: null, username: null, notes: new Map(), notesByStart: new Map(), protectedSpans: [], entries, root };
   if (side.account) {
-    const a = obj((await ytd(open(side.account), 'account.js'))[0]?.account);
+    const a = obj((await ytd(open(side.account), 'account.js', limits))[0]?.account);
     ctx.ownUserId = str(a.accountId);
     ctx.username = str(a.username);
   }
   if (side.notes) {
-    for (const n of await ytd(open(side.notes), 'note-tweet.js')) {
+    for await (const n of ytdEach(open(side.notes), 'note-tweet.js', limits)) {
       const note = obj(n.noteTweet);
       const core = obj(note.core);
       const created = dateOf(note.createdAt);
@@ -77,12 +114,17 @@ export async function readXContext(open: (name: string) => Readable, side: Recor
         decodeHTML(text),
         list(core.urls).map((u) => ({ short: str(u.shortUrl), long: str(u.expandedUrl) })),
       );
-      const key = created.toISOString().slice(0, 19);
-      ctx.notes.set(key, [...(ctx.notes.get(key) ?? []), { text: full }]);
+      const second = created.toISOString().slice(0, 19);
+      const entry: Note = { start: squash(full).slice(0, NOTE_KEY), text: full };
+      const same = ctx.notes.get(second);
+      if (same) same.push(entry);
+      else ctx.notes.set(second, [entry]);
+      const key = `${second}|${entry.start}`;
+      if (!ctx.notesByStart.has(key)) ctx.notesByStart.set(key, full);
     }
   }
   if (side.protected) {
-    const events = (await ytd(open(side.protected), 'protected-history.js'))
+    const events = (await ytd(open(side.protected), 'protected-history.js', limits))
       .map((e) => obj(e.protectedHistory))
       .map((h) => ({ at: dateOf(h.protectedAt)?.getTime() ?? NaN, protect: String(h.action).toLowerCase() === 'protect' }))
       .filter((e) => Number.isFinite(e.at))
@@ -131,17 +173,39 @@ function mediaOf(t: Node, id: string, ctx: XContext): MediaRef[] {
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** The whole text of a long post, when note-tweet.js has it. */
+/** Notes of one second looked through for a post whose shown text is shorter than `NOTE_KEY`. */
+const SHORT_SCAN = 64;
+
+/**
+ * The whole text of a long post, when note-tweet.js has it: the note of the same second whose
+ * text starts as the post's does. One map lookup when the post shows `NOTE_KEY` characters (a
+ * cut long post shows ~280), so that 20,000 notes of one second cost 20,000 lookups, not 400
+ * million comparisons; a shorter post looks through at most `SHORT_SCAN` notes of its second.
+ */
 function noteText(ctx: XContext, created: Date, shown: string): string | null {
-  const candidates = ctx.notes.get(created.toISOString().slice(0, 19));
+  const second = created.toISOString().slice(0, 19);
+  const start = squash(shown.replace(/…$/u, '')).slice(0, NOTE_KEY);
+  if (start.length === NOTE_KEY) return ctx.notesByStart.get(`${second}|${start}`) ?? null;
+  const candidates = ctx.notes.get(second);
   if (!candidates) return null;
-  const start = squash(shown.replace(/…$/u, '')).slice(0, 60);
-  return candidates.find((n) => squash(n.text).startsWith(start))?.text ?? null;
+  for (let i = 0; i < candidates.length && i < SHORT_SCAN; i += 1) if (candidates[i]!.start.startsWith(start)) return candidates[i]!.text;
+  return null;
 }
 
+/** Whether the account was protected at `at`: a binary search of the sorted, disjoint spans. */
 function visibilityAt(ctx: XContext, at: Date): Visibility {
   const t = at.getTime();
-  return ctx.protectedSpans.some(([a, b]) => t >= a && t < b) ? 'followers' : 'public';
+  const spans = ctx.protectedSpans;
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [a, b] = spans[mid]!;
+    if (t < a) hi = mid - 1;
+    else if (t >= b) lo = mid + 1;
+    else return 'followers';
+  }
+  return 'public';
 }
 
 /** One tweet, classified. */
@@ -164,12 +228,11 @@ export function xItem(entry: unknown, ctx: XContext, opts: ReadOptions): Archive
   const entities = obj(t.entities);
   const media = mediaOf(t, id, ctx);
   const mediaLinks = new Set([...list(entities.media), ...list(obj(t.extended_entities).media)].map((m) => str(m.url)).filter((u): u is string => !!u));
-  let text = decodeHTML(raw);
-  for (const link of mediaLinks) text = text.split(link).join('');
-  text = expand(
-    text,
-    list(entities.urls).map((u) => ({ short: str(u.url), long: str(u.expanded_url) })),
-  );
+  // Media links come out of the text, t.co links are expanded: one pass for both.
+  let text = replaceLinks(decodeHTML(raw), [
+    ...[...mediaLinks].map((link): [string, string] => [link, '']),
+    ...list(entities.urls).map((u): [string | null, string | null] => [str(u.url), str(u.expanded_url)]),
+  ]);
   text = (noteText(ctx, publishedAt, text) ?? text).replace(/\r\n?/g, '\n').trim();
   if (!text && !media.length) return { skip: 'empty' };
   const post = {
@@ -242,9 +305,10 @@ export function mergeChain(initial: string, order: string[] | null, versions: Ve
  * version missing from the export) are merged from what was found.
  */
 export async function* readX(open: (name: string) => Readable, files: string[], ctx: XContext, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+  const maxValueBytes = (opts.limits ?? DEFAULT_LIMITS).maxValueBytes;
   const chains = new Map<string, { ids: string[] | null; versions: Version[] }>();
   for (const name of files) {
-    for await (const entry of jsonArrayElements(open(name), { path: null, assignment: true, what: name || 'tweets.js' })) {
+    for await (const entry of jsonArrayElements(open(name), { path: null, assignment: true, what: name || 'tweets.js', maxValueBytes })) {
       const chain = editChainOf(entry);
       if (!chain) {
         yield xItem(entry, ctx, opts);
