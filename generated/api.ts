@@ -876,6 +876,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/desk/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a one-time sign-in link for the review desk
+         * @description Answers a sign-in link for the review desk (the web page this service serves at `/`): the
+         *     address `/#/sign-in/<code>`, whose code a browser exchanges once, within 10 minutes, for
+         *     the agent token that made it (`POST /api/desk/sign-in`). The code is in the URL fragment, which
+         *     browsers never send to a server, so that it appears in no access log or proxy. The service
+         *     keeps only the code's SHA-256 and the token encrypted with a key derived from the code: the
+         *     database alone cannot give the token back. `npx cpa desk` prints a fresh link;
+         *     `npm start` prints one on a desktop instance. No body, no idempotency key: each call makes
+         *     a new link, and a link nobody used expires by itself.
+         */
+        post: operations["createDeskSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/desk/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a sign-in link's code for the agent token
+         * @description The review desk calls this once when it is opened at a sign-in link (`/#/sign-in/<code>`):
+         *     it answers the agent token the link was made for, which the page keeps in the tab's
+         *     `sessionStorage` and sends as its bearer token from then on. A code works once and for 10
+         *     minutes: the first exchange removes it, so a link seen later (a screenshot, a shell history,
+         *     a log) signs nobody in, and a link someone else used first is refused to its owner, who then
+         *     knows. No bearer token is needed. Refused codes count against a limit of 10 attempts per
+         *     minute per client address (`429` with `Retry-After`); codes are 128 random bits, so guessing
+         *     is hopeless anyway.
+         */
+        post: operations["exchangeDeskSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/stream": {
         parameters: {
             query?: never;
@@ -2145,6 +2199,21 @@ export interface components {
             source_id: components["schemas"]["ResourceId"];
             run_id: components["schemas"]["ResourceId"];
         };
+        DeskSignInLink: {
+            /** @description The link relative to this service's address, e.g. `/#/sign-in/<code>`; prefix it with the address the browser uses. */
+            path: string;
+            /** @description The one-time code alone (22 URL-safe characters). */
+            code: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        DeskSignInRequest: {
+            /** @description The code of the sign-in link, what follows `#/sign-in/`. */
+            code: string;
+        };
+        DeskSession: {
+            /** @description The agent token the link was made for (64 lowercase hexadecimal characters). */
+            token: string;
+        };
         /**
          * @description `evt_<uuid>`. Receivers dedupe on it.
          * @example evt_3f0c9f3c-6a10-4c27-9a55-5d0c0b8e4f5e
@@ -3318,6 +3387,62 @@ export interface components {
                 "application/json": components["schemas"]["RefreshAccepted"];
             };
         };
+        /** @description A new sign-in link, usable once within 10 minutes. */
+        CreateDeskSignInLinkCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeskSignInLink"];
+            };
+        };
+        /** @description The code was valid and is now spent; the body carries the agent token. */
+        ExchangeDeskSignInOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeskSession"];
+            };
+        };
+        /** @description The code is unknown, was used already, or expired: ask for a new link (`npx cpa desk`), or paste the agent token into the sign-in form. */
+        DeskSignInRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A query parameter the operation does not take, or a value that fails validation; the message names it. */
+        PublicValidationFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many refused codes from this client address in the last minute. Wait `Retry-After` seconds. */
+        DeskSignInRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The stream. It stays open. */
         StreamEventsOk: {
             headers: {
@@ -3431,16 +3556,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Health"];
-            };
-        };
-        /** @description A query parameter the operation does not take, or a value that fails validation; the message names it. */
-        PublicValidationFailed: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
             };
         };
     };
@@ -4331,6 +4446,42 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createDeskSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: components["responses"]["CreateDeskSignInLinkCreated"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exchangeDeskSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeskSignInRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["ExchangeDeskSignInOk"];
+            401: components["responses"]["DeskSignInRefused"];
+            422: components["responses"]["PublicValidationFailed"];
+            429: components["responses"]["DeskSignInRateLimited"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,15 +1,16 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
-export type PublicOperation = "getHealth" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
+export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
 
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
   "Accounts": "connectAccount";
   "Artifacts": "draftFromPost" | "getArtifact" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Desk": "createDeskSignInLink" | "exchangeDeskSignIn";
   "Events": "streamEvents";
   "Fetch": "deleteFetchSchema" | "fetchUrl" | "listFetchSchemas" | "putFetchSchema";
   "Health": "getHealth";
@@ -29,11 +30,13 @@ export interface OperationsByTag {
 export interface HandlerResponseHeaders {
   addSessionItem: { 201: { "Idempotent-Replayed"?: "true"; } };
   connectAccount: { 200: { "Idempotent-Replayed"?: "true"; } };
+  createDeskSignInLink: { 201: {} };
   createImport: { 200: { "Idempotent-Replayed"?: "true"; }; 201: {} };
   createPipelineFromIntent: { 202: { "Idempotent-Replayed"?: "true"; } };
   deleteFetchSchema: { 200: {} };
   diagnosePipeline: { 200: {} };
   draftFromPost: { 202: { "Idempotent-Replayed"?: "true"; } };
+  exchangeDeskSignIn: { 200: {} };
   fetchUrl: { 200: {} };
   getArtifact: { 200: {} };
   getHealth: { 200: {} };

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { backendUnavailable } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { docsPage } from './http/docs.js';
+import { deskRoutes, deskSignInLimit } from './http/desk.js';
 import { errorHandler, fallthrough } from './http/errors.js';
 import { canonicalQuery, storableInput } from './http/input.js';
 import { rateCharge, rateLimit, rateLimiterFor } from './http/rate-limit.js';
@@ -20,7 +21,7 @@ import { verifySignedWebhooks } from './events/receiver.js';
 import { buildToolCatalog } from '../clients/mcp/catalog.js';
 import { isMcpPost, mountMcp } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
-import { docsFile, loadSpec } from './spec.js';
+import { deskDir, docsFile, loadSpec } from './spec.js';
 
 export interface AppParts {
   config: Config;
@@ -99,6 +100,9 @@ export function createApp(parts: AppParts): express.Express {
     res.type('application/json').send(publicSpecJson);
   });
   app.get('/docs', docsPage(docsFile));
+  // The review desk: `/` and `/desk/*`, static files, no token (the page signs in through the API).
+  app.use(deskRoutes(deskDir));
+  app.use(deskSignInLimit(deps.clock));
 
   app.use(inSequence([bearerAuth(deps, routes), rateLimit(limiter, deps.clock, { chargedLater: isMcpPost })]));
   // MCP (outside the description): after auth and the rate limit, before the REST body parser.
