@@ -1,7 +1,7 @@
 // The review desk: sign-in, then the views, routed on the URL fragment (`#/drafts/art_…`) so that
 // every view has an address a person can share and reload. docs/desk.md describes it.
 import { render } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { clientFor, exchangeCode, isToken, keepToken, signInCode, signOut, storedToken } from './session.js';
 import type { Client } from './ui.js';
 import { ActivityView } from './views/activity.js';
@@ -92,10 +92,14 @@ function SignIn(props: { onToken: (t: string) => void; notice: string | null }) 
 
 function Shell(props: { client: Client; onSignOut: () => void }) {
   const route = parseRoute(useHash());
+  const navigated = useRef(false);
   useEffect(() => {
     const label = route.view === 'draft' ? 'Draft' : (NAV.find((n) => n.view === route.view)?.label ?? 'Inbox');
     document.title = `${label} · Review desk`;
-    document.getElementById('main')?.focus();
+    // After a navigation the focus moves to the new view (a screen reader reads it); on the first
+    // screen it stays at the top of the page, where Tab reaches "Skip to content" first.
+    if (navigated.current) document.getElementById('main')?.focus();
+    navigated.current = true;
   }, [route.view, route.id]);
   const { client } = props;
   return (

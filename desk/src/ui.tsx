@@ -112,3 +112,27 @@ export function rememberPipeline(id: string): void {
 export function Empty(props: { children: ComponentChildren }) {
   return <p class="empty">{props.children}</p>;
 }
+
+/** One action of a view (a form, a button): runs it, keeps its error for `ErrorNote` and whether it is under way. */
+export function useAction(): { error: unknown; busy: boolean; run: (fn: () => Promise<void>) => Promise<void> } {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = useCallback(async (fn: () => Promise<void>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await fn();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { error, busy, run };
+}
+
+/** A form's submit handler that runs `fn` as the action. */
+export const submitting = (action: { run: (fn: () => Promise<void>) => Promise<void> }, fn: () => Promise<void>) => (e: Event) => {
+  e.preventDefault();
+  void action.run(fn);
+};

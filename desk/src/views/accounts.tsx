@@ -2,7 +2,7 @@
 // and handle again), and see its health as the service probed it.
 import { useState } from 'preact/hooks';
 import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
-import { ErrorNote, fmtDate, newKey, UserText, type Client } from '../ui.js';
+import { ErrorNote, fmtDate, newKey, submitting, useAction, UserText, type Client } from '../ui.js';
 
 const PLATFORMS: Schemas['Platform'][] = ['mastodon', 'bluesky', 'rss'];
 
@@ -11,29 +11,23 @@ export function AccountsView(props: { client: Client }) {
   const [handle, setHandle] = useState('');
   const [secret, setSecret] = useState('');
   const [result, setResult] = useState<Schemas['ConnectAccountResult'] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      const r = await unwrap(
-        props.client.POST('/api/agent/v1/accounts/connect', {
-          body: { platform, handle: handle.trim(), auth_material: secret, idempotency_key: newKey('connect') },
-        }),
-      );
-      setResult(r);
-      setSecret('');
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const action = useAction();
+  const submit = submitting(action, async () => {
+    const r = await unwrap(
+      props.client.POST('/api/agent/v1/accounts/connect', {
+        body: { platform, handle: handle.trim(), auth_material: secret, idempotency_key: newKey('connect') },
+      }),
+    );
+    setResult(r);
+    setSecret('');
+  });
   return (
     <section aria-labelledby="accounts-title">
       <h1 id="accounts-title">Accounts</h1>
       <p>
         Connect an account, or rotate its credential by connecting the same platform and handle again. The credential is stored encrypted and never shown again.
       </p>
-      <form onSubmit={(e) => void submit(e)}>
+      <form onSubmit={submit}>
         <label for="acct-platform">Platform</label>
         <select id="acct-platform" value={platform} onChange={(e) => setPlatform((e.target as HTMLSelectElement).value as Schemas['Platform'])}>
           {PLATFORMS.map((p) => (
@@ -46,9 +40,11 @@ export function AccountsView(props: { client: Client }) {
         <input id="acct-handle" required value={handle} onInput={(e) => setHandle((e.target as HTMLInputElement).value)} />
         <label for="acct-secret">Access token or app password {platform === 'rss' ? '(none for a feed)' : ''}</label>
         <input id="acct-secret" type="password" autocomplete="off" value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />
-        <button type="submit">Connect or rotate</button>
+        <button type="submit" disabled={action.busy}>
+          Connect or rotate
+        </button>
       </form>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
       {result ? (
         <div class="card" role="status">
           <p>

@@ -19,7 +19,7 @@ function useRules(): Rules | null {
   }, []);
   return rules;
 }
-import { ErrorNote, ExternalLink, fmtDate, fmtUtc, newKey, rememberPipeline, useLoad, UserText, type Client } from '../ui.js';
+import { ErrorNote, ExternalLink, fmtDate, fmtUtc, newKey, rememberPipeline, submitting, useAction, useLoad, UserText, type Client } from '../ui.js';
 
 type Artifact = Schemas['Artifact'];
 type Variant = Schemas['PlatformVariant'];
@@ -39,34 +39,24 @@ const ALT_TEXT_MAX = 5000;
 function PartsEditor(props: { client: Client; artifact: Artifact; variant: Variant; onSaved: (a: Artifact) => void }) {
   const { variant } = props;
   const [parts, setParts] = useState(variant.parts.map((p) => p.text));
-  const [error, setError] = useState<unknown>(null);
-  const [saving, setSaving] = useState(false);
+  const action = useAction();
   useEffect(() => setParts(variant.parts.map((p) => p.text)), [variant.updated_at]);
   const rules = useRules();
   const platform = variant.platform as TargetPlatform;
   const problems = parts.map((t) => (rules ? rules.postProblem(platform, t) : null));
   const refused = !rules || problems.some((p) => p !== null);
-  const save = async (e: Event) => {
-    e.preventDefault();
+  const save = submitting(action, async () => {
     if (refused) return;
-    setSaving(true);
-    setError(null);
-    try {
-      await unwrap(
-        props.client.PUT('/api/agent/v1/artifacts/{id}/variants/{platform}', {
-          params: { path: { id: props.artifact.id, platform: variant.platform } },
-          body: { parts, numbered: variant.numbered },
-        }),
-      );
-      props.onSaved(await unwrap(props.client.GET('/api/agent/v1/artifacts/{id}', { params: { path: { id: props.artifact.id } } })));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setSaving(false);
-    }
-  };
+    await unwrap(
+      props.client.PUT('/api/agent/v1/artifacts/{id}/variants/{platform}', {
+        params: { path: { id: props.artifact.id, platform: variant.platform } },
+        body: { parts, numbered: variant.numbered },
+      }),
+    );
+    props.onSaved(await unwrap(props.client.GET('/api/agent/v1/artifacts/{id}', { params: { path: { id: props.artifact.id } } })));
+  });
   return (
-    <form class="parts-editor" onSubmit={(e) => void save(e)} aria-label={`Edit the ${variant.platform} thread`}>
+    <form class="parts-editor" onSubmit={save} aria-label={`Edit the ${variant.platform} thread`}>
       {parts.map((text, i) => {
         const id = `part-${variant.platform}-${i}`;
         const length = rules ? rules.countLength(platform, text) : null;
@@ -100,11 +90,11 @@ function PartsEditor(props: { client: Client; artifact: Artifact; variant: Varia
         <button type="button" onClick={() => setParts([...parts, ''])}>
           Add a part
         </button>
-        <button type="submit" disabled={refused || saving}>
+        <button type="submit" disabled={refused || action.busy}>
           Save the {variant.platform} thread
         </button>
       </p>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </form>
   );
 }
@@ -159,26 +149,20 @@ function Preview(props: { client: Client; artifact: Artifact; variant: Variant; 
 function AltTextEditor(props: { client: Client; artifact: Artifact; onSaved: (a: Artifact) => void }) {
   const media = props.artifact.media ?? [];
   const [alts, setAlts] = useState(media.map((m) => m.alt_text ?? ''));
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   if (!media.length) return null;
   const tooLong = alts.some((a) => [...a].length > ALT_TEXT_MAX);
-  const save = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      const r = await unwrap(
-        props.client.PUT('/api/agent/v1/artifacts/{id}/media', {
-          params: { path: { id: props.artifact.id } },
-          body: { media: media.map((m, i) => ({ id: m.id, alt_text: alts[i] || null })) },
-        }),
-      );
-      props.onSaved(r);
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const save = submitting(action, async () => {
+    const r = await unwrap(
+      props.client.PUT('/api/agent/v1/artifacts/{id}/media', {
+        params: { path: { id: props.artifact.id } },
+        body: { media: media.map((m, i) => ({ id: m.id, alt_text: alts[i] || null })) },
+      }),
+    );
+    props.onSaved(r);
+  });
   return (
-    <form onSubmit={(e) => void save(e)} class="alt-editor">
+    <form onSubmit={save} class="alt-editor">
       <h2>Alt text</h2>
       {media.map((m, i) => (
         <div key={m.id}>
@@ -197,10 +181,10 @@ function AltTextEditor(props: { client: Client; artifact: Artifact; onSaved: (a:
           </p>
         </div>
       ))}
-      <button type="submit" disabled={tooLong}>
+      <button type="submit" disabled={tooLong || action.busy}>
         Save the alt text
       </button>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
     </form>
   );
 }
@@ -217,26 +201,20 @@ const zones = (() => {
 export function Schedule(props: { client: Client; artifact: Artifact; onDone: (a: Artifact) => void }) {
   const [local, setLocal] = useState('');
   const [zone, setZone] = useState(localZone);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      // The wall-clock time and its zone go to the server as they are: it resolves them (and
-      // refuses a time skipped or repeated by a clock change), so the rules are the server's.
-      const r = await unwrap(
-        props.client.POST('/api/agent/v1/artifacts/{id}/publish', {
-          params: { path: { id: props.artifact.id } },
-          body: { idempotency_key: newKey('schedule'), local_time: local.length === 16 ? `${local}:00` : local, time_zone: zone },
-        }),
-      );
-      props.onDone('artifact' in r ? r.artifact : r);
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const action = useAction();
+  // The wall-clock time and its zone go to the server as they are: it resolves them (and
+  // refuses a time skipped or repeated by a clock change), so the rules are the server's.
+  const submit = submitting(action, async () => {
+    const r = await unwrap(
+      props.client.POST('/api/agent/v1/artifacts/{id}/publish', {
+        params: { path: { id: props.artifact.id } },
+        body: { idempotency_key: newKey('schedule'), local_time: local.length === 16 ? `${local}:00` : local, time_zone: zone },
+      }),
+    );
+    props.onDone('artifact' in r ? r.artifact : r);
+  });
   return (
-    <form class="schedule" onSubmit={(e) => void submit(e)}>
+    <form class="schedule" onSubmit={submit}>
       <h2>Schedule</h2>
       <label for="schedule-at">Date and time</label>
       <input id="schedule-at" type="datetime-local" required value={local} onInput={(e) => setLocal((e.target as HTMLInputElement).value)} />
@@ -248,42 +226,40 @@ export function Schedule(props: { client: Client; artifact: Artifact; onDone: (a
           </option>
         ))}
       </select>
-      <button type="submit">{props.artifact.state === 'scheduled' ? 'Reschedule' : 'Schedule'}</button>
-      <ErrorNote error={error} />
+      <button type="submit" disabled={action.busy}>
+        {props.artifact.state === 'scheduled' ? 'Reschedule' : 'Schedule'}
+      </button>
+      <ErrorNote error={action.error} />
     </form>
   );
 }
 
 function Redraft(props: { client: Client; artifact: Artifact }) {
   const [style, setStyle] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      const r = await unwrap(
-        props.client.POST('/api/agent/v1/posts/{id}/draft', {
-          params: { path: { id: props.artifact.genealogy.source_post_id } },
-          body: {
-            idempotency_key: newKey('redraft'),
-            parent_artifact_id: props.artifact.id,
-            ...(style.trim() ? { style_reference: style } : {}),
-            targets: props.artifact.variants.map((v) => v.platform),
-          },
-        }),
-      );
-      location.hash = `#/drafts/${r.artifact_id}`;
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const action = useAction();
+  const submit = submitting(action, async () => {
+    const r = await unwrap(
+      props.client.POST('/api/agent/v1/posts/{id}/draft', {
+        params: { path: { id: props.artifact.genealogy.source_post_id } },
+        body: {
+          idempotency_key: newKey('redraft'),
+          parent_artifact_id: props.artifact.id,
+          ...(style.trim() ? { style_reference: style } : {}),
+          targets: props.artifact.variants.map((v) => v.platform),
+        },
+      }),
+    );
+    location.hash = `#/drafts/${r.artifact_id}`;
+  });
   return (
-    <form class="redraft" onSubmit={(e) => void submit(e)}>
+    <form class="redraft" onSubmit={submit}>
       <h2>Re-draft</h2>
       <label for="style-ref">Style reference (optional)</label>
       <textarea id="style-ref" rows={3} value={style} onInput={(e) => setStyle((e.target as HTMLTextAreaElement).value)} />
-      <button type="submit">Re-draft from the same post</button>
-      <ErrorNote error={error} />
+      <button type="submit" disabled={action.busy}>
+        Re-draft from the same post
+      </button>
+      <ErrorNote error={action.error} />
     </form>
   );
 }
@@ -292,8 +268,8 @@ export function DraftView(props: { client: Client; id: string }) {
   const { client, id } = props;
   const load = useLoad(() => unwrap(client.GET('/api/agent/v1/artifacts/{id}', { params: { path: { id } } })), [id]);
   const [artifact, setArtifact] = useState<Artifact | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
+  const { busy } = action;
   useEffect(() => {
     if (load.data) {
       setArtifact(load.data);
@@ -309,17 +285,7 @@ export function DraftView(props: { client: Client; id: string }) {
   if (load.error && !artifact) return <ErrorNote error={load.error} />;
   if (!artifact) return <p class="loading">Loading the draft…</p>;
   const a = artifact;
-  const act = async (fn: () => Promise<Artifact>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      setArtifact(await fn());
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const act = (fn: () => Promise<Artifact>) => action.run(async () => setArtifact(await fn()));
   const path = { params: { path: { id: a.id } } };
   const transition = (to: 'ready' | 'discarded' | 'review') =>
     act(() => unwrap(client.POST('/api/agent/v1/artifacts/{id}/transition', { ...path, body: { to, idempotency_key: newKey(to) } })));
@@ -378,7 +344,7 @@ export function DraftView(props: { client: Client; id: string }) {
           </button>
         ) : null}
       </div>
-      <ErrorNote error={error} />
+      <ErrorNote error={action.error} />
       {a.media_issues?.length ? (
         <ul class="warnings">
           {a.media_issues.map((m) => (
