@@ -93,21 +93,8 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | u
 /** A fresh idempotency key for one action (kept while the action is retried). */
 export const newKey = (what: string): string => `desk-${what}-${crypto.randomUUID()}`;
 
-// The pipelines this browser has seen (ids are not secrets): until the API lists pipelines, the
-// desk remembers the ones it created or was shown, so that the inbox and the calendar span them.
-const PIPELINES_KEY = 'cpa.desk.pipelines';
-export function knownPipelines(): string[] {
-  try {
-    const v = JSON.parse(localStorage.getItem(PIPELINES_KEY) ?? '[]') as unknown;
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && /^[A-Za-z0-9_-]{1,100}$/.test(x)) : [];
-  } catch {
-    return [];
-  }
-}
-export function rememberPipeline(id: string): void {
-  const list = knownPipelines().filter((p) => p !== id);
-  localStorage.setItem(PIPELINES_KEY, JSON.stringify([id, ...list].slice(0, 50)));
-}
+/** Every pipeline of the workspace (GET /pipelines, page after page), newest first. */
+export const allPipelines = (client: Client) => client.paginate('/api/agent/v1/pipelines', { params: { query: { limit: 100 } } }).toArray({ limit: 1000 });
 
 export function Empty(props: { children: ComponentChildren }) {
   return <p class="empty">{props.children}</p>;

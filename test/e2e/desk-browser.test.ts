@@ -17,6 +17,8 @@ import { unwrap } from '../../clients/typescript/src/index.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startMastodonFake } from '../support/platforms.js';
 import { connect, draftAndWait, ingest, listAllPosts } from '../support/api.js';
+import { updateRows } from '../support/rows.js';
+import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { writeZip, xArchive } from '../support/exports.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { launchChromium } from './browser.js';
@@ -135,7 +137,7 @@ describe('the review desk in Chromium', () => {
     expect(page.url()).not.toContain(link.code);
     expect(page.url()).not.toContain(s.token);
     expect(await page.evaluate(() => sessionStorage.getItem('cpa.desk.token'))).toBe(s.token);
-    expect(await page.evaluate(() => localStorage.length === 0 || !JSON.stringify(localStorage).includes('token'))).toBe(true);
+    expect(await page.evaluate(() => JSON.stringify(Object.entries(localStorage)))).not.toContain(s.token);
 
     // ---- by keyboard: from the top of the page, Tab reaches the views' links, Enter opens one ----
     await page.reload();
@@ -178,9 +180,10 @@ describe('the review desk in Chromium', () => {
 
     // ---- the Mastodon pipeline's sources, hostile texts among them ----
     await view('#/sources', 'Sources');
-    await page.getByLabel('Add a pipeline by id').fill(mastodonPipeline);
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    // The picker lists the workspace's pipelines (GET /pipelines) by handle.
+    await page.getByLabel('Pipeline').selectOption(mastodonPipeline);
     await page.locator('.card').filter({ hasText: 'gnp.exe' }).waitFor();
+    expect(page.url()).toContain(`#/sources/${mastodonPipeline}`);
     const cards = page.locator('.card');
     expect(await cards.filter({ hasText: '<script>window.__pwned = 1;' }).count()).toBe(1);
     expect(await cards.filter({ hasText: 'onerror="alert(1)"' }).count()).toBe(1);
@@ -275,24 +278,36 @@ describe('the review desk in Chromium', () => {
     expect(await axeFindings(), 'axe on Activity').toEqual([]);
     await shot('activity');
 
-    // ---- the inbox and the accounts ----
+    // ---- the inbox: across pipelines, with a publish that failed and an account that stopped working ----
+    const deps = s.running.deps;
+    const firstPost = (await listAllPosts(s, mastodonPipeline))[0]!;
+    await seedArtifact(deps, { workspaceId: await workspaceOf(deps, s.token), pipelineId: mastodonPipeline, postId: firstPost.id, state: 'publish_failed' });
+    await updateRows(deps.db, 'Account', { handle: mastodon.handle }, { status: 'dead' });
     await view('#/inbox', 'Inbox');
-    await page.locator('.card').first().waitFor();
+    await page.locator('.card', { hasText: 'Publish failed' }).first().waitFor();
+    await page
+      .locator('.card', { hasText: 'Account not working' })
+      .filter({ hasText: mastodon.handle })
+      .getByRole('link', { name: 'Rotate its credential' })
+      .waitFor();
+    for (const handle of [mastodon.handle, 'my-x'])
+      expect(await page.locator('.card', { hasText: 'Post without a draft' }).filter({ hasText: handle }).count()).toBeGreaterThan(0);
     expect(await overflow()).toBeLessThanOrEqual(1);
     expect(await axeFindings(), 'axe on Inbox').toEqual([]);
     await shot('inbox');
     await view('#/accounts', 'Accounts');
-    await page.getByLabel('Platform').selectOption('mastodon');
-    await page.getByLabel(/^Handle/).fill(mastodon.handle);
+    await page.locator('.card').filter({ hasText: mastodon.handle }).getByText('not working: rotate its credential').waitFor();
+    await page.getByRole('button', { name: `Rotate the credential of ${mastodon.handle}` }).click();
+    expect(await page.getByLabel(/^Handle/).inputValue()).toBe(mastodon.handle);
     await page.getByLabel(/^Access token/).fill(mastodon.state.token);
     await page.getByRole('button', { name: 'Connect or rotate' }).click();
     await page.getByText('Credential rotated').waitFor();
+    await page.locator('.cards .card').filter({ hasText: mastodon.handle }).getByText('working', { exact: true }).waitFor();
     expect(await axeFindings(), 'axe on Accounts').toEqual([]);
     await shot('accounts');
 
     // ---- alt text: a draft of an imported X post with an image, opened by its address ----
-    const known = await page.evaluate(() => JSON.parse(localStorage.getItem('cpa.desk.pipelines') ?? '[]') as string[]);
-    const xPipeline = known.find((id) => id !== mastodonPipeline)!;
+    const xPipeline = (await unwrap(s.client().GET('/api/agent/v1/pipelines'))).data.find((p) => p.handle === 'my-x')!.id;
     const withImage = (await listAllPosts(s, xPipeline)).find((p) => p.media.some((m) => m.type === 'image'))!;
     const { artifact: imaged } = await draftAndWait(s, withImage.id);
     await view(`#/drafts/${imaged.id}`, 'Draft');

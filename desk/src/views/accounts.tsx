@@ -1,8 +1,8 @@
-// Accounts: connect a platform account, or rotate its credential (connecting the same platform
-// and handle again), and see its health as the service probed it.
+// Accounts: the workspace's accounts with their health (GET /accounts), connect one, or rotate
+// its credential (connecting the same platform and handle again).
 import { useState } from 'preact/hooks';
 import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
-import { ErrorNote, fmtDate, newKey, submitting, useAction, UserText, type Client } from '../ui.js';
+import { Empty, ErrorNote, fmtDate, newKey, submitting, useAction, useLoad, UserText, type Client } from '../ui.js';
 
 const PLATFORMS: Schemas['Platform'][] = ['mastodon', 'bluesky', 'rss'];
 
@@ -12,6 +12,12 @@ export function AccountsView(props: { client: Client }) {
   const [secret, setSecret] = useState('');
   const [result, setResult] = useState<Schemas['ConnectAccountResult'] | null>(null);
   const action = useAction();
+  const accounts = useLoad(() => props.client.paginate('/api/agent/v1/accounts', { params: { query: { limit: 100 } } }).toArray({ limit: 1000 }), []);
+  const rotate = (a: Schemas['Account']) => {
+    setPlatform(a.platform);
+    setHandle(a.handle);
+    document.getElementById('acct-secret')?.focus();
+  };
   const submit = submitting(action, async () => {
     const r = await unwrap(
       props.client.POST('/api/agent/v1/accounts/connect', {
@@ -20,6 +26,7 @@ export function AccountsView(props: { client: Client }) {
     );
     setResult(r);
     setSecret('');
+    accounts.reload();
   });
   return (
     <section aria-labelledby="accounts-title">
@@ -27,6 +34,29 @@ export function AccountsView(props: { client: Client }) {
       <p>
         Connect an account, or rotate its credential by connecting the same platform and handle again. The credential is stored encrypted and never shown again.
       </p>
+      <ErrorNote error={accounts.error} />
+      {accounts.data && accounts.data.length === 0 ? <Empty>No account connected yet.</Empty> : null}
+      <ul class="cards">
+        {accounts.data?.map((a) => (
+          <li key={a.id} class="card">
+            <p>
+              <UserText text={a.handle} /> on {a.platform}{' '}
+              <span class={`badge health-${a.status}`}>{a.status === 'active' ? 'working' : 'not working: rotate its credential'}</span>
+            </p>
+            <p class="meta">
+              last checked {fmtDate(a.last_probed_at)} · connected {fmtDate(a.created_at)}
+            </p>
+            {a.platform !== 'archive' ? (
+              <p class="actions">
+                <button type="button" class="link" onClick={() => rotate(a)}>
+                  Rotate the credential of <UserText text={a.handle} />
+                </button>
+              </p>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      <h2>Connect or rotate</h2>
       <form onSubmit={submit}>
         <label for="acct-platform">Platform</label>
         <select id="acct-platform" value={platform} onChange={(e) => setPlatform((e.target as HTMLSelectElement).value as Schemas['Platform'])}>

@@ -1,8 +1,8 @@
-// Calendar: a week or a month of what is scheduled, across the pipelines this desk knows and
-// their destinations, in the person's time zone; reschedule or unschedule from it.
+// Calendar: a week or a month of what is scheduled (GET /calendar), across every pipeline and
+// destination, in the person's time zone; reschedule or unschedule from it.
 import { useState } from 'preact/hooks';
 import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
-import { Empty, ErrorNote, fmtUtc, knownPipelines, useLoad, UserText, type Client } from '../ui.js';
+import { Empty, ErrorNote, fmtUtc, useLoad, UserText, type Client } from '../ui.js';
 import { Schedule } from './draft.js';
 
 type Artifact = Schemas['Artifact'];
@@ -69,14 +69,12 @@ export function CalendarView(props: { client: Client }) {
   const { client } = props;
   const [mode, setMode] = useState<'week' | 'month'>('week');
   const [anchor, setAnchor] = useState(() => new Date());
-  const load = useLoad(async () => {
-    const all: Artifact[] = [];
-    for (const id of knownPipelines()) {
-      all.push(...(await unwrap(client.GET('/api/agent/v1/pipelines/{id}/schedule', { params: { path: { id } } }))).data);
-    }
-    return all.filter((a) => a.schedule).sort((x, y) => x.schedule!.at.localeCompare(y.schedule!.at));
-  }, []);
   const days = daysOf(mode, anchor);
+  // The workspace's calendar for the days shown, from local midnight to local midnight (a week
+  // or a month: within the 92 days one call may span), every page.
+  const from = days[0]!.toISOString();
+  const to = new Date(days.at(-1)!.getFullYear(), days.at(-1)!.getMonth(), days.at(-1)!.getDate() + 1).toISOString();
+  const load = useLoad(() => client.paginate('/api/agent/v1/calendar', { params: { query: { from, to, limit: 100 } } }).toArray({ limit: 10_000 }), [from, to]);
   const byDay = new Map<string, Artifact[]>();
   for (const a of load.data ?? []) {
     const k = dayKey(new Date(a.schedule!.at));
@@ -113,7 +111,7 @@ export function CalendarView(props: { client: Client }) {
         </span>
       </div>
       <ErrorNote error={load.error} />
-      {load.data && load.data.length === 0 ? <Empty>Nothing is scheduled. Schedule a draft from its page.</Empty> : null}
+      {load.data && load.data.length === 0 ? <Empty>Nothing is scheduled in these days. Schedule a draft from its page.</Empty> : null}
       <ol class={`calendar ${mode}`}>
         {days.map((d) => {
           const items = byDay.get(dayKey(d)) ?? [];

@@ -19,7 +19,7 @@ function useRules(): Rules | null {
   }, []);
   return rules;
 }
-import { ErrorNote, ExternalLink, fmtDate, fmtUtc, newKey, rememberPipeline, submitting, useAction, useLoad, UserText, type Client } from '../ui.js';
+import { ErrorNote, ExternalLink, fmtDate, fmtUtc, newKey, submitting, useAction, useLoad, UserText, type Client } from '../ui.js';
 
 type Artifact = Schemas['Artifact'];
 type Variant = Schemas['PlatformVariant'];
@@ -271,10 +271,7 @@ export function DraftView(props: { client: Client; id: string }) {
   const action = useAction();
   const { busy } = action;
   useEffect(() => {
-    if (load.data) {
-      setArtifact(load.data);
-      rememberPipeline(load.data.pipeline_id);
-    }
+    if (load.data) setArtifact(load.data);
   }, [load.data]);
   // A draft still being written, or a publish under way: looked at again every 2 s until it settles.
   useEffect(() => {

@@ -4,7 +4,7 @@
 // ingest run's progress, live.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ContentPipelineError, unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
-import { describeError, ErrorNote, fmtDate, fmtNumber, newKey, rememberPipeline, UserText, type Client } from '../ui.js';
+import { describeError, ErrorNote, fmtDate, fmtNumber, newKey, UserText, type Client } from '../ui.js';
 import { storedToken } from '../session.js';
 
 type Import = Schemas['Import'];
@@ -152,7 +152,6 @@ export function ImportsView(props: { client: Client }) {
           body: { handle: imp.handle, intent: intent.trim() || `Posts from ${imp.handle}`, idempotency_key: newKey('pipeline') },
         }),
       );
-      rememberPipeline(r.pipeline_id);
       setStarted({ pipelineId: r.pipeline_id, runId: r.run_id });
     } catch (err) {
       setError(err);

@@ -1,8 +1,9 @@
-// Inbox: what needs attention in every pipeline this desk knows, each item with the action that
-// resolves it (open the draft, draft from the post).
+// Inbox: what needs attention in every pipeline of the workspace, each item with the action that
+// resolves it (open the draft, draft from the post), and what no pipeline inbox holds: publishes
+// that failed and accounts whose credential stopped working.
 import { useState } from 'preact/hooks';
 import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
-import { Empty, ErrorNote, fmtDate, knownPipelines, newKey, rememberPipeline, useLoad, UserText, type Client } from '../ui.js';
+import { allPipelines, Empty, ErrorNote, fmtDate, newKey, useAction, useLoad, UserText, type Client } from '../ui.js';
 
 type Item = Schemas['InboxItem'] & { pipeline: Schemas['Pipeline'] };
 
@@ -13,72 +14,63 @@ const KIND: Record<Schemas['InboxItem']['kind'], string> = {
   scheduled_publish: 'Scheduled',
 };
 
-export function PipelinePicker(props: { onAdd: (id: string) => void }) {
-  const [value, setValue] = useState('');
-  return (
-    <form
-      class="inline"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const id = value.trim();
-        if (/^[A-Za-z0-9_-]{1,100}$/.test(id)) {
-          rememberPipeline(id);
-          props.onAdd(id);
-          setValue('');
-        }
-      }}
-    >
-      <label for="add-pipeline">Add a pipeline by id</label>
-      <input id="add-pipeline" value={value} placeholder="pl_…" onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
-      <button type="submit">Add</button>
-    </form>
-  );
-}
-
 export function InboxView(props: { client: Client }) {
   const { client } = props;
   const [busy, setBusy] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<unknown>(null);
+  const action = useAction();
   const load = useLoad(async () => {
-    const items: Item[] = [];
-    const problems: string[] = [];
-    for (const id of knownPipelines()) {
-      try {
-        const pipeline = await unwrap(client.GET('/api/agent/v1/pipelines/{id}', { params: { path: { id } } }));
-        const inbox = await unwrap(client.GET('/api/agent/v1/pipelines/{id}/inbox', { params: { path: { id } } }));
-        for (const item of inbox.data) items.push({ ...item, pipeline });
-      } catch {
-        problems.push(id);
-      }
-    }
+    const pipelines = await allPipelines(client);
+    const inboxes = await Promise.all(pipelines.map((p) => unwrap(client.GET('/api/agent/v1/pipelines/{id}/inbox', { params: { path: { id: p.id } } }))));
+    const items: Item[] = inboxes.flatMap((inbox, i) => inbox.data.map((item) => ({ ...item, pipeline: pipelines[i]! })));
     items.sort((a, b) => b.priority - a.priority);
-    return { items, problems };
+    // What the pipelines' inboxes do not hold: publishes that failed, accounts that stopped working.
+    const failed = await client.paginate('/api/agent/v1/artifacts', { params: { query: { state: ['publish_failed'], limit: 100 } } }).toArray({ limit: 100 });
+    const dead = (await client.paginate('/api/agent/v1/accounts', { params: { query: { limit: 100 } } }).toArray({ limit: 1000 })).filter(
+      (a) => a.status === 'dead',
+    );
+    return { items, failed, dead, pipelines: pipelines.length };
   }, []);
 
-  const draftFrom = async (postId: string) => {
-    setBusy(postId);
-    setActionError(null);
-    try {
+  const draftFrom = (postId: string) =>
+    action.run(async () => {
+      setBusy(postId);
       const r = await unwrap(client.POST('/api/agent/v1/posts/{id}/draft', { params: { path: { id: postId } }, body: { idempotency_key: newKey('draft') } }));
       location.hash = `#/drafts/${r.artifact_id}`;
-    } catch (err) {
-      setActionError(err);
-    } finally {
-      setBusy(null);
-    }
-  };
+    });
 
   return (
     <section aria-labelledby="inbox-title">
       <h1 id="inbox-title">Inbox</h1>
-      <PipelinePicker onAdd={load.reload} />
-      <ErrorNote error={load.error ?? actionError} />
+      <ErrorNote error={load.error ?? action.error} />
       {load.loading && !load.data ? <p class="loading">Loading…</p> : null}
-      {load.data?.problems.length ? <p class="error">Could not read {load.data.problems.join(', ')}: removed or in another workspace.</p> : null}
-      {load.data && load.data.items.length === 0 ? (
-        <Empty>Nothing needs attention. {knownPipelines().length === 0 ? 'Import an export under Imports, or add a pipeline by its id, to start.' : ''}</Empty>
+      {load.data && load.data.items.length + load.data.failed.length + load.data.dead.length === 0 ? (
+        <Empty>Nothing needs attention. {load.data.pipelines === 0 ? 'Import an export under Imports to start.' : ''}</Empty>
       ) : null}
       <ul class="cards">
+        {load.data?.dead.map((a) => (
+          <li key={a.id} class="card kind-dead-account">
+            <p class="meta">
+              <span class="badge">Account not working</span> {a.platform}
+            </p>
+            <p>
+              <UserText text={a.handle} />: the platform refuses its credential, so nothing can be published or read with it.
+            </p>
+            <p class="actions">
+              <a href="#/accounts">Rotate its credential</a>
+            </p>
+          </li>
+        ))}
+        {load.data?.failed.map((a) => (
+          <li key={a.id} class="card kind-publish-failed">
+            <p class="meta">
+              <span class="badge">Publish failed</span> {fmtDate(a.updated_at)}
+            </p>
+            <UserText text={a.publish_error?.message ?? 'Publishing failed.'} block />
+            <p class="actions">
+              <a href={`#/drafts/${a.id}`}>Open the draft to retry or edit it</a>
+            </p>
+          </li>
+        ))}
         {load.data?.items.map((item) => (
           <li key={item.id} class={`card kind-${item.kind}`}>
             <p class="meta">
@@ -89,7 +81,7 @@ export function InboxView(props: { client: Client }) {
             <p class="actions">
               {item.artifact_id ? <a href={`#/drafts/${item.artifact_id}`}>Open the draft</a> : null}
               {item.kind === 'source_without_artifact' && item.post_id ? (
-                <button type="button" disabled={busy === item.post_id} onClick={() => void draftFrom(item.post_id!)}>
+                <button type="button" disabled={action.busy && busy === item.post_id} onClick={() => void draftFrom(item.post_id!)}>
                   Draft from this post
                 </button>
               ) : null}

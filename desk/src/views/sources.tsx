@@ -2,14 +2,14 @@
 // draft written from one.
 import { useState } from 'preact/hooks';
 import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
-import { Empty, ErrorNote, ExternalLink, fmtDate, fmtNumber, knownPipelines, newKey, useLoad, UserText, type Client } from '../ui.js';
-import { PipelinePicker } from './inbox.js';
+import { allPipelines, Empty, ErrorNote, ExternalLink, fmtDate, fmtNumber, newKey, useLoad, UserText, type Client } from '../ui.js';
 
 const TARGETS: Schemas['TargetPlatform'][] = ['mastodon', 'bluesky', 'x'];
 
 export function SourcesView(props: { client: Client; pipelineId: string | undefined }) {
   const { client } = props;
-  const pipelineId = props.pipelineId ?? knownPipelines()[0];
+  const pipelines = useLoad(() => allPipelines(client), []);
+  const pipelineId = props.pipelineId ?? pipelines.data?.[0]?.id;
   const [filter, setFilter] = useState<'all' | 'with' | 'without'>('all');
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
@@ -39,9 +39,9 @@ export function SourcesView(props: { client: Client; pipelineId: string | undefi
       <form class="inline">
         <label for="pipeline-pick">Pipeline</label>
         <select id="pipeline-pick" value={pipelineId ?? ''} onChange={(e) => (location.hash = `#/sources/${(e.target as HTMLSelectElement).value}`)}>
-          {knownPipelines().map((p) => (
-            <option key={p} value={p}>
-              {p}
+          {pipelines.data?.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.handle} · {p.post_count} posts
             </option>
           ))}
         </select>
@@ -59,9 +59,8 @@ export function SourcesView(props: { client: Client; pipelineId: string | undefi
           <option value="without">posts without a draft</option>
         </select>
       </form>
-      <PipelinePicker onAdd={(id) => (location.hash = `#/sources/${id}`)} />
-      {!pipelineId ? <Empty>No pipeline yet: import an export under Imports, or add a pipeline by its id.</Empty> : null}
-      <ErrorNote error={load.error ?? error} />
+      {pipelines.data && !pipelineId ? <Empty>No pipeline yet: import an export under Imports to start.</Empty> : null}
+      <ErrorNote error={pipelines.error ?? load.error ?? error} />
       {load.data && load.data.data.length === 0 ? <Empty>No post matches.</Empty> : null}
       <ul class="cards">
         {load.data?.data.map((post) => (
