@@ -3698,8 +3698,38 @@ export interface components {
                 "application/json": components["schemas"]["DeskSession"];
             };
         };
+        /** @description The body is not valid JSON. */
+        DeskSignInBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The code is unknown, was used already, or expired: ask for a new link (`npx cpa desk`), or paste the agent token into the sign-in form. */
         DeskSignInRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is larger than 1 MiB. */
+        DeskSignInPayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not `application/json`. */
+        DeskSignInUnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -4973,7 +5003,10 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["ExchangeDeskSignInOk"];
+            400: components["responses"]["DeskSignInBadRequest"];
             401: components["responses"]["DeskSignInRefused"];
+            413: components["responses"]["DeskSignInPayloadTooLarge"];
+            415: components["responses"]["DeskSignInUnsupportedMediaType"];
             422: components["responses"]["PublicValidationFailed"];
             429: components["responses"]["DeskSignInRateLimited"];
             500: components["responses"]["InternalError"];
