@@ -4,6 +4,34 @@
  */
 
 export interface paths {
+    "/api/agent/v1/pipelines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's pipelines
+         * @description Every pipeline of the workspace, newest first (by `created_at`, then `id`), each with its
+         *     counts and its most recent run, as `GET /pipelines/{id}` shows it. This is how an agent that
+         *     lost a pipeline's id (a restart, a new conversation) finds its work again.
+         *
+         *     Lists follow the posts list's conventions: pages of `limit` (default 20, at most 100);
+         *     follow `next_cursor` until it is `null`. The order is a key (`created_at`, `id`), so a
+         *     pipeline created while you page never makes one you have not seen yet skip, nor one you have
+         *     seen come again. A cursor is opaque and bound to its list, its filters and the workspace: a
+         *     tampered one, or one of another list, is `400 bad_request`.
+         */
+        get: operations["listPipelines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/pipelines/{id}": {
         parameters: {
             query?: never;
@@ -207,6 +235,39 @@ export interface paths {
          *     `body.additional_post_ids` naming it when it is one of a brief's posts.
          */
         post: operations["draftFromPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List artifacts across pipelines, filtered
+         * @description The workspace's artifacts (drafts and what became of them), newest first (by `created_at`,
+         *     then `id`), each as `GET /artifacts/{id}` shows it. The filters combine (all must hold):
+         *
+         *     - `pipeline_id`: one pipeline's;
+         *     - `state`: one of several states, the parameter repeated:
+         *       `?state=review&state=ready` is what waits for a person;
+         *     - `scheduled_after` / `scheduled_before`: scheduled in `[after, before)` (only
+         *       `scheduled` artifacts have a time); `GET /calendar` is the same window soonest first;
+         *     - `updated_since`: changed at or after an instant.
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor`, repeating the same filters,
+         *     until it is `null`. An artifact created while you page never makes one skip nor come twice.
+         *     A cursor is bound to its filters: one from another list, other filters or a tampered one is
+         *     `400 bad_request`. `scheduled_before` earlier than `scheduled_after` is `422` naming it.
+         */
+        get: operations["listArtifacts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -464,6 +525,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the connected accounts and their health
+         * @description Every connected account of the workspace (platform accounts, feeds, imported archives), newest
+         *     first (by `created_at`, then `id`), with its health: `status` (`dead` once the platform
+         *     refused its credential), `last_probed_at` and `last_probe_error`. Credentials and proxy
+         *     addresses are stored encrypted and never returned, here or anywhere (`has_proxy` says whether
+         *     there is one). A dead account is fixed by connecting it again (`POST /accounts/connect`).
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`; a
+         *     tampered cursor, or one of another list, is `400 bad_request`.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/accounts/connect": {
         parameters: {
             query?: never;
@@ -512,7 +600,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the workspace's imports
+         * @description Every data export uploaded to the workspace, newest first (by `created_at`, then `id`), each
+         *     as `GET /imports/{id}` shows it: what it holds, and whether it is the export an ingest of its
+         *     handle reads (`ready`) or was replaced by a newer one (`superseded`).
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`; an
+         *     import uploaded while you page never makes one skip nor come twice. A tampered cursor, or one
+         *     of another list, is `400 bad_request`.
+         */
+        get: operations["listImports"];
         put?: never;
         /**
          * Import a data export, as the platform hands it out
@@ -768,6 +866,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List runs, by status and kind
+         * @description The workspace's runs of long-running work, newest first (by `created_at`, then `id`), each
+         *     as `GET /runs/{id}` shows it. Filters combine: `status` and `kind` take several values, the
+         *     parameter repeated (`?status=failed&kind=publish&kind=ingest`); `pipeline_id` keeps one
+         *     pipeline's. A run waiting to try again after a transient failure is `queued` with
+         *     `retrying: true`.
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor`, with the same filters,
+         *     until it is `null`; a run queued while you page never makes one skip nor come twice. A
+         *     tampered cursor, or one of another list or other filters, is `400 bad_request`.
+         */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/runs/{id}": {
         parameters: {
             query?: never;
@@ -783,6 +909,36 @@ export interface paths {
          *     A run of another workspace is `404 not_found`.
          */
         get: operations["getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What is scheduled between two times, across every pipeline
+         * @description The workspace's `scheduled` artifacts whose time falls in `[from, to)`, across all
+         *     pipelines, soonest first (by `schedule.at`, then `id`): "what goes out this week". Each is
+         *     the artifact as `GET /artifacts/{id}` shows it, with its `schedule` (the instant, and the
+         *     local time and zone it was given in). An overdue one (due, not yet started) is listed at its
+         *     time, so a window that starts in the past shows it.
+         *
+         *     `from` and `to` are instants with an offset (`2027-11-29T00:00:00+01:00`; the answer echoes
+         *     them in UTC). `to` must be after `from` and at most 92 days after it: otherwise `422`
+         *     naming `query.to`. Pages of `limit` (default 20, at most 100); follow `next_cursor` with
+         *     the same `from` and `to` until it is `null`; a cursor of another window, another list, or a
+         *     tampered one is `400 bad_request`.
+         */
+        get: operations["getCalendar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -893,6 +1049,60 @@ export interface paths {
          *     (`GET /runs/{id}` shows why). No body.
          */
         post: operations["refreshSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/desk/sign-in-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a one-time sign-in link for the review desk
+         * @description Answers a sign-in link for the review desk (the web page this service serves at `/`): the
+         *     address `/#/sign-in/<code>`, whose code a browser exchanges once, within 10 minutes, for
+         *     the agent token that made it (`POST /api/desk/sign-in`). The code is in the URL fragment, which
+         *     browsers never send to a server, so that it appears in no access log or proxy. The service
+         *     keeps only the code's SHA-256 and the token encrypted with a key derived from the code: the
+         *     database alone cannot give the token back. `npx cpa desk` prints a fresh link;
+         *     `npm start` prints one on a desktop instance. No body, no idempotency key: each call makes
+         *     a new link, and a link nobody used expires by itself.
+         */
+        post: operations["createDeskSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/desk/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a sign-in link's code for the agent token
+         * @description The review desk calls this once when it is opened at a sign-in link (`/#/sign-in/<code>`):
+         *     it answers the agent token the link was made for, which the page keeps in the tab's
+         *     `sessionStorage` and sends as its bearer token from then on. A code works once and for 10
+         *     minutes: the first exchange removes it, so a link seen later (a screenshot, a shell history,
+         *     a log) signs nobody in, and a link someone else used first is refused to its owner, who then
+         *     knows. No bearer token is needed. Refused codes count against a limit of 10 attempts per
+         *     minute per client address (`429` with `Retry-After`); codes are 128 random bits, so guessing
+         *     is hopeless anyway.
+         */
+        post: operations["exchangeDeskSignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1181,6 +1391,8 @@ export interface components {
          */
         Run: {
             run_id: components["schemas"]["ResourceId"];
+            /** @description The pipeline the run works for; `null` for work of no pipeline (a session source's refresh). */
+            pipeline_id: components["schemas"]["ResourceId"] | null;
             /** @enum {string} */
             kind: "ingest" | "draft" | "regenerate_variant" | "refresh_source" | "publish";
             /**
@@ -1236,6 +1448,11 @@ export interface components {
             artifact_count: number;
             /** @description The most recent run of this pipeline, or `null` when it has none. */
             last_run: components["schemas"]["Run"] | null;
+        };
+        /** @description A page of the workspace's pipelines, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        PipelineList: {
+            data: components["schemas"]["Pipeline"][];
+            next_cursor: string | null;
         };
         /**
          * @description Stable machine-readable error identifier. The list is closed: clients decide on this value.
@@ -1810,6 +2027,11 @@ export interface components {
             run_id: components["schemas"]["ResourceId"];
             artifact_id: components["schemas"]["ResourceId"];
         };
+        /** @description A page of artifacts, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        ArtifactList: {
+            data: components["schemas"]["Artifact"][];
+            next_cursor: string | null;
+        };
         /**
          * @description Publish now (no time), or at a time: either `at` (RFC 3339 with an offset or `Z`), or
          *     `local_time` (a wall-clock time without offset, `YYYY-MM-DDTHH:MM[:SS]`) with `time_zone` (an
@@ -1895,6 +2117,29 @@ export interface components {
             /** @description Default `false`. Number the parts of a thread (` 1/3`, ` 2/3`, …), counted in the limit. */
             numbered?: boolean;
         };
+        /** @description A connected platform account. Credentials are never returned. */
+        Account: {
+            id: components["schemas"]["ResourceId"];
+            platform: components["schemas"]["Platform"];
+            handle: components["schemas"]["Handle"];
+            /**
+             * @description The account's health: `active` since its credential passed the probe at connect; `dead` once the platform refused the credential (at connect, or in an ingest or a publish). Connect it again with a fresh credential to make it `active`.
+             * @enum {string}
+             */
+            status: "active" | "dead";
+            has_proxy: boolean;
+            /** @description When the credential was last checked: at connect, or when an ingest or a publish found it refused. */
+            last_probed_at: components["schemas"]["Timestamp"];
+            /** @description What the platform answered when the account was marked `dead`; `null` while it is `active`. */
+            last_probe_error: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A page of the workspace's connected accounts, newest first (by `created_at`, then `id`). Never a credential or a proxy address. Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        AccountList: {
+            data: components["schemas"]["Account"][];
+            next_cursor: string | null;
+        };
         ConnectAccountRequest: {
             platform: components["schemas"]["Platform"];
             handle: components["schemas"]["Handle"];
@@ -1913,18 +2158,6 @@ export interface components {
             proxy_url?: string;
             idempotency_key: components["schemas"]["IdempotencyKey"];
         } & (unknown & unknown & unknown);
-        /** @description A connected platform account. Credentials are never returned. */
-        Account: {
-            id: components["schemas"]["ResourceId"];
-            platform: components["schemas"]["Platform"];
-            handle: components["schemas"]["Handle"];
-            /** @enum {string} */
-            status: "active" | "dead";
-            has_proxy: boolean;
-            last_probed_at: components["schemas"]["Timestamp"];
-            created_at: components["schemas"]["Timestamp"];
-            updated_at: components["schemas"]["Timestamp"];
-        };
         ConnectAccountResult: {
             /**
              * @description `added` for a new (platform, handle); `rotated` when its credentials were replaced.
@@ -2002,6 +2235,11 @@ export interface components {
             /** @description The archive account of `handle`, which ingests from this export. */
             account: components["schemas"]["Account"] | null;
             created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A page of the workspace's imports, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        ImportList: {
+            data: components["schemas"]["Import"][];
+            next_cursor: string | null;
         };
         /**
          * @description An uploaded image (`POST /media`), as stored: re-encoded, its EXIF orientation applied and its
@@ -2193,6 +2431,18 @@ export interface components {
                 [key: string]: components["schemas"]["FetchSchemaField"];
             };
         };
+        /** @description A page of runs, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        RunList: {
+            data: components["schemas"]["Run"][];
+            next_cursor: string | null;
+        };
+        /** @description A page of what is scheduled in the window `[from, to)`, across every pipeline of the workspace, soonest first (by `schedule.at`, then `id`). Pass `next_cursor` as `cursor` (with the same `from` and `to`) to get the next page; it is `null` on the last page. */
+        Calendar: {
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Artifact"][];
+            next_cursor: string | null;
+        };
         ActivityRow: {
             id: components["schemas"]["ResourceId"];
             session_id: components["schemas"]["ResourceId"];
@@ -2242,6 +2492,21 @@ export interface components {
         RefreshAccepted: {
             source_id: components["schemas"]["ResourceId"];
             run_id: components["schemas"]["ResourceId"];
+        };
+        DeskSignInLink: {
+            /** @description The link relative to this service's address, e.g. `/#/sign-in/<code>`; prefix it with the address the browser uses. */
+            path: string;
+            /** @description The one-time code alone (22 URL-safe characters). */
+            code: string;
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        DeskSignInRequest: {
+            /** @description The code of the sign-in link, what follows `#/sign-in/`. */
+            code: string;
+        };
+        DeskSession: {
+            /** @description The agent token the link was made for (64 lowercase hexadecimal characters). */
+            token: string;
         };
         /**
          * @description `evt_<uuid>`. Receivers dedupe on it.
@@ -2527,8 +2792,8 @@ export interface components {
         };
     };
     responses: {
-        /** @description The pipeline. */
-        GetPipelineOk: {
+        /** @description A page of the workspace's pipelines, newest first. */
+        ListPipelinesOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2539,28 +2804,28 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Pipeline"];
+                "application/json": components["schemas"]["PipelineList"];
             };
         };
-        /** @description No `Authorization: Bearer` header, a wrong token, or no agent token created on this instance yet. */
-        Unauthorized: {
+        /** @description Malformed JSON, a tampered or foreign cursor, or a request that cannot be read. */
+        BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The resource does not exist in the workspace bound to the token. */
-        NotFound: {
+        /** @description No `Authorization: Bearer` header, a wrong token, or no agent token created on this instance yet. */
+        Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2608,6 +2873,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The pipeline. */
+        GetPipelineOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Pipeline"];
+            };
+        };
+        /** @description The resource does not exist in the workspace bound to the token. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The pipeline was created (`resumed: false`) or resumed (`resumed: true`), and an ingest run was queued. */
         CreatePipelineFromIntentAccepted: {
             headers: {
@@ -2622,21 +2917,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["FromIntentResponse"];
-            };
-        };
-        /** @description Malformed JSON, a tampered or foreign cursor, or a request that cannot be read. */
-        BadRequest: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The resource is not in a valid state for the operation, or the same idempotency key is still being processed. */
@@ -2758,6 +3038,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["DraftAccepted"];
+            };
+        };
+        /** @description A page of the workspace's artifacts (drafts), newest first, filtered as asked. */
+        ListArtifactsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ArtifactList"];
             };
         };
         /** @description The artifact. */
@@ -2943,6 +3238,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A page of the workspace's connected accounts with their health; never a credential. */
+        ListAccountsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AccountList"];
+            };
+        };
         /** @description The account was added or its credentials rotated. */
         ConnectAccountOk: {
             headers: {
@@ -2972,6 +3282,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A page of the workspace's imports, newest first. */
+        ListImportsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ImportList"];
             };
         };
         /** @description A replay of an earlier upload with the same key, bytes and options; the first import. */
@@ -3351,6 +3676,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A page of the workspace's runs, newest first. */
+        ListRunsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RunList"];
+            };
+        };
         /** @description The run. */
         GetRunOk: {
             headers: {
@@ -3364,6 +3704,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Run"];
+            };
+        };
+        /** @description What is scheduled in the window, soonest first. */
+        GetCalendarOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Calendar"];
             };
         };
         /** @description Activity rows. */
@@ -3425,6 +3780,92 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["RefreshAccepted"];
+            };
+        };
+        /** @description A new sign-in link, usable once within 10 minutes. */
+        CreateDeskSignInLinkCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeskSignInLink"];
+            };
+        };
+        /** @description The code was valid and is now spent; the body carries the agent token. */
+        ExchangeDeskSignInOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeskSession"];
+            };
+        };
+        /** @description The body is not valid JSON. */
+        DeskSignInBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The code is unknown, was used already, or expired: ask for a new link (`npx cpa desk`), or paste the agent token into the sign-in form. */
+        DeskSignInRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is larger than 1 MiB. */
+        DeskSignInPayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not `application/json`. */
+        DeskSignInUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A query parameter the operation does not take, or a value that fails validation; the message names it. */
+        PublicValidationFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many refused codes from this client address in the last minute. Wait `Retry-After` seconds. */
+        DeskSignInRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The stream. It stays open. */
@@ -3542,16 +3983,6 @@ export interface components {
                 "application/json": components["schemas"]["Health"];
             };
         };
-        /** @description A query parameter the operation does not take, or a value that fails validation; the message names it. */
-        PublicValidationFailed: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description The instance is ready to serve the API. */
         GetReadinessOk: {
             headers: {
@@ -3564,15 +3995,15 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+        Cursor: string;
+        /** @description Page size, 1 to 100. Default 20. */
+        PostsLimit: number;
         /**
          * @description The pipeline's id.
          * @example pl_8c1e2f0a9b7d4c3e
          */
         PipelineId: components["schemas"]["ResourceId"];
-        /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
-        Cursor: string;
-        /** @description Page size, 1 to 100. Default 20. */
-        PostsLimit: number;
         /** @description `true`: only posts with at least one artifact; `false`: only posts without; omitted: all. */
         HasArtifact: boolean;
         /**
@@ -3580,6 +4011,29 @@ export interface components {
          * @example post_2b7d4c3e8c1e2f0a
          */
         PostId: components["schemas"]["ResourceId"];
+        /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
+        PipelineIdFilter: components["schemas"]["ResourceId"];
+        /**
+         * @description Only artifacts in one of these states. Several states repeat the parameter
+         *     (`?state=review&state=ready`, the OpenAPI default `style: form, explode: true`, which the typed
+         *     client writes for an array); at most 8. An unknown state is `422` naming `query.state`.
+         */
+        ArtifactStates: components["schemas"]["ArtifactState"][];
+        /**
+         * @description Only artifacts scheduled at or after this instant (`scheduled` ones; an artifact without a schedule never matches). With `scheduled_before`, a window; the same instant twice is an empty window.
+         * @example 2026-12-01T00:00:00Z
+         */
+        ScheduledAfter: string;
+        /**
+         * @description Only artifacts scheduled strictly before this instant (`scheduled` ones). Earlier than `scheduled_after` is `422`.
+         * @example 2026-12-08T00:00:00Z
+         */
+        ScheduledBefore: string;
+        /**
+         * @description Only artifacts whose `updated_at` is at or after this instant (a new state, text, variant, media list or schedule moves it), to pick up what changed since the last look.
+         * @example 2026-11-25T18:00:00Z
+         */
+        UpdatedSince: string;
         /**
          * @description The artifact's id.
          * @example art_4c3e8c1e2f0a9b7d
@@ -3629,11 +4083,25 @@ export interface components {
          * @example med_5b0e2f7a9c4d1e38
          */
         MediaId: components["schemas"]["ResourceId"];
+        /** @description Only runs in one of these statuses; several repeat the parameter (`?status=queued&status=running`). A run waiting to retry is `queued`. */
+        RunStatuses: ("queued" | "running" | "succeeded" | "failed")[];
+        /** @description Only runs of one of these kinds; several repeat the parameter (`?kind=ingest&kind=publish`). */
+        RunKinds: ("ingest" | "draft" | "regenerate_variant" | "refresh_source" | "publish")[];
         /**
          * @description The run's id (the `run_id` an operation answered with).
          * @example run_5e1a7c3b9d2f4e6a
          */
         RunId: components["schemas"]["ResourceId"];
+        /**
+         * @description The start of the window (inclusive), an instant with its offset (`2026-11-30T00:00:00+01:00`).
+         * @example 2026-11-30T00:00:00Z
+         */
+        CalendarFrom: string;
+        /**
+         * @description The end of the window (exclusive); after `from` and at most 92 days after it, else `422` naming `query.to`.
+         * @example 2026-12-07T00:00:00Z
+         */
+        CalendarTo: string;
         /** @description How many rows, 1 to 100. Default 20. */
         ActivityLimit: number;
         /**
@@ -3706,6 +4174,28 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listPipelines: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListPipelinesOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getPipeline: {
         parameters: {
             query?: never;
@@ -3879,6 +4369,51 @@ export interface operations {
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listArtifacts: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+                /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
+                pipeline_id?: components["parameters"]["PipelineIdFilter"];
+                /**
+                 * @description Only artifacts in one of these states. Several states repeat the parameter
+                 *     (`?state=review&state=ready`, the OpenAPI default `style: form, explode: true`, which the typed
+                 *     client writes for an array); at most 8. An unknown state is `422` naming `query.state`.
+                 */
+                state?: components["parameters"]["ArtifactStates"];
+                /**
+                 * @description Only artifacts scheduled at or after this instant (`scheduled` ones; an artifact without a schedule never matches). With `scheduled_before`, a window; the same instant twice is an empty window.
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                scheduled_after?: components["parameters"]["ScheduledAfter"];
+                /**
+                 * @description Only artifacts scheduled strictly before this instant (`scheduled` ones). Earlier than `scheduled_after` is `422`.
+                 * @example 2026-12-08T00:00:00Z
+                 */
+                scheduled_before?: components["parameters"]["ScheduledBefore"];
+                /**
+                 * @description Only artifacts whose `updated_at` is at or after this instant (a new state, text, variant, media list or schedule moves it), to pick up what changed since the last look.
+                 * @example 2026-11-25T18:00:00Z
+                 */
+                updated_since?: components["parameters"]["UpdatedSince"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListArtifactsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4064,6 +4599,28 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListAccountsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     connectAccount: {
         parameters: {
             query?: never;
@@ -4088,6 +4645,28 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["UpstreamFailed"];
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListImportsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createImport: {
@@ -4331,6 +4910,34 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+                /** @description Only runs in one of these statuses; several repeat the parameter (`?status=queued&status=running`). A run waiting to retry is `queued`. */
+                status?: components["parameters"]["RunStatuses"];
+                /** @description Only runs of one of these kinds; several repeat the parameter (`?kind=ingest&kind=publish`). */
+                kind?: components["parameters"]["RunKinds"];
+                /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
+                pipeline_id?: components["parameters"]["PipelineIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListRunsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getRun: {
         parameters: {
             query?: never;
@@ -4349,6 +4956,38 @@ export interface operations {
             200: components["responses"]["GetRunOk"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCalendar: {
+        parameters: {
+            query: {
+                /**
+                 * @description The start of the window (inclusive), an instant with its offset (`2026-11-30T00:00:00+01:00`).
+                 * @example 2026-11-30T00:00:00Z
+                 */
+                from: components["parameters"]["CalendarFrom"];
+                /**
+                 * @description The end of the window (exclusive); after `from` and at most 92 days after it, else `422` naming `query.to`.
+                 * @example 2026-12-07T00:00:00Z
+                 */
+                to: components["parameters"]["CalendarTo"];
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["GetCalendarOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4453,6 +5092,45 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createDeskSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: components["responses"]["CreateDeskSignInLinkCreated"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exchangeDeskSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeskSignInRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["ExchangeDeskSignInOk"];
+            400: components["responses"]["DeskSignInBadRequest"];
+            401: components["responses"]["DeskSignInRefused"];
+            413: components["responses"]["DeskSignInPayloadTooLarge"];
+            415: components["responses"]["DeskSignInUnsupportedMediaType"];
+            422: components["responses"]["PublicValidationFailed"];
+            429: components["responses"]["DeskSignInRateLimited"];
             500: components["responses"]["InternalError"];
         };
     };

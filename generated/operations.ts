@@ -1,24 +1,26 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
-export type PublicOperation = "getHealth" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
+export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
 
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
-  "Accounts": "connectAccount";
-  "Artifacts": "draftFromPost" | "getArtifact" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Accounts": "connectAccount" | "listAccounts";
+  "Artifacts": "draftFromPost" | "getArtifact" | "listArtifacts" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Calendar": "getCalendar";
+  "Desk": "createDeskSignInLink" | "exchangeDeskSignIn";
   "Events": "streamEvents";
   "Fetch": "deleteFetchSchema" | "fetchUrl" | "listFetchSchemas" | "putFetchSchema";
   "Health": "getHealth" | "getReadiness";
-  "Imports": "createImport" | "getImport";
+  "Imports": "createImport" | "getImport" | "listImports";
   "Internal": "receiveBackendEvent" | "receiveScraperMonitorEvent";
   "Media": "getMedia" | "uploadMedia";
-  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelineSchedule";
+  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelines" | "listPipelineSchedule";
   "Posts": "listPipelinePosts";
-  "Runs": "getRun";
+  "Runs": "getRun" | "listRuns";
   "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
 }
 
@@ -29,13 +31,16 @@ export interface OperationsByTag {
 export interface HandlerResponseHeaders {
   addSessionItem: { 201: { "Idempotent-Replayed"?: "true"; } };
   connectAccount: { 200: { "Idempotent-Replayed"?: "true"; } };
+  createDeskSignInLink: { 201: {} };
   createImport: { 200: { "Idempotent-Replayed"?: "true"; }; 201: {} };
   createPipelineFromIntent: { 202: { "Idempotent-Replayed"?: "true"; } };
   deleteFetchSchema: { 200: {} };
   diagnosePipeline: { 200: {} };
   draftFromPost: { 202: { "Idempotent-Replayed"?: "true"; } };
+  exchangeDeskSignIn: { 200: {} };
   fetchUrl: { 200: {} };
   getArtifact: { 200: {} };
+  getCalendar: { 200: {} };
   getHealth: { 200: {} };
   getImport: { 200: {} };
   getMedia: { 200: {} };
@@ -43,9 +48,14 @@ export interface HandlerResponseHeaders {
   getPipelineInbox: { 200: {} };
   getReadiness: { 200: {} };
   getRun: { 200: {} };
+  listAccounts: { 200: {} };
+  listArtifacts: { 200: {} };
   listFetchSchemas: { 200: {} };
+  listImports: { 200: {} };
   listPipelinePosts: { 200: {} };
+  listPipelines: { 200: {} };
   listPipelineSchedule: { 200: {} };
+  listRuns: { 200: {} };
   listSessionActivity: { 200: {} };
   publishArtifact: { 200: { "Idempotent-Replayed"?: "true"; }; 202: { "Idempotent-Replayed"?: "true"; } };
   putArtifactVariant: { 200: {}; 201: {} };

@@ -8,7 +8,7 @@
 //   server server/ → build/server/ (esbuild, the same way): what `npm start` runs, with source maps.
 // Usage: node scripts/build.mjs [cli] [server] [docs] [--if-stale]   (no target: all)
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiledEntry } from '../clients/cli/bin/compiled.js';
@@ -16,6 +16,7 @@ import { compiledEntry } from '../clients/cli/bin/compiled.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const cliDist = path.join(root, 'clients/cli/dist');
 export const docsFile = path.join(root, 'build/docs.html');
+export const deskDir = path.join(root, 'build/desk');
 
 const mtime = (f) => {
   try {
@@ -161,12 +162,71 @@ export function buildDocs() {
   return Buffer.byteLength(html);
 }
 
+/** Every file under `dir`, recursively (the desk's sources, to tell a stale build). */
+const filesUnder = (dir) =>
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => path.join(e.parentPath, e.name))
+    : [];
+
+/**
+ * The review desk (docs/desk.md): desk/src/main.tsx bundled for browsers by esbuild (its own JSX,
+ * Preact's runtime; no second toolchain), minified, with its stylesheet; desk/index.html copied.
+ * Everything the page loads comes from this server: the Content-Security-Policy of
+ * server/http/desk.ts allows nothing else. Answers the sizes, which docs/desk.md reports.
+ */
+export async function buildDesk() {
+  const esbuild = await import('esbuild');
+  const tmp = `${deskDir}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { app: 'desk/src/main.tsx', style: 'desk/src/style.css' },
+    outdir: tmp,
+    bundle: true,
+    format: 'esm',
+    splitting: true,
+    platform: 'browser',
+    target: ['chrome120', 'firefox120', 'safari17'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: true,
+    chunkNames: 'chunk-[hash]',
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [browserOnly],
+  });
+  writeFileSync(path.join(tmp, 'index.html'), readFileSync(path.join(root, 'desk/index.html')));
+  const old = `${deskDir}.old-${process.pid}`;
+  if (existsSync(deskDir)) renameSync(deskDir, old);
+  renameSync(tmp, deskDir);
+  rmSync(old, { recursive: true, force: true });
+  return Object.fromEntries(Object.entries(result.metafile.outputs).map(([f, o]) => [path.basename(f), o.bytes]));
+}
+
+// The typed client's index re-exports its Node helpers (file uploads from a path, which import
+// node:fs and node:stream); the desk uses none of them. Their Node built-ins resolve to an empty
+// module without side effects, so that esbuild drops them with the helpers that use them; a use
+// that survived would be a build error below (the module exports nothing).
+const browserOnly = {
+  name: 'browser-only',
+  setup(build) {
+    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'node-builtin', sideEffects: false }));
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, () => ({
+      contents: 'export const createReadStream = undefined, statSync = undefined, Readable = undefined, Transform = undefined;',
+      loader: 'js',
+    }));
+  },
+};
+
 async function main() {
   const args = process.argv.slice(2);
   const ifStale = args.includes('--if-stale');
   const targets = args.filter((a) => !a.startsWith('--'));
   const want = (t) => targets.length === 0 || targets.includes(t);
-  for (const t of targets) if (!['cli', 'server', 'docs'].includes(t)) throw new Error(`unknown target ${t} (cli, server, docs)`);
+  for (const t of targets) if (!['cli', 'server', 'docs', 'desk'].includes(t)) throw new Error(`unknown target ${t} (cli, server, docs, desk)`);
   if (want('cli')) {
     const upToDate = compiledEntry(root).url !== null && fresh(path.join(cliDist, 'main.js'), [fileURLToPath(import.meta.url)]);
     if (!(ifStale && upToDate)) await buildCli();
@@ -182,6 +242,10 @@ async function main() {
     } else if (!(ifStale && fresh(docsFile, docsInputs))) {
       buildDocs();
     }
+  }
+  if (want('desk')) {
+    const inputs = [...filesUnder(path.join(root, 'desk')), ...filesUnder(path.join(root, 'clients/typescript/src')), fileURLToPath(import.meta.url)];
+    if (!(ifStale && fresh(path.join(deskDir, 'index.html'), inputs))) await buildDesk();
   }
 }
 

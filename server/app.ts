@@ -11,6 +11,7 @@ import { bearerAuth } from './http/auth.js';
 import { docsPage } from './http/docs.js';
 import { METRICS_PATH, metricsEndpoint, observeRequests } from './http/metrics.js';
 import type { Tracing } from './http/tracing.js';
+import { deskRoutes, deskSignInLimit } from './http/desk.js';
 import { errorHandler, fallthrough } from './http/errors.js';
 import { canonicalQuery, storableInput } from './http/input.js';
 import { rateCharge, rateLimit, rateLimiterFor } from './http/rate-limit.js';
@@ -23,7 +24,7 @@ import { buildToolCatalog } from '../clients/mcp/catalog.js';
 import { isMcpPost, mountMcp } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
 import type { ServerMetrics } from './services/metrics.js';
-import { docsFile, loadSpec } from './spec.js';
+import { deskDir, docsFile, loadSpec } from './spec.js';
 
 export interface AppParts {
   config: Config;
@@ -109,6 +110,9 @@ export function createApp(parts: AppParts): express.Express {
   });
   app.get('/docs', docsPage(docsFile));
   app.get(METRICS_PATH, metricsEndpoint(parts.metrics, config.metricsToken));
+  // The review desk: `/` and `/desk/*`, static files, no token (the page signs in through the API).
+  app.use(deskRoutes(deskDir));
+  app.use(deskSignInLimit(deps.clock));
 
   app.use(inSequence([bearerAuth(deps, routes), rateLimit(limiter, deps.clock, { chargedLater: isMcpPost })]));
   // MCP (outside the description): after auth and the rate limit, before the REST body parser.

@@ -26,6 +26,8 @@ export interface StartupFacts {
   tokenCreated: boolean;
   dataDir: string;
   databaseUrl: string | null;
+  /** A one-time sign-in link to the review desk (desktop instance, terminal only). */
+  deskLink?: string | null;
 }
 
 /** The database, named without its password. */
@@ -51,6 +53,7 @@ export function startupMessage(facts: StartupFacts): string {
   return [
     '',
     `Content Pipeline is listening on ${facts.url}`,
+    `  Review desk  ${facts.url}/${facts.deskLink ? `\n  Sign in      ${facts.deskLink}\n               (works once, for 10 minutes; \`npx cpa desk\` prints a new one)` : ' (sign in with the agent token, or a link from `npx cpa desk`)'}`,
     `  API docs     ${facts.url}/docs`,
     `  Agent API    ${facts.url}/api/agent/v1 (description: ${facts.url}/openapi.json)`,
     `  Agent token  ${token}`,

@@ -13,6 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { ensureDesktopToken } from './services/tokens.js';
 import { cleanupExpired } from './services/idempotency.js';
 import { sweepUnusedMedia } from './services/media.js';
+import { createSignInLink, sweepExpiredSignInLinks } from './services/desk.js';
+import { readFileSync } from 'node:fs';
 import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
 import type { EventHub } from './events/hub.js';
@@ -90,6 +92,12 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     } catch (err) {
       logger.error({ err }, 'unused media cleanup failed');
     }
+    try {
+      const n = await sweepExpiredSignInLinks(deps);
+      if (n) logger.info({ removed: n }, 'removed review desk sign-in links that expired unused');
+    } catch (err) {
+      logger.error({ err }, 'sign-in link cleanup failed');
+    }
   };
   await sweep();
   const sweeper = setInterval(() => void sweep(), 60 * 60 * 1000); // sweep() logs its own failures
@@ -160,6 +168,8 @@ async function main() {
   const mode = consoleModeOf(process.stdout);
   const running = await start(config, { logDestination: logDestination(mode) });
   if (mode === 'human') {
+    // The sign-in link goes to the terminal only, never into the logs (a file or a pipe get none).
+    const deskLink = running.tokenFile ? `${running.url}${(await createSignInLink(running.deps, readFileSync(running.tokenFile, 'utf8').trim())).path}` : null;
     process.stdout.write(
       startupMessage({
         url: running.url,
@@ -167,6 +177,7 @@ async function main() {
         tokenCreated: running.tokenCreated,
         dataDir: config.dataDir,
         databaseUrl: config.databaseUrl,
+        deskLink,
       }),
     );
   }

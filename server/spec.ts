@@ -6,3 +6,5 @@ import { projectRoot } from '../shared/spec.js';
 export { loadSpec } from '../shared/spec.js';
 
 export const docsFile = path.join(projectRoot, 'build', 'docs.html');
+/** The review desk's static files (scripts/build.mjs `desk`). */
+export const deskDir = path.join(projectRoot, 'build', 'desk');

@@ -7,6 +7,8 @@ import type { EventStreams } from '../events/hub.js';
 import type { ServiceDeps } from '../services/context.js';
 import { accountHandlers } from './accounts.js';
 import { artifactHandlers } from './artifacts.js';
+import { calendarHandlers } from './calendar.js';
+import { deskHandlers } from './desk.js';
 import { eventHandlers } from './events.js';
 import { fetchHandlers } from './fetch.js';
 import { healthHandlers } from './health.js';
@@ -27,6 +29,8 @@ export function buildHandlers(deps: HandlerDeps): Handlers {
   return {
     ...accountHandlers(deps),
     ...artifactHandlers(deps),
+    ...calendarHandlers(deps),
+    ...deskHandlers(deps),
     ...eventHandlers(deps, deps.streams),
     ...fetchHandlers(deps),
     ...healthHandlers(deps),

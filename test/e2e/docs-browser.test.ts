@@ -4,26 +4,15 @@
 // (Without the self-contained build, Redoc's script came from a CDN: offline the page showed the
 // introduction and no operation.)
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { projectRoot } from './support.js';
+import { launchChromium } from './browser.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 600_000 });
-
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface Operation {
   operationId: string;
@@ -50,9 +39,8 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgresql')('GET /docs in Chromi
   let browser: Browser;
   beforeAll(async () => {
     execFileSync(process.execPath, ['scripts/build.mjs', 'docs', '--if-stale'], { cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (!existsSync(CHROMIUM)) execFileSync('bash', ['scripts/chromium-install.sh'], { cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] });
     s = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

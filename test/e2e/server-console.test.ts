@@ -52,6 +52,8 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgresql')('the console of npm 
     expect(records.find((r) => r.msg === 'Content Pipeline is listening')?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(records.some((r) => r.tokenFile === `${db.dataDir}/agent-token`)).toBe(true);
     expect(out).not.toContain('API docs');
+    // The desk's one-time sign-in link goes to a terminal only, never into the logs.
+    expect(out).not.toContain('#/sign-in/');
   });
 
   it('on a terminal: a start-up message with the docs, the token file and the database, and no JSON', async () => {
@@ -60,6 +62,8 @@ describe.skipIf(process.env.TEST_DATABASE === 'postgresql')('the console of npm 
     const url = /Content Pipeline is listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(text)?.[1];
     expect(url, text).toBeDefined();
     expect(text).toContain(`API docs     ${url}/docs\n`);
+    expect(text).toContain(`Review desk  ${url}/\n`);
+    expect(text).toMatch(new RegExp(`Sign in      ${url!.replaceAll('.', '\\.')}/#/sign-in/[A-Za-z0-9_-]{22}\n`));
     expect(text).toContain(`Agent token  ${db.dataDir}/agent-token`);
     expect(text).toContain(`Database     SQLite, ${db.dataDir}/content-pipeline.db`);
     expect(text).not.toMatch(/^\{"level"/m);

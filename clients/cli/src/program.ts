@@ -5,6 +5,7 @@ import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-ty
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerArtifactCommands } from './commands/artifacts.js';
 import { registerCompletionCommand } from './commands/completion.js';
+import { registerDeskCommands } from './commands/desk.js';
 import { registerFetchCommand } from './commands/fetch.js';
 import { registerHealthCommands } from './commands/health.js';
 import { registerImportCommands } from './commands/imports.js';
@@ -82,6 +83,7 @@ export function buildProgram(): Command {
   registerStreamCommand(program);
   registerHealthCommands(program);
   registerTokenCommand(program);
+  registerDeskCommands(program);
   program
     .command('admin')
     .description('operator commands, run on the server host: they use the database directly, configured like the server (DATABASE_URL, DATA_DIR)');
