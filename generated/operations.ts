@@ -1,7 +1,7 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "setPipelineDestinations" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "getHealth" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
@@ -9,14 +9,14 @@ export type PublicOperation = "getHealth" | "receiveBackendEvent" | "receiveScra
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
   "Accounts": "connectAccount";
-  "Artifacts": "draftFromPost" | "getArtifact" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Artifacts": "draftFromPost" | "getArtifact" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
   "Events": "streamEvents";
   "Fetch": "deleteFetchSchema" | "fetchUrl" | "listFetchSchemas" | "putFetchSchema";
   "Health": "getHealth";
   "Imports": "createImport" | "getImport";
   "Internal": "receiveBackendEvent" | "receiveScraperMonitorEvent";
   "Media": "getMedia" | "uploadMedia";
-  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelineSchedule";
+  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelineSchedule" | "setPipelineDestinations";
   "Posts": "listPipelinePosts";
   "Runs": "getRun";
   "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
@@ -46,7 +46,8 @@ export interface HandlerResponseHeaders {
   listPipelinePosts: { 200: {} };
   listPipelineSchedule: { 200: {} };
   listSessionActivity: { 200: {} };
-  publishArtifact: { 200: { "Idempotent-Replayed"?: "true"; }; 202: { "Idempotent-Replayed"?: "true"; } };
+  markArtifactPublished: { 200: { "Idempotent-Replayed"?: "true"; } };
+  publishArtifact: { 202: { "Idempotent-Replayed"?: "true"; } };
   putArtifactVariant: { 200: {}; 201: {} };
   putFetchSchema: { 200: {}; 201: {} };
   receiveBackendEvent: { 200: {} };
@@ -54,6 +55,7 @@ export interface HandlerResponseHeaders {
   refreshSource: { 202: {} };
   regenerateVariant: { 202: {} };
   setArtifactMedia: { 200: {} };
+  setPipelineDestinations: { 200: {} };
   streamEvents: { 200: {} };
   transitionArtifact: { 200: { "Idempotent-Replayed"?: "true"; } };
   unscheduleArtifact: { 200: {} };

@@ -226,6 +226,8 @@ export interface BlueskyState extends FailureMode {
   /** A record whose text contains this is refused with `refuseStatus` (a failure in the middle of a thread). */
   refuseText: string | null;
   refuseStatus: number;
+  /** The next this many createRecord calls answer 503 (a PDS that is down for a moment). */
+  failCreates: number;
   /** Blobs uploaded through uploadBlob, by CID. */
   blobs: Map<string, { mimeType: string; size: number; bytes: Buffer }>;
 }
@@ -301,6 +303,7 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
     posts: [],
     records: new Map(),
     createCalls: 0,
+    failCreates: 0,
     refuseText: null,
     refuseStatus: 400,
     blobs: new Map(),
@@ -369,6 +372,10 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
             reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } };
           };
         };
+        if (state.failCreates > 0) {
+          state.failCreates -= 1;
+          return json(res, 503, { error: 'InternalServerError', message: 'fake outage' });
+        }
         if (state.refuseText && b.record.text.includes(state.refuseText))
           return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
         if (state.records.has(b.rkey)) return json(res, 400, { error: 'InvalidRequest', message: 'Record already exists' });
