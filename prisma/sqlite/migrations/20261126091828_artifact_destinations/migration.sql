@@ -1,5 +1,5 @@
 -- Destinations apart from sources (issue 23). A pipeline gets default destinations (null: its own
--- account, as before); an artifact gets one ArtifactDestination row per destination, and its
+-- account, as before), an artifact gets one ArtifactDestination row per destination, and its
 -- published parts and their images are keyed by destination. Existing data is carried over: the
 -- parts and publish state of every artifact handed to a publish run become the destination rows
 -- of its pipeline's own account (the only account that could have posted them).
