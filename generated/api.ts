@@ -1257,9 +1257,9 @@ export interface components {
         };
         /**
          * @description One of a pipeline's default destinations: the account an artifact of the pipeline is published
-         *     with when its publish request names none. `account_id` is `null` for the pipeline's own handle
-         *     while no account of it is connected (the default of a `mastodon` or `bluesky` pipeline): the
-         *     account connected for (`platform`, `handle`) is the one used when publishing.
+         *     with when its publish request names none. `account_id` is `null` for the default a `mastodon`
+         *     or `bluesky` pipeline starts with (its own handle, whether or not connected yet): the account
+         *     connected for (`platform`, `handle`) is the one used when publishing.
          */
         PipelineDestination: {
             account_id: components["schemas"]["ResourceId"] | null;
@@ -1313,6 +1313,7 @@ export interface components {
          *     | value | meaning | call |
          *     |---|---|---|
          *     | `connect_account` | no usable credential for the platform | `POST /accounts/connect` |
+         *     | `set_destinations` | a publish has nowhere to go: name `destinations`, or set the pipeline's defaults | `PUT /pipelines/{id}/destinations` |
          *     | `fetch_artifact` | the artifact may have changed state | `GET /artifacts/{id}` |
          *     | `fetch_pipeline` | the pipeline may have changed state | `GET /pipelines/{id}` |
          *     | `fetch_run` | a run waits to retry; follow it | `GET /runs/{id}` |
@@ -1561,9 +1562,9 @@ export interface components {
          *     | `review`, `ready`, `publish_failed`, `scheduled` | `scheduled` | `POST /artifacts/{id}/publish` with `at` or `local_time` + `time_zone` (`artifact.scheduled`); again with another time to reschedule |
          *     | `scheduled` | `ready` | `DELETE /artifacts/{id}/schedule` (unscheduled) |
          *     | `scheduled` | `publishing` | the schedule's `publish` run, at the scheduled time |
-         *     | `publishing` | `published` | the `publish` run, once every part is live (`artifact.published`) |
-         *     | `publishing` | `publish_failed` | the `publish` run, when it fails for good (`artifact.publish_failed`): `publish_error` says why, `published_parts` what is live |
-         *     | `review`, `ready` | `published` | `POST /artifacts/{id}/publish` on an `rss` or `archive` pipeline (nothing to post: marked at once) |
+         *     | `publishing` | `published` | the `publish` run, once every part is live at every destination (`artifact.published`) |
+         *     | `publishing` | `publish_failed` | the `publish` run, when a destination fails for good (`artifact.publish_failed`): `publish_error` says why, `destinations` which are live and which failed |
+         *     | `review`, `ready` | `published` | `POST /artifacts/{id}/mark-published`: a post made by hand (X, LinkedIn, Threads) recorded with its address, when no other destination is open |
          *
          *     ```
          *     draft ──▶ review ◀──▶ ready
