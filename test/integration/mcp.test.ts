@@ -128,11 +128,10 @@ describe('tools', () => {
     expect(JSON.stringify(tools.map((t) => t.outputSchema))).not.toContain('"additionalProperties":false');
     expect(create.inputSchema.additionalProperties).toBe(false);
 
-    // an operation with two answers (publish: 200 the artifact, 202 the accepted run) outputs either
+    // publish answers the accepted run (202) and takes its destinations
     const publish = tools.find((t) => t.name === 'publish_artifact')!;
-    const shapes = (publish.outputSchema?.oneOf as Array<{ properties?: Record<string, unknown> }> | undefined)?.map((o) => Object.keys(o.properties ?? {}));
-    expect(shapes?.map((keys) => keys.includes('run'))).toEqual([false, true]);
-    expect(Object.keys(publish.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['at', 'local_time', 'time_zone', 'utc_offset']));
+    expect(Object.keys(publish.outputSchema?.properties ?? {}).sort()).toEqual(['artifact', 'run']);
+    expect(Object.keys(publish.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['at', 'local_time', 'time_zone', 'utc_offset', 'destinations']));
     expect(tools.find((t) => t.name === 'unschedule_artifact')?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(tools.find((t) => t.name === 'list_pipeline_schedule')?.annotations?.readOnlyHint).toBe(true);
 

@@ -57,11 +57,13 @@ function imagesByPart(media: Schemas['ArtifactMedia'][], parts: number): Schemas
 
 function printArtifact(cli: Cli, a: Schemas['Artifact']) {
   if (cli.json) return printJson(a);
-  show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text', 'media', 'media_issues']);
+  show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text', 'media', 'media_issues', 'destinations', 'published_parts']);
   printMedia(a);
   printText(a.text);
   for (const v of a.variants) printText(variantPreview(v, a.media ?? [], a.destinations));
-  printThread(cli, a);
+  // Where it went: each destination with its state, then its posts' addresses.
+  if (a.destinations.length)
+    printText(a.destinations.map((d) => [destinationLine(d), ...d.parts.map((p) => `  part ${p.position}: ${p.url ?? p.external_id}`)].join('\n')).join('\n'));
 }
 
 /** `ID=TEXT` → [ID, TEXT]; the first `=` splits (alt text may hold more). */
