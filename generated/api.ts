@@ -4,6 +4,34 @@
  */
 
 export interface paths {
+    "/api/agent/v1/pipelines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's pipelines
+         * @description Every pipeline of the workspace, newest first (by `created_at`, then `id`), each with its
+         *     counts and its most recent run, as `GET /pipelines/{id}` shows it. This is how an agent that
+         *     lost a pipeline's id (a restart, a new conversation) finds its work again.
+         *
+         *     Lists follow the posts list's conventions: pages of `limit` (default 20, at most 100);
+         *     follow `next_cursor` until it is `null`. The order is a key (`created_at`, `id`), so a
+         *     pipeline created while you page never makes one you have not seen yet skip, nor one you have
+         *     seen come again. A cursor is opaque and bound to its list, its filters and the workspace: a
+         *     tampered one, or one of another list, is `400 bad_request`.
+         */
+        get: operations["listPipelines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/pipelines/{id}": {
         parameters: {
             query?: never;
@@ -241,6 +269,41 @@ export interface paths {
          *     `body.additional_post_ids` naming it when it is one of a brief's posts.
          */
         post: operations["draftFromPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List artifacts across pipelines, filtered
+         * @description The workspace's artifacts (drafts and what became of them), newest first (by `created_at`,
+         *     then `id`), each as `GET /artifacts/{id}` shows it. The filters combine (all must hold):
+         *
+         *     - `pipeline_id`: one pipeline's;
+         *     - `state`: one of several states, the parameter repeated:
+         *       `?state=review&state=ready` is what waits for a person;
+         *     - `scheduled_after` / `scheduled_before`: scheduled in `[after, before)` (only
+         *       `scheduled` artifacts have a time); `GET /calendar` is the same window soonest first;
+         *     - `updated_since`: changed at or after an instant;
+         *     - `destination`: with this destination among its `destinations` (an account id, or
+         *       `manual:x` for a post made by hand), whatever its state there.
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor`, repeating the same filters,
+         *     until it is `null`. An artifact created while you page never makes one skip nor come twice.
+         *     A cursor is bound to its filters: one from another list, other filters or a tampered one is
+         *     `400 bad_request`. `scheduled_before` earlier than `scheduled_after` is `422` naming it.
+         */
+        get: operations["listArtifacts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -548,6 +611,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the connected accounts and their health
+         * @description Every connected account of the workspace (platform accounts, feeds, imported archives), newest
+         *     first (by `created_at`, then `id`), with its health: `status` (`dead` once the platform
+         *     refused its credential), `last_probed_at` and `last_probe_error`. Credentials and proxy
+         *     addresses are stored encrypted and never returned, here or anywhere (`has_proxy` says whether
+         *     there is one). A dead account is fixed by connecting it again (`POST /accounts/connect`).
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`; a
+         *     tampered cursor, or one of another list, is `400 bad_request`.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/accounts/connect": {
         parameters: {
             query?: never;
@@ -596,7 +686,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the workspace's imports
+         * @description Every data export uploaded to the workspace, newest first (by `created_at`, then `id`), each
+         *     as `GET /imports/{id}` shows it: what it holds, and whether it is the export an ingest of its
+         *     handle reads (`ready`) or was replaced by a newer one (`superseded`).
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`; an
+         *     import uploaded while you page never makes one skip nor come twice. A tampered cursor, or one
+         *     of another list, is `400 bad_request`.
+         */
+        get: operations["listImports"];
         put?: never;
         /**
          * Import a data export, as the platform hands it out
@@ -829,6 +929,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List runs, by status and kind
+         * @description The workspace's runs of long-running work, newest first (by `created_at`, then `id`), each
+         *     as `GET /runs/{id}` shows it. Filters combine: `status` and `kind` take several values, the
+         *     parameter repeated (`?status=failed&kind=publish&kind=ingest`); `pipeline_id` keeps one
+         *     pipeline's. A run waiting to try again after a transient failure is `queued` with
+         *     `retrying: true`.
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor`, with the same filters,
+         *     until it is `null`; a run queued while you page never makes one skip nor come twice. A
+         *     tampered cursor, or one of another list or other filters, is `400 bad_request`.
+         */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/runs/{id}": {
         parameters: {
             query?: never;
@@ -844,6 +972,36 @@ export interface paths {
          *     A run of another workspace is `404 not_found`.
          */
         get: operations["getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What is scheduled between two times, across every pipeline
+         * @description The workspace's `scheduled` artifacts whose time falls in `[from, to)`, across all
+         *     pipelines, soonest first (by `schedule.at`, then `id`): "what goes out this week". Each is
+         *     the artifact as `GET /artifacts/{id}` shows it, with its `schedule` (the instant, and the
+         *     local time and zone it was given in). An overdue one (due, not yet started) is listed at its
+         *     time, so a window that starts in the past shows it.
+         *
+         *     `from` and `to` are instants with an offset (`2027-11-29T00:00:00+01:00`; the answer echoes
+         *     them in UTC). `to` must be after `from` and at most 92 days after it: otherwise `422`
+         *     naming `query.to`. Pages of `limit` (default 20, at most 100); follow `next_cursor` with
+         *     the same `from` and `to` until it is `null`; a cursor of another window, another list, or a
+         *     tampered one is `400 bad_request`.
+         */
+        get: operations["getCalendar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1215,6 +1373,8 @@ export interface components {
          */
         Run: {
             run_id: components["schemas"]["ResourceId"];
+            /** @description The pipeline the run works for; `null` for work of no pipeline (a session source's refresh). */
+            pipeline_id: components["schemas"]["ResourceId"] | null;
             /** @enum {string} */
             kind: "ingest" | "draft" | "regenerate_variant" | "refresh_source" | "publish";
             /**
@@ -1284,6 +1444,11 @@ export interface components {
             last_run: components["schemas"]["Run"] | null;
             /** @description Where the pipeline's artifacts are published when a publish request names no destinations (`PUT /pipelines/{id}/destinations` changes them). A `mastodon` or `bluesky` pipeline starts with its own account; an `archive` or `rss` pipeline with none. */
             destinations: components["schemas"]["PipelineDestination"][];
+        };
+        /** @description A page of the workspace's pipelines, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        PipelineList: {
+            data: components["schemas"]["Pipeline"][];
+            next_cursor: string | null;
         };
         /**
          * @description Stable machine-readable error identifier. The list is closed: clients decide on this value.
@@ -1881,6 +2046,11 @@ export interface components {
             run_id: components["schemas"]["ResourceId"];
             artifact_id: components["schemas"]["ResourceId"];
         };
+        /** @description A page of artifacts, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        ArtifactList: {
+            data: components["schemas"]["Artifact"][];
+            next_cursor: string | null;
+        };
         /** @description Where to publish, in order; each destination at most once (the same account named twice is `422`). */
         DestinationList: components["schemas"]["DestinationRef"][];
         /**
@@ -1989,6 +2159,29 @@ export interface components {
             /** @description Default `false`. Number the parts of a thread (` 1/3`, ` 2/3`, …), counted in the limit. */
             numbered?: boolean;
         };
+        /** @description A connected platform account. Credentials are never returned. */
+        Account: {
+            id: components["schemas"]["ResourceId"];
+            platform: components["schemas"]["Platform"];
+            handle: components["schemas"]["Handle"];
+            /**
+             * @description The account's health: `active` since its credential passed the probe at connect; `dead` once the platform refused the credential (at connect, or in an ingest or a publish). Connect it again with a fresh credential to make it `active`.
+             * @enum {string}
+             */
+            status: "active" | "dead";
+            has_proxy: boolean;
+            /** @description When the credential was last checked: at connect, or when an ingest or a publish found it refused. */
+            last_probed_at: components["schemas"]["Timestamp"];
+            /** @description What the platform answered when the account was marked `dead`; `null` while it is `active`. */
+            last_probe_error: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A page of the workspace's connected accounts, newest first (by `created_at`, then `id`). Never a credential or a proxy address. Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        AccountList: {
+            data: components["schemas"]["Account"][];
+            next_cursor: string | null;
+        };
         ConnectAccountRequest: {
             platform: components["schemas"]["Platform"];
             handle: components["schemas"]["Handle"];
@@ -2006,18 +2199,6 @@ export interface components {
              */
             proxy_url?: string;
             idempotency_key: components["schemas"]["IdempotencyKey"];
-        };
-        /** @description A connected platform account. Credentials are never returned. */
-        Account: {
-            id: components["schemas"]["ResourceId"];
-            platform: components["schemas"]["Platform"];
-            handle: components["schemas"]["Handle"];
-            /** @enum {string} */
-            status: "active" | "dead";
-            has_proxy: boolean;
-            last_probed_at: components["schemas"]["Timestamp"];
-            created_at: components["schemas"]["Timestamp"];
-            updated_at: components["schemas"]["Timestamp"];
         };
         ConnectAccountResult: {
             /**
@@ -2086,6 +2267,11 @@ export interface components {
             /** @description The archive account of `handle`, which ingests from this export. */
             account: components["schemas"]["Account"] | null;
             created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description A page of the workspace's imports, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        ImportList: {
+            data: components["schemas"]["Import"][];
+            next_cursor: string | null;
         };
         /**
          * @description An uploaded image (`POST /media`), as stored: re-encoded, its EXIF orientation applied and its
@@ -2276,6 +2462,18 @@ export interface components {
             fields: {
                 [key: string]: components["schemas"]["FetchSchemaField"];
             };
+        };
+        /** @description A page of runs, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        RunList: {
+            data: components["schemas"]["Run"][];
+            next_cursor: string | null;
+        };
+        /** @description A page of what is scheduled in the window `[from, to)`, across every pipeline of the workspace, soonest first (by `schedule.at`, then `id`). Pass `next_cursor` as `cursor` (with the same `from` and `to`) to get the next page; it is `null` on the last page. */
+        Calendar: {
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Artifact"][];
+            next_cursor: string | null;
         };
         ActivityRow: {
             id: components["schemas"]["ResourceId"];
@@ -2604,8 +2802,8 @@ export interface components {
         };
     };
     responses: {
-        /** @description The pipeline. */
-        GetPipelineOk: {
+        /** @description A page of the workspace's pipelines, newest first. */
+        ListPipelinesOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2616,28 +2814,28 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Pipeline"];
+                "application/json": components["schemas"]["PipelineList"];
             };
         };
-        /** @description No `Authorization: Bearer` header, a wrong token, or no agent token created on this instance yet. */
-        Unauthorized: {
+        /** @description Malformed JSON, a tampered or foreign cursor, or a request that cannot be read. */
+        BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The resource does not exist in the workspace bound to the token. */
-        NotFound: {
+        /** @description No `Authorization: Bearer` header, a wrong token, or no agent token created on this instance yet. */
+        Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2685,6 +2883,36 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The pipeline. */
+        GetPipelineOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Pipeline"];
+            };
+        };
+        /** @description The resource does not exist in the workspace bound to the token. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The pipeline was created (`resumed: false`) or resumed (`resumed: true`), and an ingest run was queued. */
         CreatePipelineFromIntentAccepted: {
             headers: {
@@ -2699,21 +2927,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["FromIntentResponse"];
-            };
-        };
-        /** @description Malformed JSON, a tampered or foreign cursor, or a request that cannot be read. */
-        BadRequest: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The resource is not in a valid state for the operation, or the same idempotency key is still being processed. */
@@ -2865,6 +3078,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["DraftAccepted"];
+            };
+        };
+        /** @description A page of the workspace's artifacts (drafts), newest first, filtered as asked. */
+        ListArtifactsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ArtifactList"];
             };
         };
         /** @description The artifact. */
@@ -3035,6 +3263,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A page of the workspace's connected accounts with their health; never a credential. */
+        ListAccountsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AccountList"];
+            };
+        };
         /** @description The account was added or its credentials rotated. */
         ConnectAccountOk: {
             headers: {
@@ -3064,6 +3307,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A page of the workspace's imports, newest first. */
+        ListImportsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ImportList"];
             };
         };
         /** @description A replay of an earlier upload with the same key, bytes and options; the first import. */
@@ -3443,6 +3701,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A page of the workspace's runs, newest first. */
+        ListRunsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RunList"];
+            };
+        };
         /** @description The run. */
         GetRunOk: {
             headers: {
@@ -3456,6 +3729,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Run"];
+            };
+        };
+        /** @description What is scheduled in the window, soonest first. */
+        GetCalendarOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Calendar"];
             };
         };
         /** @description Activity rows. */
@@ -3646,15 +3934,15 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+        Cursor: string;
+        /** @description Page size, 1 to 100. Default 20. */
+        PostsLimit: number;
         /**
          * @description The pipeline's id.
          * @example pl_8c1e2f0a9b7d4c3e
          */
         PipelineId: components["schemas"]["ResourceId"];
-        /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
-        Cursor: string;
-        /** @description Page size, 1 to 100. Default 20. */
-        PostsLimit: number;
         /** @description `true`: only posts with at least one artifact; `false`: only posts without; omitted: all. */
         HasArtifact: boolean;
         /**
@@ -3662,6 +3950,36 @@ export interface components {
          * @example post_2b7d4c3e8c1e2f0a
          */
         PostId: components["schemas"]["ResourceId"];
+        /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
+        PipelineIdFilter: components["schemas"]["ResourceId"];
+        /**
+         * @description Only artifacts in one of these states. Several states repeat the parameter
+         *     (`?state=review&state=ready`, the OpenAPI default `style: form, explode: true`, which the typed
+         *     client writes for an array); at most 8. An unknown state is `422` naming `query.state`.
+         */
+        ArtifactStates: components["schemas"]["ArtifactState"][];
+        /**
+         * @description Only artifacts scheduled at or after this instant (`scheduled` ones; an artifact without a schedule never matches). With `scheduled_before`, a window; the same instant twice is an empty window.
+         * @example 2026-12-01T00:00:00Z
+         */
+        ScheduledAfter: string;
+        /**
+         * @description Only artifacts scheduled strictly before this instant (`scheduled` ones). Earlier than `scheduled_after` is `422`.
+         * @example 2026-12-08T00:00:00Z
+         */
+        ScheduledBefore: string;
+        /**
+         * @description Only artifacts whose `updated_at` is at or after this instant (a new state, text, variant, media list or schedule moves it), to pick up what changed since the last look.
+         * @example 2026-11-25T18:00:00Z
+         */
+        UpdatedSince: string;
+        /**
+         * @description Only the artifacts published, being published or to be published at this destination: an
+         *     account id (`acc_…`), or `manual:<platform>` for posts made by hand (`manual:x`). One of another
+         *     workspace, or none, gives an empty list.
+         * @example acc_3f0c9f3c6a105d0c
+         */
+        DestinationFilter: string;
         /**
          * @description The artifact's id.
          * @example art_4c3e8c1e2f0a9b7d
@@ -3711,11 +4029,25 @@ export interface components {
          * @example med_5b0e2f7a9c4d1e38
          */
         MediaId: components["schemas"]["ResourceId"];
+        /** @description Only runs in one of these statuses; several repeat the parameter (`?status=queued&status=running`). A run waiting to retry is `queued`. */
+        RunStatuses: ("queued" | "running" | "succeeded" | "failed")[];
+        /** @description Only runs of one of these kinds; several repeat the parameter (`?kind=ingest&kind=publish`). */
+        RunKinds: ("ingest" | "draft" | "regenerate_variant" | "refresh_source" | "publish")[];
         /**
          * @description The run's id (the `run_id` an operation answered with).
          * @example run_5e1a7c3b9d2f4e6a
          */
         RunId: components["schemas"]["ResourceId"];
+        /**
+         * @description The start of the window (inclusive), an instant with its offset (`2026-11-30T00:00:00+01:00`).
+         * @example 2026-11-30T00:00:00Z
+         */
+        CalendarFrom: string;
+        /**
+         * @description The end of the window (exclusive); after `from` and at most 92 days after it, else `422` naming `query.to`.
+         * @example 2026-12-07T00:00:00Z
+         */
+        CalendarTo: string;
         /** @description How many rows, 1 to 100. Default 20. */
         ActivityLimit: number;
         /**
@@ -3788,6 +4120,28 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listPipelines: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListPipelinesOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getPipeline: {
         parameters: {
             query?: never;
@@ -3992,6 +4346,58 @@ export interface operations {
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listArtifacts: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+                /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
+                pipeline_id?: components["parameters"]["PipelineIdFilter"];
+                /**
+                 * @description Only artifacts in one of these states. Several states repeat the parameter
+                 *     (`?state=review&state=ready`, the OpenAPI default `style: form, explode: true`, which the typed
+                 *     client writes for an array); at most 8. An unknown state is `422` naming `query.state`.
+                 */
+                state?: components["parameters"]["ArtifactStates"];
+                /**
+                 * @description Only artifacts scheduled at or after this instant (`scheduled` ones; an artifact without a schedule never matches). With `scheduled_before`, a window; the same instant twice is an empty window.
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                scheduled_after?: components["parameters"]["ScheduledAfter"];
+                /**
+                 * @description Only artifacts scheduled strictly before this instant (`scheduled` ones). Earlier than `scheduled_after` is `422`.
+                 * @example 2026-12-08T00:00:00Z
+                 */
+                scheduled_before?: components["parameters"]["ScheduledBefore"];
+                /**
+                 * @description Only artifacts whose `updated_at` is at or after this instant (a new state, text, variant, media list or schedule moves it), to pick up what changed since the last look.
+                 * @example 2026-11-25T18:00:00Z
+                 */
+                updated_since?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Only the artifacts published, being published or to be published at this destination: an
+                 *     account id (`acc_…`), or `manual:<platform>` for posts made by hand (`manual:x`). One of another
+                 *     workspace, or none, gives an empty list.
+                 * @example acc_3f0c9f3c6a105d0c
+                 */
+                destination?: components["parameters"]["DestinationFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListArtifactsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4208,6 +4614,28 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListAccountsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     connectAccount: {
         parameters: {
             query?: never;
@@ -4232,6 +4660,28 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["UpstreamFailed"];
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListImportsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createImport: {
@@ -4472,6 +4922,34 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+                /** @description Only runs in one of these statuses; several repeat the parameter (`?status=queued&status=running`). A run waiting to retry is `queued`. */
+                status?: components["parameters"]["RunStatuses"];
+                /** @description Only runs of one of these kinds; several repeat the parameter (`?kind=ingest&kind=publish`). */
+                kind?: components["parameters"]["RunKinds"];
+                /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
+                pipeline_id?: components["parameters"]["PipelineIdFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListRunsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getRun: {
         parameters: {
             query?: never;
@@ -4490,6 +4968,38 @@ export interface operations {
             200: components["responses"]["GetRunOk"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCalendar: {
+        parameters: {
+            query: {
+                /**
+                 * @description The start of the window (inclusive), an instant with its offset (`2026-11-30T00:00:00+01:00`).
+                 * @example 2026-11-30T00:00:00Z
+                 */
+                from: components["parameters"]["CalendarFrom"];
+                /**
+                 * @description The end of the window (exclusive); after `from` and at most 92 days after it, else `422` naming `query.to`.
+                 * @example 2026-12-07T00:00:00Z
+                 */
+                to: components["parameters"]["CalendarTo"];
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["GetCalendarOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

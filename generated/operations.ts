@@ -1,24 +1,25 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listFetchSchemas" | "listPipelinePosts" | "listPipelineSchedule" | "listSessionActivity" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "setPipelineDestinations" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "connectAccount" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "setPipelineDestinations" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "getHealth" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
 
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
-  "Accounts": "connectAccount";
-  "Artifacts": "draftFromPost" | "getArtifact" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Accounts": "connectAccount" | "listAccounts";
+  "Artifacts": "draftFromPost" | "getArtifact" | "listArtifacts" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Calendar": "getCalendar";
   "Events": "streamEvents";
   "Fetch": "deleteFetchSchema" | "fetchUrl" | "listFetchSchemas" | "putFetchSchema";
   "Health": "getHealth";
-  "Imports": "createImport" | "getImport";
+  "Imports": "createImport" | "getImport" | "listImports";
   "Internal": "receiveBackendEvent" | "receiveScraperMonitorEvent";
   "Media": "getMedia" | "uploadMedia";
-  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelineSchedule" | "setPipelineDestinations";
+  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelines" | "listPipelineSchedule" | "setPipelineDestinations";
   "Posts": "listPipelinePosts";
-  "Runs": "getRun";
+  "Runs": "getRun" | "listRuns";
   "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
 }
 
@@ -36,15 +37,21 @@ export interface HandlerResponseHeaders {
   draftFromPost: { 202: { "Idempotent-Replayed"?: "true"; } };
   fetchUrl: { 200: {} };
   getArtifact: { 200: {} };
+  getCalendar: { 200: {} };
   getHealth: { 200: {} };
   getImport: { 200: {} };
   getMedia: { 200: {} };
   getPipeline: { 200: {} };
   getPipelineInbox: { 200: {} };
   getRun: { 200: {} };
+  listAccounts: { 200: {} };
+  listArtifacts: { 200: {} };
   listFetchSchemas: { 200: {} };
+  listImports: { 200: {} };
   listPipelinePosts: { 200: {} };
+  listPipelines: { 200: {} };
   listPipelineSchedule: { 200: {} };
+  listRuns: { 200: {} };
   listSessionActivity: { 200: {} };
   markArtifactPublished: { 200: { "Idempotent-Replayed"?: "true"; } };
   publishArtifact: { 202: { "Idempotent-Replayed"?: "true"; } };

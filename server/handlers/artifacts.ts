@@ -6,10 +6,13 @@ import * as variants from '../services/variants.js';
 import { variantView } from '../services/views.js';
 import * as media from '../services/artifact-media.js';
 import type { ServiceDeps } from '../services/context.js';
+import { listArtifacts } from '../services/lists.js';
 import { commitHook, type HandlersOf } from '../http/typed.js';
 
 export function artifactHandlers(deps: ServiceDeps) {
   return {
+    listArtifacts: async (req) => ({ status: 200, body: await listArtifacts(deps, req.caller, req.query) }),
+
     getArtifact: async (req) => ({ status: 200, body: await artifacts.getArtifact(deps, req.caller, req.path.id) }),
 
     publishArtifact: async (req) => {

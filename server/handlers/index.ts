@@ -7,6 +7,7 @@ import type { EventStreams } from '../events/hub.js';
 import type { ServiceDeps } from '../services/context.js';
 import { accountHandlers } from './accounts.js';
 import { artifactHandlers } from './artifacts.js';
+import { calendarHandlers } from './calendar.js';
 import { eventHandlers } from './events.js';
 import { fetchHandlers } from './fetch.js';
 import { healthHandlers } from './health.js';
@@ -27,6 +28,7 @@ export function buildHandlers(deps: HandlerDeps): Handlers {
   return {
     ...accountHandlers(deps),
     ...artifactHandlers(deps),
+    ...calendarHandlers(deps),
     ...eventHandlers(deps, deps.streams),
     ...fetchHandlers(deps),
     ...healthHandlers(),

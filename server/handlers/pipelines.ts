@@ -6,10 +6,13 @@ import { setDestinations } from '../services/destinations.js';
 import { diagnosePipeline as diagnose } from '../services/diagnose.js';
 import { pipelineInbox } from '../services/inbox.js';
 import type { ServiceDeps } from '../services/context.js';
+import { listPipelines } from '../services/lists.js';
 import { commitHook, type HandlersOf } from '../http/typed.js';
 
 export function pipelineHandlers(deps: ServiceDeps) {
   return {
+    listPipelines: async (req) => ({ status: 200, body: await listPipelines(deps, req.caller, req.query) }),
+
     getPipeline: async (req) => ({ status: 200, body: await pipelines.getPipeline(deps, req.caller, req.path.id) }),
 
     createPipelineFromIntent: async (req) => ({

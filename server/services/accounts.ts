@@ -24,6 +24,7 @@ export function accountView(a: AccountRow): S['Account'] {
     status: a.status as S['Account']['status'],
     has_proxy: a.proxyUrl !== null,
     last_probed_at: a.lastProbedAt.toISOString(),
+    last_probe_error: a.status === 'dead' ? a.lastProbeError : null,
     created_at: a.createdAt.toISOString(),
     updated_at: a.updatedAt.toISOString(),
   };

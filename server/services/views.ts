@@ -25,6 +25,7 @@ export function runView(r: RunRow): S['Run'] {
   const lastError = retrying || r.status === 'failed' ? failure : null;
   return {
     run_id: r.id,
+    pipeline_id: r.pipelineId,
     kind: r.kind as S['Run']['kind'],
     status: r.status as S['Run']['status'],
     attempts: r.attempts,

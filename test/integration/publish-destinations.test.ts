@@ -18,7 +18,7 @@ import {
   uniqueKey,
   V1,
 } from '../support/api.js';
-import { findRow } from '../support/rows.js';
+import { findRow, findRows } from '../support/rows.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact } from '../support/seed.js';
 import type { TestServer } from '../support/server.js';
@@ -268,5 +268,43 @@ describe('scheduling to several destinations', () => {
     ]);
     const inbox = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: archive.id } } }));
     expect(inbox.data.find((i) => i.id === `flagged_anomaly:publish_failed:${a.id}`)).toMatchObject({ suggested_action: 'connect_account' });
+  });
+});
+
+describe('the artifacts list, by destination', () => {
+  /** Every artifact id GET /artifacts lists with `query`, page by page. */
+  async function listed(query: { destination: string; state?: Array<'published' | 'publish_failed'> }, token?: string) {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await unwrap(s.client(token).GET(`${V1}/artifacts`, { params: { query: { ...query, limit: 100, ...(cursor ? { cursor } : {}) } } }));
+      ids.push(...page.data.map((a) => a.id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return ids.sort();
+  }
+  const withDestination = async (destination: string, states?: string[]) => {
+    const rows = await findRows(s.running.deps.db, 'ArtifactDestination', { destination });
+    const ids = new Set(rows.map((r) => r.artifactId));
+    if (!states) return [...ids].sort();
+    const arts = await Promise.all([...ids].map((id) => findRow(s.running.deps.db, 'Artifact', { id })));
+    return arts
+      .filter((a) => states.includes(a.state))
+      .map((a) => a.id)
+      .sort();
+  };
+
+  it('lists exactly the artifacts with that destination, combined with the other filters, and nothing of another workspace', async () => {
+    const bsky = await listed({ destination: blueskyAccount });
+    expect(bsky.length).toBeGreaterThan(2);
+    expect(bsky).toEqual(await withDestination(blueskyAccount));
+    expect(await listed({ destination: mastodonAccount, state: ['publish_failed'] })).toEqual(await withDestination(mastodonAccount, ['publish_failed']));
+    const byHand = await listed({ destination: 'manual:x' });
+    expect(byHand).toHaveLength(1);
+    expect(byHand).toEqual(await withDestination('manual:x'));
+    // Another workspace sees none of them; a value that is no destination is 422.
+    expect(await listed({ destination: blueskyAccount }, await s.newWorkspace())).toEqual([]);
+    const bad = await s.client().GET(`${V1}/artifacts`, { params: { query: { destination: 'mastodon' } } });
+    expect(bad.response.status).toBe(422);
   });
 });

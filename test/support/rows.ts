@@ -47,3 +47,12 @@ export async function deleteRows(db: Db, table: keyof DB, where: Where): Promise
 export async function insertRow<T extends keyof DB>(db: Db, table: T, values: Where): Promise<Row<T>> {
   return (await loose(db).insertInto(table).values(values).returningAll().executeTakeFirstOrThrow()) as Row<T>;
 }
+
+/** Inserts many rows in multi-row statements of `chunk` rows (seeding thousands of rows in a few statements). */
+export async function insertRows(db: Db, table: keyof DB, values: Where[], chunk = 250): Promise<void> {
+  for (let i = 0; i < values.length; i += chunk)
+    await loose(db)
+      .insertInto(table)
+      .values(values.slice(i, i + chunk))
+      .execute();
+}
