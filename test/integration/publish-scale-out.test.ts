@@ -8,7 +8,7 @@ import { testDbKind } from '../support/database.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
 import { tidFor } from '../../server/adapters/bluesky.js';
-import { findRow } from '../support/rows.js';
+import { findRow, updateRows } from '../support/rows.js';
 import { asAccepted, connect, getArtifact, ingest, listAllPosts, publishRequest } from '../support/api.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
@@ -37,6 +37,16 @@ describe.skipIf(!onPg)('scheduled publishing on two instances of one PostgreSQL 
     await bluesky?.fake.close();
   });
 
+  /**
+   * The scheduled runs all come due at one instant, a second from now. Scheduled an hour out and
+   * then moved together, so that however slowly the requests go on a loaded machine, no schedule
+   * is in the past when it is made and all are due at once.
+   */
+  async function comeDue(runIds: string[]) {
+    const at = new Date(Date.now() + 1000);
+    for (const id of runIds) await updateRows(a.running.deps.db, 'Run', { id }, { runAfter: at });
+  }
+
   it('publishes each due artifact exactly once, whichever instance takes it', async () => {
     await connect(a, { platform: 'mastodon', handle: mastodon.handle, auth_material: mastodon.state.token });
     const { pipeline_id } = await ingest(a, mastodon.handle);
@@ -46,9 +56,10 @@ describe.skipIf(!onPg)('scheduled publishing on two instances of one PostgreSQL 
     const artifacts = [];
     for (const text of texts)
       artifacts.push(await seedArtifact(a.running.deps, { workspaceId, pipelineId: pipeline_id, postId: post.id, state: 'ready', text }));
-    const due = new Date(Date.now() + 8000).toISOString();
+    const due = new Date(Date.now() + 3_600_000).toISOString();
     // Scheduled through either instance, all for the same instant: the queue is the database's.
     const runs = await Promise.all(artifacts.map(async (art, i) => asAccepted(await unwrap(publishRequest(i % 2 ? b : a, art.id, { at: due }))).run.run_id));
+    await comeDue(runs);
     const finished = await Promise.all(runs.map((id) => waitForRun(a.running.deps, id, { timeoutMs: 60_000 })));
     expect(finished.every((r) => r.status === 'succeeded')).toBe(true);
     const wire = mastodon.fake.requests
@@ -71,10 +82,11 @@ describe.skipIf(!onPg)('scheduled publishing on two instances of one PostgreSQL 
     const artifacts = [];
     for (const text of texts)
       artifacts.push(await seedArtifact(a.running.deps, { workspaceId, pipelineId: pipeline_id, postId: post.id, state: 'ready', text }));
-    const due = new Date(Date.now() + 8000).toISOString();
+    const due = new Date(Date.now() + 3_600_000).toISOString();
     const scheduled = await Promise.all(
       artifacts.slice(0, 6).map(async (art, i) => asAccepted(await unwrap(publishRequest(i % 2 ? b : a, art.id, { at: due, destinations: to }))).run.run_id),
     );
+    await comeDue(scheduled);
     // The others published now, each from both instances at the same moment: one request wins, the other is 409.
     const raced = await Promise.all(
       artifacts.slice(6).map(async (art) => {
