@@ -84,6 +84,14 @@ export interface paths {
          *     `connect_account`). An unreachable platform is retried with backoff, then fails with
          *     `backend_unavailable`.
          *
+         *     **Destinations** (optional): where the pipeline's artifacts are published when a publish
+         *     names none, each a connected `mastodon` or `bluesky` account by id or `{platform, handle}`
+         *     (see `PUT /pipelines/{id}/destinations`). Without them a new `mastodon` or `bluesky` pipeline
+         *     publishes with its own account, an `archive` or `rss` one nowhere until set; on a resume the
+         *     pipeline keeps the ones it has. One not connected is `424 credential_missing` (`suggested_action:
+         *     connect_account`), one that cannot post or named twice `422` naming
+         *     `body.destinations[i]`; nothing is created then.
+         *
          *     **Ingest** stores each post with its metrics (keyed by the platform's own id), decodes it
          *     (hook, format, length, hashtags, links) and detects the patterns of the best-performing
          *     posts, emitting `post.ready`, `decode.ready` and `pattern.detected`.
@@ -2974,6 +2982,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A platform credential the operation needs is absent (`credential_missing`) or its probe failed (`credential_dead`). */
+        CredentialProblem: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The health report. */
         DiagnosePipelineOk: {
             headers: {
@@ -3047,21 +3070,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Pipeline"];
-            };
-        };
-        /** @description A platform credential the operation needs is absent (`credential_missing`) or its probe failed (`credential_dead`). */
-        CredentialProblem: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The artifact was reserved and its drafting run queued. */
@@ -4185,6 +4193,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            424: components["responses"]["CredentialProblem"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
