@@ -2119,8 +2119,8 @@ export interface components {
              * @description The address of the post (of the first post, for a thread).
              */
             url: string;
-            /** @description The account you posted as, when you want it recorded. */
-            handle?: string;
+            /** @description The account you posted as (printable ASCII, e.g. `@ada_lovelace`), when you want it recorded. */
+            handle?: components["schemas"]["Handle"];
             idempotency_key: components["schemas"]["IdempotencyKey"];
         };
         /**
