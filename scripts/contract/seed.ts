@@ -4,13 +4,10 @@
 // ingest run (run_5e1a7c3b9d2f4e6a), the posts of the draft and brief examples, and the artifact
 // the artifact examples name (art_4c3e8c1e2f0a9b7d, in review), and the session of the session
 // examples (ses_weekly_review) with its tracked source (src_0a9b7d4c3e8c) and its variant
-// (itm_9a550b8e4f5e4c27), and the two accounts the destination examples name (acc_3f0c9f3c6a105d0c
-// on Mastodon, acc_6a105d0c3f0c9f3c on Bluesky; their credentials are never used: the fuzzing's
-// publish runs fail upstream, which the requests do not wait for). Without them every example that names a resource is a 404, and the
+// (itm_9a550b8e4f5e4c27). Without them every example that names a resource is a 404, and the
 // fuzzing never reaches the operations' success paths.
 // Usage: node --import tsx scripts/contract/seed.ts <data dir>
 import { openDatabase } from '../../server/store/database.js';
-import { saveAccount } from '../../server/store/accounts.js';
 import { insertArtifact } from '../../server/store/artifacts.js';
 import { upsertPipelineWithRun } from '../../server/store/pipelines.js';
 import { upsertPost } from '../../server/store/posts.js';
@@ -32,11 +29,6 @@ try {
   const workspace = await db.selectFrom('Workspace').selectAll().orderBy('createdAt', 'asc').limit(1).executeTakeFirstOrThrow();
   const workspaceId = workspace.id;
   const now = new Date();
-  for (const [id, platform, handle] of [
-    ['acc_3f0c9f3c6a105d0c', 'mastodon', '@ada@mastodon.example'],
-    ['acc_6a105d0c3f0c9f3c', 'bluesky', 'ada.bsky.example'],
-  ] as const)
-    await saveAccount(db, { id, workspaceId, platform, handle, credentials: 'unused', proxyUrl: null, now });
   await upsertPipelineWithRun(
     db,
     {
