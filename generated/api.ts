@@ -84,6 +84,14 @@ export interface paths {
          *     `connect_account`). An unreachable platform is retried with backoff, then fails with
          *     `backend_unavailable`.
          *
+         *     **Destinations** (optional): where the pipeline's artifacts are published when a publish
+         *     names none, each a connected `mastodon` or `bluesky` account by id or `{platform, handle}`
+         *     (see `PUT /pipelines/{id}/destinations`). Without them a new `mastodon` or `bluesky` pipeline
+         *     publishes with its own account, an `archive` or `rss` one nowhere until set; on a resume the
+         *     pipeline keeps the ones it has. One not connected is `424 credential_missing` (`suggested_action:
+         *     connect_account`), one that cannot post or named twice `422` naming
+         *     `body.destinations[i]`; nothing is created then.
+         *
          *     **Ingest** stores each post with its metrics (keyed by the platform's own id), decodes it
          *     (hook, format, length, hashtags, links) and detects the patterns of the best-performing
          *     posts, emitting `post.ready`, `decode.ready` and `pattern.detected`.
@@ -197,6 +205,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/pipelines/{id}/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set where a pipeline's artifacts are published by default
+         * @description Replaces the pipeline's default destinations: the connected accounts its artifacts are
+         *     published with when a publish request names none (`POST /artifacts/{id}/publish`,
+         *     `destinations`). The source stays what it is: a pipeline reading an imported X archive, a
+         *     Mastodon export or a feed publishes to the Mastodon and Bluesky accounts named here. Each
+         *     destination is an account that can post (`mastodon`, `bluesky`), by id (`acc_…`) or by
+         *     `{platform, handle}`, each at most once, in the order given; an empty list leaves the pipeline
+         *     without defaults (every publish must then name its destinations). A `mastodon` or `bluesky`
+         *     pipeline starts with its own account as its default.
+         *
+         *     Refused, and nothing changed: an account that is not connected, `424 credential_missing`
+         *     with `suggested_action: connect_account`; an account that cannot post (`archive`, `rss`) or
+         *     named twice, `422 validation_failed` naming `body.destinations[i]`. An account that is dead
+         *     is accepted (connect it again before publishing: the publish says so). Naturally
+         *     idempotent: the same body sets the same destinations. Artifacts already scheduled keep the
+         *     destinations they were scheduled with.
+         */
+        put: operations["setPipelineDestinations"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/posts/{id}/draft": {
         parameters: {
             query?: never;
@@ -258,7 +300,9 @@ export interface paths {
          *       `?state=review&state=ready` is what waits for a person;
          *     - `scheduled_after` / `scheduled_before`: scheduled in `[after, before)` (only
          *       `scheduled` artifacts have a time); `GET /calendar` is the same window soonest first;
-         *     - `updated_since`: changed at or after an instant.
+         *     - `updated_since`: changed at or after an instant;
+         *     - `destination`: with this destination among its `destinations` (an account id, or
+         *       `manual:x` for a post made by hand), whatever its state there.
          *
          *     Pages of `limit` (default 20, at most 100); follow `next_cursor`, repeating the same filters,
          *     until it is `null`. An artifact created while you page never makes one skip nor come twice.
@@ -317,11 +361,27 @@ export interface paths {
          *     state_conflict`. Replaying the same `idempotency_key` answers what the first call answered
          *     (the same run) and never posts twice.
          *
-         *     **Answers.** `202` with the artifact and its queued run (`PublishAccepted`) when there is
-         *     upstream work to do: the artifact is `publishing` (or `scheduled`, with a time) and the run
-         *     moves it to `published` once every part is live, or to `publish_failed`. `200` with the
-         *     artifact, `published`, when there is nothing to post: `rss` and `archive` pipelines cannot
-         *     post, so the artifact is marked `published` at once (`published_url: null`).
+         *     **Answers.** `202` with the artifact and its queued run (`PublishAccepted`): the artifact is
+         *     `publishing` (or `scheduled`, with a time) and the run moves it to `published` once every
+         *     part is live at every destination, or to `publish_failed`.
+         *
+         *     **Destinations.** Where to post: `destinations`, a list of connected accounts that can post
+         *     (`mastodon`, `bluesky`), each by id (`acc_…`) or by `{platform, handle}`. Without it, an
+         *     artifact that already has destinations (a failed publish, an unscheduled or rescheduled one)
+         *     keeps them, and otherwise the pipeline's default destinations are used (`GET
+         *     /pipelines/{id}`, `destinations`: a `mastodon` or `bluesky` pipeline's own account unless
+         *     changed with `PUT /pipelines/{id}/destinations`). The source and the destinations are apart:
+         *     a draft of an imported X archive or of a feed is published to the accounts you name. Each
+         *     destination gets the variant of its platform (its own thread, its own images), its own
+         *     upstream keys and its own `destinations[].parts`; it is posted exactly once, and fails and
+         *     resumes on its own: Mastodon live while Bluesky retries, and publishing again after a
+         *     failure resumes only the destinations not live (from their first missing part). Naming
+         *     destinations on an artifact that has some replaces the ones not yet live (a live one stays).
+         *     Nothing is published without a destination: with none in the request and none by default
+         *     (an `archive` or `rss` pipeline) the answer is `409 state_conflict` naming what is missing,
+         *     with `suggested_action: connect_account` when the workspace has no account that can post.
+         *     A post made by hand (X, LinkedIn, Threads) is recorded with `POST
+         *     /artifacts/{id}/mark-published`.
          *
          *     **Scheduling.** With `at` (RFC 3339 with an offset) or `local_time` + `time_zone` (IANA), the
          *     artifact becomes `scheduled` and its run waits until that time; any instance of the service
@@ -336,8 +396,8 @@ export interface paths {
          *     `utc_offset` naming which, and a `utc_offset` the zone does not have then.
          *
          *     **Which platforms post.** `mastodon` (statuses, through `POST /api/v1/statuses`) and
-         *     `bluesky` (`app.bsky.feed.post` records) post as the pipeline's handle with its connected
-         *     account; `published_url` is the first post's address.
+         *     `bluesky` (`app.bsky.feed.post` records) post as each destination's account;
+         *     `published_url` is the first destination's first post's address.
          *
          *     **Threads.** An artifact is published as one or more parts (its variant's thread, see the
          *     artifact); each part after the first is posted as a reply to the one before it (Mastodon's
@@ -367,12 +427,13 @@ export interface paths {
          *     the platform has them, before the part is posted: a run retried after a crash between the
          *     upload and the post attaches the images already uploaded instead of uploading them again.
          *
-         *     **Failures.** No connected account for the pipeline's handle: `424 credential_missing` with
-         *     `suggested_action: connect_account` and `platform`; the account's last probe failed: `424
+         *     **Failures.** A destination not connected: `424 credential_missing` with
+         *     `suggested_action: connect_account` and `platform`; its account's last probe failed: `424
          *     credential_dead` (both before anything is queued). When the platform refuses the credential
-         *     while the run posts, or the account is gone or dead when a schedule comes due, the run fails
-         *     (`credential_dead` / `credential_missing`), the account is marked dead, the artifact is
-         *     `publish_failed`, `artifact.publish_failed` is emitted, and the inbox and diagnose show it.
+         *     while the run posts, or the account is dead when a schedule comes due, that destination
+         *     fails (`credential_dead`), the account is marked dead, and the other destinations still go;
+         *     when the run ends, the artifact is `publish_failed` (with each destination's state),
+         *     `artifact.publish_failed` is emitted with `destinations`, and the inbox and diagnose show it.
          *     A part a platform cannot take as one post (over Mastodon's 500 characters, counted as
          *     Mastodon counts them: every URL 23; over Bluesky's 300 graphemes or 3,000 bytes of UTF-8;
          *     see each variant's `counting`): `409 state_conflict` naming the part, before anything is
@@ -380,6 +441,39 @@ export interface paths {
          *     429, 5xx): the run retries with backoff (up to 5 attempts) and fails after that.
          */
         post: operations["publishArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/{id}/mark-published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a post you made by hand (X, LinkedIn, Threads)
+         * @description This service posts to `mastodon` and `bluesky` itself (`POST /artifacts/{id}/publish`); on
+         *     `x`, `linkedin` and `threads` you post the artifact's variant yourself, then record it here
+         *     with the address you posted it at. It becomes one of the artifact's `destinations`
+         *     (`manual: true`, `state: live`, `destination: manual:<platform>`). Nothing is posted by this
+         *     call, and nothing is ever shown as published that was not recorded, posted by the service or
+         *     by you.
+         *
+         *     From `review` or `ready`, the artifact becomes `published` (its `published_url` this
+         *     address) and `artifact.published` is emitted. On an artifact being published or already
+         *     published (`scheduled`, `publishing`, `published`) or whose publish failed
+         *     (`publish_failed`), the post is recorded beside the other destinations and the state does not
+         *     change: the artifact is `published` when every destination is live. Recording the same
+         *     platform again replaces its address. A `draft` is `403 forbidden`, a `discarded` artifact
+         *     `409 state_conflict`. Idempotent with `idempotency_key`.
+         */
+        post: operations["markArtifactPublished"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1434,6 +1528,18 @@ export interface components {
             };
         };
         /**
+         * @description One of a pipeline's default destinations: the account an artifact of the pipeline is published
+         *     with when its publish request names none. `account_id` is `null` for the default a `mastodon`
+         *     or `bluesky` pipeline starts with (its own handle, whether or not connected yet): the account
+         *     connected for (`platform`, `handle`) is the one used when publishing.
+         */
+        PipelineDestination: {
+            account_id: components["schemas"]["ResourceId"] | null;
+            /** @enum {string} */
+            platform: "mastodon" | "bluesky";
+            handle: components["schemas"]["Handle"];
+        };
+        /**
          * @description A pipeline turns the posts of one handle into drafts for one intent. It is identified by
          *     (handle, intent) within a workspace: asking for the same pair again resumes it.
          */
@@ -1448,6 +1554,8 @@ export interface components {
             artifact_count: number;
             /** @description The most recent run of this pipeline, or `null` when it has none. */
             last_run: components["schemas"]["Run"] | null;
+            /** @description Where the pipeline's artifacts are published when a publish request names no destinations (`PUT /pipelines/{id}/destinations` changes them). A `mastodon` or `bluesky` pipeline starts with its own account; an `archive` or `rss` pipeline with none. */
+            destinations: components["schemas"]["PipelineDestination"][];
         };
         /** @description A page of the workspace's pipelines, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
         PipelineList: {
@@ -1482,6 +1590,7 @@ export interface components {
          *     | value | meaning | call |
          *     |---|---|---|
          *     | `connect_account` | no usable credential for the platform | `POST /accounts/connect` |
+         *     | `set_destinations` | a publish has nowhere to go: name `destinations`, or set the pipeline's defaults | `PUT /pipelines/{id}/destinations` |
          *     | `fetch_artifact` | the artifact may have changed state | `GET /artifacts/{id}` |
          *     | `fetch_pipeline` | the pipeline may have changed state | `GET /pipelines/{id}` |
          *     | `fetch_run` | a run waits to retry; follow it | `GET /runs/{id}` |
@@ -1545,11 +1654,24 @@ export interface components {
          * @example 5d0c0b8e-4f5e-4c27-9a55-3f0c9f3c6a10
          */
         IdempotencyKey: string;
+        /**
+         * @description A destination: a connected account that can post (`mastodon` or `bluesky`), named by its id
+         *     (`acc_…`, from `POST /accounts/connect`) or by its platform and handle, as people know it.
+         *     An account that is not connected is `424 credential_missing` (`suggested_action:
+         *     connect_account`); an account that cannot post (`archive`, `rss`) is `422 validation_failed`.
+         */
+        DestinationRef: string | {
+            /** @enum {string} */
+            platform: "mastodon" | "bluesky";
+            handle: components["schemas"]["Handle"];
+        };
         FromIntentRequest: {
             handle: components["schemas"]["Handle"];
             intent: components["schemas"]["Intent"];
             tone?: components["schemas"]["Tone"];
             idempotency_key: components["schemas"]["IdempotencyKey"];
+            /** @description The pipeline's default destinations (where its artifacts are published when a publish names none). Default, for a new pipeline, its own account on `mastodon` and `bluesky`, none on `archive` and `rss`; on a resume, the destinations it has unless given. Each must be connected (`424 credential_missing` otherwise). */
+            destinations?: components["schemas"]["DestinationRef"][];
         };
         FromIntentResponse: {
             pipeline_id: components["schemas"]["ResourceId"];
@@ -1748,9 +1870,9 @@ export interface components {
          *     | `review`, `ready`, `publish_failed`, `scheduled` | `scheduled` | `POST /artifacts/{id}/publish` with `at` or `local_time` + `time_zone` (`artifact.scheduled`); again with another time to reschedule |
          *     | `scheduled` | `ready` | `DELETE /artifacts/{id}/schedule` (unscheduled) |
          *     | `scheduled` | `publishing` | the schedule's `publish` run, at the scheduled time |
-         *     | `publishing` | `published` | the `publish` run, once every part is live (`artifact.published`) |
-         *     | `publishing` | `publish_failed` | the `publish` run, when it fails for good (`artifact.publish_failed`): `publish_error` says why, `published_parts` what is live |
-         *     | `review`, `ready` | `published` | `POST /artifacts/{id}/publish` on an `rss` or `archive` pipeline (nothing to post: marked at once) |
+         *     | `publishing` | `published` | the `publish` run, once every part is live at every destination (`artifact.published`) |
+         *     | `publishing` | `publish_failed` | the `publish` run, when a destination fails for good (`artifact.publish_failed`): `publish_error` says why, `destinations` which are live and which failed |
+         *     | `review`, `ready` | `published` | `POST /artifacts/{id}/mark-published`: a post made by hand (X, LinkedIn, Threads) recorded with its address, when no other destination is open |
          *
          *     ```
          *     draft ──▶ review ◀──▶ ready
@@ -1812,6 +1934,41 @@ export interface components {
          * @enum {string}
          */
         TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
+        /**
+         * @description Where the artifact is published, and how it went there. One per destination chosen (a
+         *     connected account the service posts with), each with its own thread (the variant of its
+         *     platform), its own parts and its own upstream keys: it is posted exactly once, and fails and
+         *     resumes on its own (Mastodon live while Bluesky retries). `manual: true` for a post made by
+         *     hand on a platform the service cannot post to (`x`, `linkedin`, `threads`), recorded with
+         *     `POST /artifacts/{id}/mark-published`.
+         *
+         *     `state`: `pending` (chosen, not yet handed to a run: an unscheduled artifact keeps its
+         *     destinations for the next publish), `scheduled`, `publishing` (its run posts it, or waits to
+         *     retry it: `error` says why, `next_attempt_at` when), `live` (every part is live), `failed`
+         *     (`error` says why; publishing again resumes it from its first missing part).
+         */
+        ArtifactDestination: {
+            /** @description The account id, or `manual:<platform>` for a post made by hand. */
+            destination: string;
+            account_id: components["schemas"]["ResourceId"] | null;
+            platform: components["schemas"]["TargetPlatform"];
+            handle: components["schemas"]["Handle"] | null;
+            manual: boolean;
+            /** @enum {string} */
+            state: "pending" | "scheduled" | "publishing" | "live" | "failed";
+            /** @description The first post's address once live. */
+            url: string | null;
+            published_at: components["schemas"]["Timestamp"] | null;
+            /** @description Why the last attempt at this destination failed (while retrying, or for good when `failed`). */
+            error: null | {
+                code: string;
+                message: string;
+            };
+            /** @description When the run tries this destination again after a transient failure. */
+            next_attempt_at: components["schemas"]["Timestamp"] | null;
+            /** @description The parts live at this destination, in order. */
+            parts: components["schemas"]["PublishedPart"][];
+        };
         /**
          * @description How a platform's length is counted (the counted `length` of a variant and of each part use it):
          *
@@ -1953,8 +2110,16 @@ export interface components {
                 code: string;
                 message: string;
             };
-            /** @description The parts live on the platform, in order (one for a single post, one per post of a thread); each is written as soon as the platform has it, so a failed or interrupted publish shows what is already out. */
+            /** @description The parts live at the first destination, in order (one for a single post, one per post of a thread); each is written as soon as the platform has it, so a failed or interrupted publish shows what is already out. Each destination's parts are in `destinations`. */
             published_parts: components["schemas"]["PublishedPart"][];
+            /**
+             * @description Where the artifact is published, each with its own state, parts and error (see
+             *     `ArtifactDestination`); empty until it is first published. The artifact is `published` only
+             *     when every destination is `live`; while one retries it is `publishing`, and once a run ends
+             *     with one `failed` it is `publish_failed` (the others keep their parts: publishing again
+             *     resumes only what is not live).
+             */
+            destinations: components["schemas"]["ArtifactDestination"][];
             /**
              * @description One variant per target platform, sorted by platform name (empty for an artifact drafted without
              *     targets, and while it is a `draft`). A re-draft has its own variants; the genealogy stays
@@ -1975,6 +2140,10 @@ export interface components {
         ScheduleList: {
             pipeline_id: components["schemas"]["ResourceId"];
             data: components["schemas"]["Artifact"][];
+        };
+        /** @description The pipeline's default destinations, replacing the ones it had. An empty list leaves it without any (then every publish must name its own). */
+        SetPipelineDestinationsRequest: {
+            destinations: components["schemas"]["DestinationRef"][];
         };
         /**
          * @description What to draft. With neither `parent_artifact_id` nor `additional_post_ids` it is a first draft
@@ -2032,15 +2201,22 @@ export interface components {
             data: components["schemas"]["Artifact"][];
             next_cursor: string | null;
         };
+        /** @description Where to publish, in order; each destination at most once (the same account named twice is `422`). */
+        DestinationList: components["schemas"]["DestinationRef"][];
         /**
          * @description Publish now (no time), or at a time: either `at` (RFC 3339 with an offset or `Z`), or
          *     `local_time` (a wall-clock time without offset, `YYYY-MM-DDTHH:MM[:SS]`) with `time_zone` (an
          *     IANA name such as `Europe/Paris`). A local time that occurs twice (when clocks go back) needs
          *     `utc_offset` to say which one; a local time that does not exist (when clocks go forward) is
          *     refused. A time in the past is refused. Every refusal is `422 validation_failed` naming the field.
+         *
+         *     `destinations` names where to publish; without it, an artifact that already has destinations
+         *     (a failed publish, an unscheduled one) resumes them, and otherwise the pipeline's default
+         *     destinations are used (`GET /pipelines/{id}`, `destinations`).
          */
         PublishRequest: {
             idempotency_key: components["schemas"]["IdempotencyKey"];
+            destinations?: components["schemas"]["DestinationList"];
             /** @description Default `false`. Publish although the artifact is drawn from followers-only or connections-only posts (`source_visibility`). Without it such a publish is `403 forbidden`, so that nothing non-public goes out by accident. */
             confirm_non_public?: boolean;
             /**
@@ -2072,6 +2248,22 @@ export interface components {
         PublishAccepted: {
             artifact: components["schemas"]["Artifact"];
             run: components["schemas"]["Run"];
+        };
+        /** @description A post you made by hand, on a platform this service cannot post to, with the address it is at. */
+        MarkPublishedRequest: {
+            /**
+             * @description Where you posted it (the service posts to `mastodon` and `bluesky` itself, through `POST /artifacts/{id}/publish`).
+             * @enum {string}
+             */
+            platform: "x" | "linkedin" | "threads";
+            /**
+             * Format: uri
+             * @description The address of the post (of the first post, for a thread).
+             */
+            url: string;
+            /** @description The account you posted as (printable ASCII, e.g. `@ada_lovelace`), when you want it recorded. */
+            handle?: components["schemas"]["Handle"];
+            idempotency_key: components["schemas"]["IdempotencyKey"];
         };
         /**
          * @description The artifact's new media list, in order. Each entry names an item the artifact has (its `id`)
@@ -2727,7 +2919,7 @@ export interface components {
                 scheduled_at: components["schemas"]["Timestamp"];
             };
         };
-        /** @description Every part of an artifact is live on its platform (the `publish` run succeeded, or an `rss`/`archive` artifact was marked published): `published_url` is the first post's address (`null` when there is none), `parts` how many posts the thread has. */
+        /** @description Every part of an artifact is live on its platform at every destination (the `publish` run succeeded, or the last destination was marked published by hand with `POST /artifacts/{id}/mark-published`): `published_url` is the first post's address (`null` when there is none), `parts` how many posts the thread has. */
         ArtifactPublishedEvent: {
             id: components["schemas"]["EventId"];
             /**
@@ -2741,10 +2933,12 @@ export interface components {
                 pipeline_id: components["schemas"]["ResourceId"];
                 run_id?: components["schemas"]["ResourceId"];
                 published_url: string | null;
+                /** @description Each destination's outcome (its state, first post's address, error and parts). */
+                destinations?: components["schemas"]["ArtifactDestination"][];
                 parts: number;
             };
         };
-        /** @description A `publish` run failed for good (the artifact is `publish_failed`): `error` says why, `published_urls` lists the parts already live (publishing again continues after them). Sent too when a schedule comes due while the account is missing or dead. */
+        /** @description A `publish` run failed for good (the artifact is `publish_failed`): `error` says why, `published_urls` lists the parts already live (publishing again continues after them). Sent too when a schedule comes due while the account is missing or dead. With several destinations, `destinations` says which failed and which are live: one destination failing (its account revoked, a part refused) does not stop the others. */
         ArtifactPublishFailedEvent: {
             id: components["schemas"]["EventId"];
             /**
@@ -2761,6 +2955,8 @@ export interface components {
                     code: string;
                     message: string;
                 };
+                /** @description Each destination's outcome (its state, first post's address, error and parts). */
+                destinations?: components["schemas"]["ArtifactDestination"][];
                 published_urls: (string | null)[];
             };
         };
@@ -2964,6 +3160,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A platform credential the operation needs is absent (`credential_missing`) or its probe failed (`credential_dead`). */
+        CredentialProblem: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The health report. */
         DiagnosePipelineOk: {
             headers: {
@@ -3024,6 +3235,21 @@ export interface components {
                 "application/json": components["schemas"]["ScheduleList"];
             };
         };
+        /** @description The pipeline, with its new default destinations. */
+        SetPipelineDestinationsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Pipeline"];
+            };
+        };
         /** @description The artifact was reserved and its drafting run queued. */
         DraftFromPostAccepted: {
             headers: {
@@ -3070,22 +3296,6 @@ export interface components {
                 "application/json": components["schemas"]["Artifact"];
             };
         };
-        /** @description Nothing to post (an `rss` or `archive` pipeline) - the artifact, now `published`. */
-        PublishArtifactOk: {
-            headers: {
-                "X-Request-Id": components["headers"]["XRequestId"];
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Artifact"];
-            };
-        };
         /** @description The `publish` run was queued (now, or for the scheduled time). */
         PublishArtifactAccepted: {
             headers: {
@@ -3117,8 +3327,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A platform credential the operation needs is absent (`credential_missing`) or its probe failed (`credential_dead`). */
-        CredentialProblem: {
+        /** @description The artifact, with the post made by hand recorded as one of its destinations. */
+        MarkArtifactPublishedOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3126,10 +3336,11 @@ export interface components {
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Artifact"];
             };
         };
         /** @description The artifact, back in `ready`. */
@@ -4035,6 +4246,13 @@ export interface components {
          */
         UpdatedSince: string;
         /**
+         * @description Only the artifacts published, being published or to be published at this destination: an
+         *     account id (`acc_…`), or `manual:<platform>` for posts made by hand (`manual:x`). One of another
+         *     workspace, or none, gives an empty list.
+         * @example acc_3f0c9f3c6a105d0c
+         */
+        DestinationFilter: string;
+        /**
          * @description The artifact's id.
          * @example art_4c3e8c1e2f0a9b7d
          */
@@ -4239,6 +4457,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            424: components["responses"]["CredentialProblem"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -4343,6 +4562,37 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    setPipelineDestinations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The pipeline's id.
+                 * @example pl_8c1e2f0a9b7d4c3e
+                 */
+                id: components["parameters"]["PipelineId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPipelineDestinationsRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SetPipelineDestinationsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            424: components["responses"]["CredentialProblem"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     draftFromPost: {
         parameters: {
             query?: never;
@@ -4404,6 +4654,13 @@ export interface operations {
                  * @example 2026-11-25T18:00:00Z
                  */
                 updated_since?: components["parameters"]["UpdatedSince"];
+                /**
+                 * @description Only the artifacts published, being published or to be published at this destination: an
+                 *     account id (`acc_…`), or `manual:<platform>` for posts made by hand (`manual:x`). One of another
+                 *     workspace, or none, gives an empty list.
+                 * @example acc_3f0c9f3c6a105d0c
+                 */
+                destination?: components["parameters"]["DestinationFilter"];
             };
             header?: never;
             path?: never;
@@ -4461,7 +4718,6 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["PublishArtifactOk"];
             202: components["responses"]["PublishArtifactAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4472,6 +4728,38 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             424: components["responses"]["CredentialProblem"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markArtifactPublished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkPublishedRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["MarkArtifactPublishedOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

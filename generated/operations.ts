@@ -1,7 +1,7 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "setPipelineDestinations" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
@@ -9,7 +9,7 @@ export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getReadiness
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
   "Accounts": "connectAccount" | "listAccounts";
-  "Artifacts": "draftFromPost" | "getArtifact" | "listArtifacts" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Artifacts": "draftFromPost" | "getArtifact" | "listArtifacts" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
   "Calendar": "getCalendar";
   "Desk": "createDeskSignInLink" | "exchangeDeskSignIn";
   "Events": "streamEvents";
@@ -18,7 +18,7 @@ export interface OperationsByTag {
   "Imports": "createImport" | "getImport" | "listImports";
   "Internal": "receiveBackendEvent" | "receiveScraperMonitorEvent";
   "Media": "getMedia" | "uploadMedia";
-  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelines" | "listPipelineSchedule";
+  "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelines" | "listPipelineSchedule" | "setPipelineDestinations";
   "Posts": "listPipelinePosts";
   "Runs": "getRun" | "listRuns";
   "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
@@ -57,7 +57,8 @@ export interface HandlerResponseHeaders {
   listPipelineSchedule: { 200: {} };
   listRuns: { 200: {} };
   listSessionActivity: { 200: {} };
-  publishArtifact: { 200: { "Idempotent-Replayed"?: "true"; }; 202: { "Idempotent-Replayed"?: "true"; } };
+  markArtifactPublished: { 200: { "Idempotent-Replayed"?: "true"; } };
+  publishArtifact: { 202: { "Idempotent-Replayed"?: "true"; } };
   putArtifactVariant: { 200: {}; 201: {} };
   putFetchSchema: { 200: {}; 201: {} };
   receiveBackendEvent: { 200: {} };
@@ -65,6 +66,7 @@ export interface HandlerResponseHeaders {
   refreshSource: { 202: {} };
   regenerateVariant: { 202: {} };
   setArtifactMedia: { 200: {} };
+  setPipelineDestinations: { 200: {} };
   streamEvents: { 200: {} };
   transitionArtifact: { 200: { "Idempotent-Replayed"?: "true"; } };
   unscheduleArtifact: { 200: {} };

@@ -20,6 +20,11 @@ export function artifactHandlers(deps: ServiceDeps) {
       return artifacts.publishArtifact(deps, req.caller, req.path.id, body, commitHook(req, 202));
     },
 
+    markArtifactPublished: async (req) => {
+      const { idempotency_key: _key, ...body } = req.body;
+      return { status: 200, body: await artifacts.markPublished(deps, req.caller, req.path.id, body, commitHook(req, 200)) };
+    },
+
     unscheduleArtifact: async (req) => ({ status: 200, body: await artifacts.unscheduleArtifact(deps, req.caller, req.path.id) }),
 
     transitionArtifact: async (req) => ({ status: 200, body: await moves.transitionArtifact(deps, req.caller, req.path.id, req.body.to) }),

@@ -2,6 +2,7 @@
 // report in services/diagnose, the inbox in services/inbox, the schedule in services/artifacts.
 import * as pipelines from '../services/pipelines.js';
 import { listSchedule } from '../services/artifacts.js';
+import { setDestinations } from '../services/destinations.js';
 import { diagnosePipeline as diagnose } from '../services/diagnose.js';
 import { pipelineInbox } from '../services/inbox.js';
 import type { ServiceDeps } from '../services/context.js';
@@ -24,5 +25,7 @@ export function pipelineHandlers(deps: ServiceDeps) {
     getPipelineInbox: async (req) => ({ status: 200, body: await pipelineInbox(deps, req.caller, req.path.id) }),
 
     listPipelineSchedule: async (req) => ({ status: 200, body: await listSchedule(deps, req.caller, req.path.id) }),
+
+    setPipelineDestinations: async (req) => ({ status: 200, body: await setDestinations(deps, req.caller, req.path.id, req.body.destinations) }),
   } satisfies HandlersOf<'Pipelines'>;
 }

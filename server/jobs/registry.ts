@@ -67,6 +67,8 @@ export interface RunFailure {
 export interface JobHooks {
   onSucceeded?(tx: FinishTx, ctx: JobContext, output: Record<string, unknown> | null): Promise<void>;
   onFailed?(tx: FinishTx, ctx: JobContext, failure: RunFailure): Promise<void>;
+  /** After a transient failure, once the run is queued again for `runAfter` (not in a transaction). */
+  onRetry?(ctx: JobContext, failure: RunFailure, runAfter: Date): Promise<void>;
 }
 
 export const MAX_ATTEMPTS = 5;

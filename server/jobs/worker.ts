@@ -278,6 +278,9 @@ export class JobWorker {
       errorMessage: failure.message,
       errorUpstreamStatus: failure.upstreamStatus ?? null,
     });
+    await registeredJob(ctx.run.kind)
+      ?.onRetry?.(ctx, failure, runAfter)
+      .catch((err: unknown) => ctx.log.error({ err }, 'the retry hook failed'));
     const t = setTimeout(() => {
       this.retryTimers.delete(t);
       this.kick();

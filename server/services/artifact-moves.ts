@@ -9,6 +9,7 @@ import * as store from '../store/artifacts.js';
 import { transaction } from '../store/database.js';
 import { discardPublishing } from '../store/published-parts.js';
 import { cancelQueuedRun } from '../store/runs.js';
+import { releaseDestinations } from '../store/destinations.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { viewOf } from './artifacts.js';
 
@@ -60,8 +61,10 @@ function discardFromPublishing(deps: ServiceDeps, caller: Caller, state: 'schedu
   return transaction(deps.db, async (tx) => {
     const now = deps.clock.now();
     const m = await discardPublishing(tx, { id, workspaceId: caller.workspaceId, from: [state], runId, now });
-    if (m && state === 'scheduled' && runId)
+    if (m && state === 'scheduled' && runId) {
       await cancelQueuedRun(tx, { id: runId, now, code: 'discarded', message: 'The artifact was discarded before its publish time.' });
+      await releaseDestinations(tx, { artifactId: id, runId, now });
+    }
     return m;
   });
 }

@@ -4,15 +4,17 @@ import { API_PREFIX, type AppError, forbidden, notFound, stateConflict } from '.
 import * as store from '../store/artifacts.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import type { Caller, CommitHook, ServiceDeps } from './context.js';
-import { artifactView, runView } from './views.js';
+import { artifactView, destinationView, runView } from './views.js';
 import { adapterFor, type Platform } from '../adapters/index.js';
-import { findPipeline } from '../store/pipelines.js';
+import { findPipeline, type PipelineRow } from '../store/pipelines.js';
+import * as dest from '../store/destinations.js';
+import { isManual, type ChosenDestination, type DestinationRow as DestRow } from '../store/destinations.js';
+import { defaultDestinations, noDestination, pendingDestinations, resolveRefs } from './destinations.js';
 import { transaction } from '../store/database.js';
 import * as parts from '../store/published-parts.js';
 import { cancelQueuedRun } from '../store/runs.js';
 import { listVariantsOf } from '../store/variants.js';
 import { enqueueRun } from '../jobs/enqueue.js';
-import { requireAccount } from './accounts.js';
 import { recordEvent } from './events.js';
 import { listVariants, publishableParts } from './variants.js';
 import { publishTime } from './publish-time.js';
@@ -36,8 +38,14 @@ export async function getArtifact(deps: ServiceDeps, caller: Caller, id: string)
  * for every artifact never published (issue 12, part 3).
  */
 export async function viewOf(deps: Pick<ServiceDeps, 'db'>, a: ArtifactRow) {
-  const [variants, live] = await Promise.all([listVariants(deps, a), a.publishRunId === null ? [] : parts.listParts(deps.db, a.id)]);
-  return artifactView(a, variants, live);
+  // A post recorded by hand (mark-published) sets publishedAt, so an artifact with neither has no destination.
+  const none = a.publishRunId === null && a.publishedAt === null;
+  const [variants, live, destinations] = await Promise.all([
+    listVariants(deps, a),
+    none ? [] : parts.listParts(deps.db, a.id),
+    none ? [] : dest.listDestinations(deps.db, a.id),
+  ]);
+  return artifactView(a, variants, live, destinations);
 }
 
 /** The states a publish may start from (a scheduled one is rescheduled, or published now). */
@@ -57,14 +65,42 @@ function refusal(state: string, id: string): AppError {
 
 const PUBLIC_AUDIENCES = new Set(['public', 'unlisted']);
 
-export type PublishBody = Pick<S['PublishRequest'], 'confirm_non_public' | 'allow_missing_alt_text' | 'at' | 'local_time' | 'time_zone' | 'utc_offset'>;
+export type PublishBody = Pick<
+  S['PublishRequest'],
+  'confirm_non_public' | 'allow_missing_alt_text' | 'at' | 'local_time' | 'time_zone' | 'utc_offset' | 'destinations'
+>;
 
 /**
- * POST /artifacts/{id}/publish. On a platform that posts (mastodon, bluesky) the artifact moves to
- * `publishing` (or `scheduled`, with a time) and a `publish` run is queued in the same
- * transaction: 202 with both. On rss and archive pipelines, with no time, it is marked
- * `published` at once: 200. The request's checks (state, audience, account, lengths) come first,
- * so a refused publish changes nothing.
+ * Where a publish goes: the request's destinations, else the artifact's own not yet live (a
+ * failed or unscheduled publish resumes them), else the pipeline's defaults. A destination with
+ * parts already live stays among them (its thread is finished, never dropped half-posted).
+ */
+async function chooseDestinations(deps: ServiceDeps, caller: Caller, a: ArtifactRow, pipeline: PipelineRow, body: PublishBody, rows: DestRow[]) {
+  let chosen: ChosenDestination[];
+  if (body.destinations) chosen = await resolveRefs(deps, caller.workspaceId, body.destinations, 'body.destinations', true);
+  else if (rows.some((r) => r.state !== 'live' && !isManual(r))) chosen = await pendingDestinations(deps, caller.workspaceId, rows);
+  else chosen = await defaultDestinations(deps, pipeline);
+  const live = new Set(rows.filter((r) => r.state === 'live').map((r) => r.destination));
+  const withParts = new Set((await parts.listParts(deps.db, a.id)).map((p) => p.destination));
+  const halfPosted = rows.filter((r) => !live.has(r.destination) && withParts.has(r.destination) && !chosen.some((c) => c.destination === r.destination));
+  if (halfPosted.length) chosen = [...chosen, ...(await pendingDestinations(deps, caller.workspaceId, halfPosted))];
+  const open = chosen.filter((c) => !live.has(c.destination));
+  if (!open.length) {
+    if (chosen.length)
+      throw stateConflict(
+        `The artifact ${a.id} is already live at every destination named (${chosen.map((c) => `${c.platform} ${c.handle}`).join(', ')}).`,
+        fetchIt(a.id),
+      );
+    throw await noDestination(deps, pipeline, a.id);
+  }
+  return open;
+}
+
+/**
+ * POST /artifacts/{id}/publish. The artifact moves to `publishing` (or `scheduled`, with a time)
+ * and a `publish` run is queued in the same transaction, which posts to each destination: 202
+ * with both. The request's checks (state, audience, destinations and their accounts, lengths and
+ * images on each destination's platform) come first, so a refused publish changes nothing.
  */
 export async function publishArtifact(
   deps: ServiceDeps,
@@ -72,7 +108,7 @@ export async function publishArtifact(
   id: string,
   body: PublishBody,
   onCommit?: CommitHook<PublishAccepted>,
-): Promise<{ status: 200; body: S['Artifact'] } | { status: 202; body: PublishAccepted }> {
+): Promise<{ status: 202; body: PublishAccepted }> {
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
   const when = publishTime(body, deps.clock.now());
@@ -86,12 +122,11 @@ export async function publishArtifact(
   }
   const pipeline = await findPipeline(deps.db, caller.workspaceId, a.pipelineId);
   if (!pipeline) throw notFound('pipeline');
-  const platform = pipeline.platform as Platform;
-  const adapter = adapterFor(platform);
-  if (!adapter.publish && !when && a.state !== 'scheduled') return { status: 200, body: await markPublished(deps, caller, a) };
-  if (adapter.publish) {
-    // 424 now rather than a failed run later, when the account is missing or known dead.
-    await requireAccount(deps, caller.workspaceId, platform, pipeline.handle);
+  const rows = await dest.listDestinations(deps.db, id);
+  // 424 now rather than a failed run later, when an account is missing or known dead.
+  const chosen = await chooseDestinations(deps, caller, a, pipeline, body, rows);
+  for (const platform of new Set(chosen.map((c) => c.platform as Platform))) {
+    const adapter = adapterFor(platform);
     const texts = await publishableParts(deps, a, platform);
     for (const [i, text] of texts.entries()) {
       const why = adapter.refusesText?.(text);
@@ -101,7 +136,6 @@ export async function publishArtifact(
     const refused = refuseMedia(mediaOf(a), platform as MediaPlatform, texts.length, body.allow_missing_alt_text === true, fetchIt(id));
     if (refused) throw refused;
   }
-  const done = await parts.listParts(deps.db, id);
   const accepted = await transaction(deps.db, async (tx) => {
     const run = await enqueueRun(tx, deps, {
       workspaceId: caller.workspaceId,
@@ -124,6 +158,14 @@ export async function publishArtifact(
       const now = await store.findArtifact(tx, caller.workspaceId, id);
       throw refusal(now?.state ?? 'gone', id);
     }
+    await dest.assignDestinations(tx, {
+      artifactId: id,
+      workspaceId: caller.workspaceId,
+      chosen,
+      runId: run.id,
+      state: when ? 'scheduled' : 'publishing',
+      now: deps.clock.now(),
+    });
     // A reschedule (or a publish-now of a scheduled artifact) replaces the schedule's run.
     if (a.state === 'scheduled' && a.publishRunId)
       await cancelQueuedRun(tx, { id: a.publishRunId, now: deps.clock.now(), code: 'rescheduled', message: `Replaced by the publish run ${run.id}.` });
@@ -134,7 +176,8 @@ export async function publishArtifact(
         run_id: run.id,
         scheduled_at: when.at.toISOString(),
       });
-    const answer: PublishAccepted = { artifact: artifactView(moved, await listVariants({ db: tx }, moved), done), run: runView(run) };
+    const [done, destinations] = await Promise.all([parts.listParts(tx, id), dest.listDestinations(tx, id)]);
+    const answer: PublishAccepted = { artifact: artifactView(moved, await listVariants({ db: tx }, moved), done, destinations), run: runView(run) };
     await onCommit?.(tx, answer);
     return answer;
   });
@@ -143,20 +186,61 @@ export async function publishArtifact(
   return { status: 202, body: accepted };
 }
 
-/** rss and archive: nothing to post, the artifact is published at once. */
-async function markPublished(deps: ServiceDeps, caller: Caller, a: ArtifactRow): Promise<S['Artifact']> {
-  const moved = await transaction(deps.db, async (tx) => {
-    const m = await store.transitionArtifact(tx, { id: a.id, workspaceId: caller.workspaceId, from: [a.state], to: 'published', now: deps.clock.now() });
-    if (m)
-      await recordEvent(tx, deps, caller.workspaceId, 'artifact.published', { artifact_id: a.id, pipeline_id: a.pipelineId, published_url: null, parts: 0 });
-    return m;
+/** The states a post made by hand may be recorded in (a draft is 403, discarded 409). */
+const MARKABLE = ['review', 'ready', 'scheduled', 'publishing', 'published', 'publish_failed'];
+
+/**
+ * POST /artifacts/{id}/mark-published: a post made by hand on a platform the service cannot post
+ * to, recorded as a live destination. From review or ready, with no other destination open, the
+ * artifact becomes published (the address its published_url when it had none).
+ */
+export async function markPublished(
+  deps: ServiceDeps,
+  caller: Caller,
+  id: string,
+  body: Pick<S['MarkPublishedRequest'], 'platform' | 'url' | 'handle'>,
+  onCommit?: CommitHook<S['Artifact']>,
+): Promise<S['Artifact']> {
+  const a = await store.findArtifact(deps.db, caller.workspaceId, id);
+  if (!a) throw notFound('artifact');
+  if (a.state === 'draft') throw forbidden('The artifact is still a draft; move it to review or ready first.', fetchIt(id));
+  if (!MARKABLE.includes(a.state)) throw stateConflict(`The artifact is ${a.state}; a post made by hand cannot be recorded on it.`, fetchIt(id));
+  const view = await transaction(deps.db, async (tx) => {
+    const now = deps.clock.now();
+    await dest.recordManual(tx, { artifactId: id, workspaceId: caller.workspaceId, platform: body.platform, handle: body.handle ?? null, url: body.url, now });
+    let current = a;
+    const rows = await dest.listDestinations(tx, id);
+    if ((a.state === 'review' || a.state === 'ready') && rows.every((r) => r.state === 'live')) {
+      const moved = await store.transitionArtifact(tx, {
+        id,
+        workspaceId: caller.workspaceId,
+        from: [a.state],
+        to: 'published',
+        now,
+        publishedUrl: a.publishedUrl ?? body.url,
+      });
+      if (!moved) {
+        const again = await store.findArtifact(tx, caller.workspaceId, id);
+        throw stateConflict(`The artifact moved to ${again?.state ?? 'gone'} meanwhile; fetch it and try again.`, fetchIt(id));
+      }
+      current = moved;
+      const all = await parts.listParts(tx, id);
+      await recordEvent(tx, deps, caller.workspaceId, 'artifact.published', {
+        artifact_id: id,
+        pipeline_id: a.pipelineId,
+        published_url: moved.publishedUrl,
+        parts: 0,
+        destinations: rows.map((r) => destinationView(r, all)),
+      });
+    }
+    // Recorded in review or ready only when another destination is open, so the artifact has a
+    // publish run then, and viewOf reads its destinations.
+    const answer = await viewOf({ db: tx }, current);
+    await onCommit?.(tx, answer);
+    return answer;
   });
-  if (!moved) {
-    const now = await store.findArtifact(deps.db, caller.workspaceId, a.id);
-    throw refusal(now?.state ?? 'gone', a.id);
-  }
   deps.events.wake();
-  return viewOf(deps, moved);
+  return view;
 }
 
 /** DELETE /artifacts/{id}/schedule: scheduled → ready, and the schedule's run is cancelled. */
@@ -175,6 +259,7 @@ export async function unscheduleArtifact(deps: ServiceDeps, caller: Caller, id: 
       const now = await store.findArtifact(tx, caller.workspaceId, id);
       throw notScheduled(now?.state ?? 'gone');
     }
+    await dest.releaseDestinations(tx, { artifactId: id, runId: a.publishRunId, now: deps.clock.now() });
     if (a.publishRunId)
       await cancelQueuedRun(tx, {
         id: a.publishRunId,
@@ -195,7 +280,11 @@ export async function listSchedule(deps: ServiceDeps, caller: Caller, pipelineId
   if (!pipeline) throw notFound('pipeline');
   const rows = await parts.listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: SCHEDULE_LIMIT });
   const ids = rows.map((r) => r.id);
-  const [live, variants] = await Promise.all([parts.listPartsOf(deps.db, ids), listVariantsOf(deps.db, caller.workspaceId, ids)]);
+  const [live, variants, destinations] = await Promise.all([
+    parts.listPartsOf(deps.db, ids),
+    listVariantsOf(deps.db, caller.workspaceId, ids),
+    dest.listDestinationsOf(deps.db, ids),
+  ]);
   const of = <T extends { artifactId: string }>(list: T[], id: string) => list.filter((x) => x.artifactId === id);
-  return { pipeline_id: pipelineId, data: rows.map((r) => artifactView(r, of(variants, r.id), of(live, r.id))) };
+  return { pipeline_id: pipelineId, data: rows.map((r) => artifactView(r, of(variants, r.id), of(live, r.id), of(destinations, r.id))) };
 }

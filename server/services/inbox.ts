@@ -49,10 +49,11 @@ function anomalies(f: Facts): Item[] {
       id: `flagged_anomaly:${issue.code}:${f.account?.id ?? f.pipeline.id}`,
       kind: 'flagged_anomaly',
       priority: PRIORITY.credential,
-      title:
-        issue.code === 'no_account'
-          ? `No ${f.pipeline.platform} account for ${f.pipeline.handle}`
-          : `The ${f.pipeline.platform} credential of ${f.pipeline.handle} is dead`,
+      // A handle may be 512 characters; a title at most 300.
+      title: (issue.code === 'no_account'
+        ? `No ${f.pipeline.platform} account for ${f.pipeline.handle}`
+        : `The ${f.pipeline.platform} credential of ${f.pipeline.handle} is dead`
+      ).slice(0, 300),
       created_at: (f.account?.lastProbedAt ?? f.pipeline.createdAt).toISOString(),
       anomaly: { code: issue.code, message: issue.message },
       suggested_action: issue.suggested_action,

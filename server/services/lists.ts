@@ -15,6 +15,7 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { importView } from './imports.js';
 import { DEFAULT_PAGE_SIZE } from './posts.js';
 import { artifactView, pipelineView, runView } from './views.js';
+import { listDestinationsOf } from '../store/destinations.js';
 
 type S = components['schemas'];
 
@@ -68,12 +69,17 @@ function instant(field: string, raw: string | undefined): Date | undefined {
 /** Artifacts as GET /artifacts/{id} shows them: their variants and live parts read in one statement each for the page. */
 export async function artifactViews(deps: ServiceDeps, workspaceId: string, rows: ArtifactRow[]): Promise<S['Artifact'][]> {
   const ids = rows.map((r) => r.id);
-  const [live, variants] = await Promise.all([ids.length ? listPartsOf(deps.db, ids) : [], ids.length ? listVariantsOf(deps.db, workspaceId, ids) : []]);
+  const [live, variants, destinations] = await Promise.all([
+    ids.length ? listPartsOf(deps.db, ids) : [],
+    ids.length ? listVariantsOf(deps.db, workspaceId, ids) : [],
+    listDestinationsOf(deps.db, ids),
+  ]);
   return rows.map((r) =>
     artifactView(
       r,
       variants.filter((v) => v.artifactId === r.id),
       live.filter((p) => p.artifactId === r.id),
+      destinations.filter((d) => d.artifactId === r.id),
     ),
   );
 }
@@ -95,6 +101,7 @@ export interface ArtifactListQuery extends PageQuery {
   scheduled_after?: string;
   scheduled_before?: string;
   updated_since?: string;
+  destination?: string;
 }
 
 export async function listArtifacts(deps: ServiceDeps, caller: Caller, q: ArtifactListQuery): Promise<S['ArtifactList']> {
@@ -104,6 +111,7 @@ export async function listArtifacts(deps: ServiceDeps, caller: Caller, q: Artifa
     scheduledAfter: instant('query.scheduled_after', q.scheduled_after),
     scheduledBefore: instant('query.scheduled_before', q.scheduled_before),
     updatedSince: instant('query.updated_since', q.updated_since),
+    destination: q.destination,
   };
   if (filter.scheduledAfter && filter.scheduledBefore && filter.scheduledBefore < filter.scheduledAfter) {
     throw validationFailed('query.scheduled_before', 'must not be earlier than scheduled_after');

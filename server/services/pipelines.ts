@@ -5,6 +5,7 @@ import * as store from '../store/pipelines.js';
 import { findRun } from '../store/runs.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { platformOfConnectedHandle } from './accounts.js';
+import { resolveRefs, storedDestinations, type DestinationRef } from './destinations.js';
 import type { Caller, CommitHook, ServiceDeps } from './context.js';
 import { pipelineView, runView } from './views.js';
 
@@ -45,10 +46,14 @@ export async function getRun(deps: ServiceDeps, caller: Caller, id: string) {
 export async function createFromIntent(
   deps: ServiceDeps,
   caller: Caller,
-  input: { handle: string; intent: string; tone?: string },
+  input: { handle: string; intent: string; tone?: string; destinations?: DestinationRef[] },
   onCommit?: CommitHook<FromIntentResponse>,
 ) {
   const platform = (await platformOfConnectedHandle(deps, caller.workspaceId, input.handle)) ?? platformForHandle(input.handle);
+  // Where its artifacts are published by default: checked before anything is written (422/424).
+  const destinations = input.destinations
+    ? storedDestinations(await resolveRefs(deps, caller.workspaceId, input.destinations, 'body.destinations', false))
+    : undefined;
   const { answer } = await store.upsertPipelineWithRun(
     deps.db,
     {
@@ -59,6 +64,7 @@ export async function createFromIntent(
       tone: input.tone ?? null,
       platform,
       now: deps.clock.now(),
+      destinations,
     },
     async (tx, p, resumed) => {
       const run = await enqueueRun(tx, deps, { workspaceId: caller.workspaceId, pipelineId: p.id, kind: 'ingest', input: {} });

@@ -132,18 +132,26 @@ export async function uploadPartImages(
     platform: MediaPlatform;
     workspaceId: string;
     artifactId: string;
+    /** The destination (account id) the part goes to: each destination uploads its own. */
+    destination: string;
     position: number;
     items: ArtifactMediaItem[];
     all: ArtifactMediaItem[];
   },
 ): Promise<UploadedImages | null> {
   if (!q.items.length || !q.adapter.uploadImages) return null;
-  const recorded = await parts.findPartMedia(deps.db, q.artifactId, q.position);
+  const recorded = await parts.findPartMedia(deps.db, q.artifactId, q.destination, q.position);
   if (recorded) return (JSON.parse(recorded.uploaded) as RecordedUpload).uploaded;
   const images: ImageToUpload[] = [];
   for (const item of q.items) images.push(await imageFor(deps, q.workspaceId, q.platform, q.all, item));
   const uploaded = await q.adapter.uploadImages(q.ctx, q.handle, q.creds, images);
   const row: RecordedUpload = { media_ids: q.items.map((m) => m.id), uploaded };
-  await parts.recordPartMedia(deps.db, { artifactId: q.artifactId, position: q.position, uploaded: JSON.stringify(row), uploadedAt: deps.clock.now() });
+  await parts.recordPartMedia(deps.db, {
+    artifactId: q.artifactId,
+    destination: q.destination,
+    position: q.position,
+    uploaded: JSON.stringify(row),
+    uploadedAt: deps.clock.now(),
+  });
   return uploaded;
 }

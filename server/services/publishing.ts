@@ -1,5 +1,6 @@
-// The `publish` run: posts an artifact's parts upstream, in order, each as a reply to the one
-// before, each exactly once. A part is recorded in PublishedPart as soon as the platform has it,
+// The `publish` run: posts an artifact's parts upstream at each of its destinations (issue 23),
+// every destination on its own (its platform's variant, its own parts and keys), in order, each
+// part as a reply to the one before, each exactly once. A part is recorded in PublishedPart as soon as the platform has it,
 // so a run that is retried (a transient failure, a restart, a kill -9, another instance taking
 // over an expired lease) or a later publish after a failure continues from the first missing
 // part; each part also carries a key fixed for it upstream (Mastodon's Idempotency-Key, a fixed
@@ -7,13 +8,16 @@
 import { adapterFor, AdapterError, type Platform, type Published } from '../adapters/index.js';
 import { JobError, TransientError, type JobContext, type JobHooks, type RunFailure } from '../jobs/registry.js';
 import type { Db } from '../store/database.js';
-import { findPipeline } from '../store/pipelines.js';
 import { RETIRED } from '../store/posts.js';
 import * as parts from '../store/published-parts.js';
 import type { PublishedPartRow } from '../store/published-parts.js';
-import { setRunProgress } from '../store/runs.js';
+import type { ArtifactRow } from '../store/artifacts.js';
+import * as dest from '../store/destinations.js';
+import type { DestinationRow } from '../store/destinations.js';
 import { adapterContext, markAccountDead, requireAccount } from './accounts.js';
+import { AppError } from '../errors.js';
 import { recordEvent } from './events.js';
+import { destinationView } from './views.js';
 import { mediaOf } from './media-items.js';
 import { mediaByPart, uploadPartImages } from './publish-media.js';
 import { publishableParts } from './variants.js';
@@ -42,6 +46,9 @@ function withSummary(err: unknown, summary: string): unknown {
   return err;
 }
 
+/** What one destination's attempt came to. */
+type Outcome = { kind: 'live'; url: string | null; parts: number } | { kind: 'failed'; code: string; message: string } | { kind: 'retry'; err: unknown };
+
 export async function publishJob(ctx: JobContext): Promise<Record<string, unknown>> {
   const { deps, run } = ctx;
   const id = artifactIdOf(ctx);
@@ -55,23 +62,100 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
       `The artifact ${id} draws on a direct message that ingest retired as a source; publish it again with confirm_non_public: true to make that text public.`,
     );
   }
-  const pipeline = await findPipeline(deps.db, a.workspaceId, a.pipelineId);
-  if (!pipeline) throw new JobError('not_found', 'The pipeline of this artifact no longer exists.');
-  const platform = pipeline.platform as Platform;
+  await dest.startDestinations(deps.db, { artifactId: id, runId: run.id, now: deps.clock.now() });
+  const mine = (await dest.listDestinations(deps.db, id)).filter((d) => d.runId === run.id && !dest.isManual(d));
+  if (!mine.length) throw new JobError('no_destination', `The artifact ${id} has no destination for this run to publish to.`);
+  // Each destination on its own: one failing (a revoked account, a refused part) never stops another.
+  const open = mine.filter((d) => d.state === 'publishing');
+  const outcomes = await Promise.all(open.map((d) => publishTo(ctx, a, d)));
+  const retry: string[] = [];
+  let retryErr: unknown = null;
+  const failed: Array<{ d: DestinationRow; code: string; message: string }> = mine
+    .filter((d) => d.state === 'failed')
+    .map((d) => ({ d, code: d.errorCode ?? 'failed', message: d.errorMessage ?? '' }));
+  for (const [i, o] of outcomes.entries()) {
+    const d = open[i];
+    const where = `${d.platform} ${d.handle ?? d.destination}`;
+    if (o.kind === 'retry') {
+      const e = o.err as Error;
+      retryErr ??= o.err;
+      retry.push(`${where}: ${e.message}`);
+      await dest.setDestination(deps.db, {
+        artifactId: id,
+        destination: d.destination,
+        runId: run.id,
+        now: deps.clock.now(),
+        state: 'publishing',
+        error: { code: errorCode(o.err), message: e.message },
+      });
+    } else if (o.kind === 'failed') {
+      failed.push({ d, code: o.code, message: o.message });
+      await dest.setDestination(deps.db, {
+        artifactId: id,
+        destination: d.destination,
+        runId: run.id,
+        now: deps.clock.now(),
+        state: 'failed',
+        error: { code: o.code, message: o.message },
+      });
+    } else {
+      await dest.setDestination(deps.db, { artifactId: id, destination: d.destination, runId: run.id, now: deps.clock.now(), state: 'live', url: o.url });
+    }
+  }
+  const failures = failed.map((f) => `${f.d.platform} ${f.d.handle ?? f.d.destination}: ${f.message}`);
+  if (retryErr) {
+    // Retried by the worker; the destinations live or failed are left as they are.
+    const gaveUp = failures.length ? ` Failed for good: ${failures.join(' | ')}` : '';
+    throw new TransientError(`${retry.join(' | ')}${gaveUp}`, errorCode(retryErr), retryErr instanceof TransientError ? retryErr.upstreamStatus : null);
+  }
+  if (failed.length) {
+    const live = mine.length - failed.length;
+    const lead = mine.length > 1 ? `${failed.length} of ${mine.length} destinations failed (${live} live). ` : '';
+    throw new JobError(failed[0].code, `${lead}${failures.join(' | ')}`);
+  }
+  // The artifact's published_url: the first destination's (in the order chosen), which an earlier run may have posted.
+  const firstDest = (await dest.listDestinations(deps.db, id)).find((d) => !dest.isManual(d)) ?? mine[0];
+  const urls = (await parts.listPartsAt(deps.db, id, firstDest.destination)).map((p) => p.url ?? null);
+  return { artifact_id: id, parts: urls.length, published_url: urls[0] ?? null, published_urls: urls, destinations: mine.length };
+}
+
+const errorCode = (err: unknown) => (err instanceof TransientError || err instanceof JobError || err instanceof AppError ? err.code : 'internal_error');
+
+/**
+ * Posts the artifact at one destination: its platform's parts, its images, each part once, in
+ * order (the parts already recorded at this destination are skipped). Never throws: the outcome
+ * says live, failed for good (with the code) or worth retrying.
+ */
+async function publishTo(ctx: JobContext, a: ArtifactRow, d: DestinationRow): Promise<Outcome> {
+  try {
+    return await postThread(ctx, a, d);
+  } catch (err) {
+    if (err instanceof TransientError || (err instanceof AppError && err.retryable)) return { kind: 'retry', err };
+    if (err instanceof JobError || err instanceof AppError) return { kind: 'failed', code: err.code, message: err.message };
+    ctx.log.error({ err, destination: d.destination }, 'publishing to a destination failed unexpectedly');
+    return { kind: 'failed', code: 'internal_error', message: 'Publishing failed unexpectedly; the server log has the details.' };
+  }
+}
+
+async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): Promise<Outcome> {
+  const { deps } = ctx;
+  const id = a.id;
+  const platform = d.platform as Platform;
   const adapter = adapterFor(platform);
-  if (!adapter.publish) return { artifact_id: id, parts: 0, published_url: null, published_urls: [] };
-  // A missing or dead account fails the run (424 credential_missing / credential_dead as its code).
-  const account = await requireAccount(deps, a.workspaceId, platform, pipeline.handle);
-  if (!account) throw new JobError('credential_missing', `${platform} can publish but has no account.`);
+  if (!adapter.publish) throw new JobError('invalid_destination', `${platform} cannot be published to by this service.`);
+  // A missing or dead account fails this destination (credential_missing / credential_dead as its code).
+  const account = await requireAccount(deps, a.workspaceId, platform, d.handle ?? '');
+  if (!account || account.account.id !== d.accountId)
+    throw new JobError('credential_missing', `The ${platform} account ${d.handle ?? d.destination} is no longer connected.`);
   const texts = await publishableParts(deps, a, platform);
   // The images each part carries (the first part first, 4 per part); checked by the request.
   const media = mediaOf(a).filter((m) => m.type === 'image' || m.type === 'gif');
   const imagesOf = mediaByPart(media, platform as 'mastodon' | 'bluesky', texts.length);
-  // One context for the run: the adapter verifies the account (or opens its session) once.
+  // One context per destination: the adapter verifies the account (or opens its session) once.
   const memo = new Map<string, Promise<unknown>>();
   const actx = () => ({ ...adapterContext(deps, account.proxyUrl), memo });
   const done: Array<PublishedPartRow | undefined> = [];
-  for (const p of await parts.listParts(deps.db, id)) done[p.position] = p;
+  for (const p of await parts.listPartsAt(deps.db, id, d.destination)) done[p.position] = p;
   for (let i = 0; i < texts.length; i++) {
     if (done[i]) continue;
     const root = done[0];
@@ -88,10 +172,14 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
         platform: platform as 'mastodon' | 'bluesky',
         workspaceId: a.workspaceId,
         artifactId: id,
+        destination: d.destination,
         position: i,
         items: imagesOf[i] ?? [],
         all: media,
       });
+      // The upstream keys are the artifact's and the part's: each platform scopes them to the
+      // account (Mastodon's Idempotency-Key per user, a Bluesky record key in the account's own
+      // repository), and an artifact goes to an account at most once.
       posted = await adapter.publish(actx(), account.account.handle, account.creds, {
         text: texts[i],
         media: uploaded,
@@ -104,17 +192,33 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
       const summary = `Part ${i + 1} of ${texts.length} failed. ${liveSummary(done, texts.length)}`;
       throw withSummary(upstreamJobError(err, platform), summary);
     }
-    const row: PublishedPartRow = { artifactId: id, position: i, externalId: posted.externalId, cid: posted.cid, url: posted.url, postedAt: deps.clock.now() };
+    const row: PublishedPartRow = {
+      artifactId: id,
+      destination: d.destination,
+      position: i,
+      externalId: posted.externalId,
+      cid: posted.cid,
+      url: posted.url,
+      postedAt: deps.clock.now(),
+    };
     await parts.recordPart(deps.db, row);
     done[i] = row;
-    if (texts.length > 1) await setRunProgress(deps.db, { id: run.id, done: i + 1, total: texts.length });
   }
-  const urls = done.slice(0, texts.length).map((p) => p?.url ?? null);
-  return { artifact_id: id, parts: texts.length, published_url: urls[0] ?? null, published_urls: urls };
+  const first = done[0];
+  return { kind: 'live', url: first?.url ?? first?.externalId ?? null, parts: texts.length };
+}
+
+/** Each destination of the artifact, as the events show it. */
+async function destinationsOf(db: Db, artifactId: string) {
+  const [rows, all] = await Promise.all([dest.listDestinations(db, artifactId), parts.listParts(db, artifactId)]);
+  return rows.map((d) => destinationView(d, all));
 }
 
 async function partUrls(db: Db, artifactId: string): Promise<Array<string | null>> {
-  return (await parts.listParts(db, artifactId)).map((p) => p.url ?? p.externalId);
+  const rows = await dest.listDestinations(db, artifactId);
+  const first = rows.find((d) => !dest.isManual(d));
+  if (!first) return [];
+  return (await parts.listPartsAt(db, artifactId, first.destination)).map((p) => p.url ?? p.externalId);
 }
 
 export const publishHooks: JobHooks = {
@@ -131,6 +235,7 @@ export const publishHooks: JobHooks = {
         run_id: run.id,
         published_url: url,
         parts: Number(output.parts) || 0,
+        destinations: await destinationsOf(tx, id),
       });
   },
   async onFailed(tx, ctx, failure: RunFailure) {
@@ -139,12 +244,19 @@ export const publishHooks: JobHooks = {
     if (typeof id !== 'string') return;
     const moved = await parts.endPublishing(tx, { id, runId: run.id, now: deps.clock.now(), ok: false, code: failure.code, message: failure.message });
     if (!moved) return;
+    // The destinations still open when the run gave up fail with its error.
+    await dest.failDestinations(tx, { artifactId: id, runId: run.id, now: deps.clock.now(), code: failure.code, message: failure.message });
     await recordEvent(tx, deps, moved.workspaceId, 'artifact.publish_failed', {
       artifact_id: id,
       pipeline_id: moved.pipelineId,
       run_id: run.id,
       error: { code: failure.code.slice(0, 64), message: failure.message.slice(0, 2000) },
       published_urls: await partUrls(tx, id),
+      destinations: await destinationsOf(tx, id),
     });
+  },
+  async onRetry(ctx, _failure, runAfter) {
+    const id = ctx.input.artifact_id;
+    if (typeof id === 'string') await dest.setNextAttempt(ctx.deps.db, { artifactId: id, runId: ctx.run.id, at: runAfter });
   },
 };

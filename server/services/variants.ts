@@ -5,8 +5,8 @@
 import type { components } from '../../generated/api.js';
 import { API_PREFIX, notFound, retryLater, stateConflict, validationFailed, type AppError } from '../errors.js';
 import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
-import { findPipeline } from '../store/pipelines.js';
 import { listParts } from '../store/published-parts.js';
+import { listDestinations } from '../store/destinations.js';
 import type { Db } from '../store/database.js';
 import * as store from '../store/variants.js';
 import type { VariantRow, VariantValues } from '../store/variants.js';
@@ -120,14 +120,15 @@ function refusal(a: ArtifactRow): AppError {
 }
 
 /**
- * After a failed publish, the parts already live stay as they were posted: a new variant for the
- * pipeline's platform must begin with them, unchanged (a thread's numbering included), so that
- * publishing again posts only the fixed rest as replies. Other platforms' variants are free.
+ * After a failed publish, the parts already live stay as they were posted: a new variant for a
+ * platform with parts live at one of the artifact's destinations must begin with them, unchanged
+ * (a thread's numbering included), so that publishing again posts only the fixed rest as replies.
+ * Other platforms' variants are free.
  */
 async function keepLiveParts(deps: ServiceDeps, a: ArtifactRow, platform: string, values: VariantValues, field: 'body.parts' | 'body.text'): Promise<void> {
-  const pipeline = await findPipeline(deps.db, a.workspaceId, a.pipelineId);
-  if (pipeline?.platform !== platform) return;
-  const live = await listParts(deps.db, a.id);
+  const at = new Set((await listDestinations(deps.db, a.id)).filter((d) => d.platform === platform).map((d) => d.destination));
+  if (!at.size) return;
+  const live = (await listParts(deps.db, a.id)).filter((p) => at.has(p.destination));
   if (!live.length) return;
   const old = await store.findVariant(deps.db, a.workspaceId, a.id, platform);
   const posted = old ? (JSON.parse(old.parts) as string[]) : [a.text];

@@ -1,6 +1,7 @@
 // Rows to the contract's shapes. One place, so every operation shows a resource the same way.
 import type { components } from '../../generated/api.js';
 import type { ArtifactRow } from '../store/artifacts.js';
+import { isManual, type DestinationRow } from '../store/destinations.js';
 import type { PublishedPartRow } from '../store/published-parts.js';
 import type { PipelineRow, RunRow } from '../store/pipelines.js';
 import type { PostRow } from '../store/posts.js';
@@ -50,6 +51,7 @@ export function pipelineView(p: PipelineRow, counts: { posts: number; artifacts:
     post_count: counts.posts,
     artifact_count: counts.artifacts,
     last_run: last ? runView(last) : null,
+    destinations: pipelineDestinations(p),
   };
 }
 
@@ -104,8 +106,11 @@ export function variantView(v: VariantRow): S['PlatformVariant'] {
 }
 
 /** `parts`: the artifact's rows in PublishedPart (none for an artifact never published). */
-export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: PublishedPartRow[] = []): S['Artifact'] {
+export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: PublishedPartRow[] = [], destinations: DestinationRow[] = []): S['Artifact'] {
   const sources = sourcesOf(a);
+  // `published_parts`: the first destination's (by its order), as the seed showed the one platform's parts.
+  const first = destinations.find((d) => !isManual(d));
+  const firstParts = first ? parts.filter((p) => p.destination === first.destination) : [];
   return {
     id: a.id,
     pipeline_id: a.pipelineId,
@@ -129,9 +134,36 @@ export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: Publ
     schedule: a.state === 'scheduled' && a.scheduledAt ? { at: iso(a.scheduledAt), local_time: a.scheduledLocal, time_zone: a.scheduledZone } : null,
     publish_run_id: a.publishRunId,
     publish_error: a.state === 'publish_failed' && a.publishErrorCode ? { code: a.publishErrorCode, message: a.publishErrorMessage ?? '' } : null,
-    published_parts: parts.map((p) => ({ position: p.position + 1, external_id: p.externalId, url: p.url, posted_at: iso(p.postedAt) })),
+    published_parts: firstParts.map((p) => ({ position: p.position + 1, external_id: p.externalId, url: p.url, posted_at: iso(p.postedAt) })),
+    destinations: destinations.map((d) => destinationView(d, parts)),
     variants: variants.map(variantView),
     media: mediaOf(a),
     media_issues: mediaIssues(mediaOf(a)),
+  };
+}
+
+/** A pipeline's default destinations as stored: what `GET /pipelines/{id}` shows. */
+export function pipelineDestinations(p: Pick<PipelineRow, 'destinations' | 'platform' | 'handle'>): S['PipelineDestination'][] {
+  if (p.destinations !== null) return JSON.parse(p.destinations) as S['PipelineDestination'][];
+  return p.platform === 'mastodon' || p.platform === 'bluesky' ? [{ account_id: null, platform: p.platform as 'mastodon' | 'bluesky', handle: p.handle }] : [];
+}
+
+/** One destination as the contract shows it, with its parts. */
+export function destinationView(d: DestinationRow, parts: PublishedPartRow[]): S['ArtifactDestination'] {
+  const error = d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null;
+  return {
+    destination: d.destination,
+    account_id: d.accountId,
+    platform: d.platform as S['TargetPlatform'],
+    handle: d.handle,
+    manual: isManual(d),
+    state: d.state as S['ArtifactDestination']['state'],
+    url: d.url,
+    published_at: d.publishedAt ? d.publishedAt.toISOString() : null,
+    error: d.state === 'live' ? null : error,
+    next_attempt_at: d.state === 'publishing' && d.nextAttemptAt ? d.nextAttemptAt.toISOString() : null,
+    parts: parts
+      .filter((p) => p.destination === d.destination)
+      .map((p) => ({ position: p.position + 1, external_id: p.externalId, url: p.url, posted_at: p.postedAt.toISOString() })),
   };
 }

@@ -48,3 +48,14 @@ export async function setProbeResult(db: Db, q: { id: string; status: 'active' |
     .executeTakeFirst();
   return { count: Number(r.numUpdatedRows) };
 }
+
+/** The account with this id, in the workspace. */
+export function findAccountById(db: Db, workspaceId: string, id: string): Promise<AccountRow | null> {
+  return first(db.selectFrom('Account').selectAll().where('workspaceId', '=', workspaceId).where('id', '=', id));
+}
+
+/** Whether the workspace has an account of one of `platforms` (any status). */
+export async function hasAccountOn(db: Db, workspaceId: string, platforms: string[]): Promise<boolean> {
+  const row = await db.selectFrom('Account').select('id').where('workspaceId', '=', workspaceId).where('platform', 'in', platforms).limit(1).executeTakeFirst();
+  return row !== undefined;
+}

@@ -74,6 +74,8 @@ export interface ArtifactFilter {
   scheduledAfter?: Date;
   scheduledBefore?: Date;
   updatedSince?: Date;
+  /** With this destination (ArtifactDestination.destination) among its destinations. */
+  destination?: string;
 }
 
 export async function artifactPage(db: Db, q: Page & ArtifactFilter): Promise<ArtifactRow[]> {
@@ -83,6 +85,17 @@ export async function artifactPage(db: Db, q: Page & ArtifactFilter): Promise<Ar
   if (q.scheduledAfter) query = query.where('scheduledAt', '>=', q.scheduledAfter);
   if (q.scheduledBefore) query = query.where('scheduledAt', '<', q.scheduledBefore);
   if (q.updatedSince) query = query.where('updatedAt', '>=', q.updatedSince);
+  const destination = q.destination;
+  if (destination !== undefined)
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('ArtifactDestination')
+          .select('ArtifactDestination.artifactId')
+          .whereRef('ArtifactDestination.artifactId', '=', 'Artifact.id')
+          .where('ArtifactDestination.destination', '=', destination),
+      ),
+    );
   const after = q.after;
   if (after) query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '<', eb.tuple(after.at, after.id)));
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(q.limit).execute();

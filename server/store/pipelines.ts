@@ -60,7 +60,7 @@ export async function findPipelineWithStats(
  */
 export async function upsertPipelineWithRun<T>(
   db: Db,
-  p: { pipelineId: string; workspaceId: string; handle: string; intent: string; tone: string | null; platform: string; now: Date },
+  p: { pipelineId: string; workspaceId: string; handle: string; intent: string; tone: string | null; platform: string; now: Date; destinations?: string },
   also: (tx: Db, pipeline: PipelineRow, resumed: boolean) => Promise<T>,
 ): Promise<{ pipeline: PipelineRow; answer: T }> {
   return transaction(db, async (tx) => {
@@ -70,7 +70,7 @@ export async function upsertPipelineWithRun<T>(
     const pipeline = existing
       ? await tx
           .updateTable('Pipeline')
-          .set({ tone: p.tone ?? existing.tone, updatedAt: p.now })
+          .set({ tone: p.tone ?? existing.tone, updatedAt: p.now, ...(p.destinations !== undefined ? { destinations: p.destinations } : {}) })
           .where('id', '=', existing.id)
           .returningAll()
           .executeTakeFirstOrThrow()
@@ -83,6 +83,7 @@ export async function upsertPipelineWithRun<T>(
             intent: p.intent,
             tone: p.tone,
             platform: p.platform,
+            destinations: p.destinations ?? null,
             createdAt: p.now,
             updatedAt: p.now,
           })
@@ -94,4 +95,16 @@ export async function upsertPipelineWithRun<T>(
 
 async function lastRun(db: Db, pipelineId: string): Promise<RunRow | null> {
   return firstOf(await lastRunOf(db, pipelineId));
+}
+
+/** Sets the pipeline's default destinations (JSON, services/destinations.ts); the pipeline, or null when not found. */
+export function setPipelineDestinations(db: Db, q: { workspaceId: string; id: string; destinations: string; now: Date }): Promise<PipelineRow | null> {
+  return first(
+    db
+      .updateTable('Pipeline')
+      .set({ destinations: q.destinations, updatedAt: q.now })
+      .where('id', '=', q.id)
+      .where('workspaceId', '=', q.workspaceId)
+      .returningAll(),
+  );
 }

@@ -1,4 +1,4 @@
-// The parts of an artifact that are live on its platform (one per post of a thread), and the
+// The parts of an artifact that are live at each of its destinations (one per post of a thread), and the
 // artifact moves of publishing (each a compare-and-set, so that a publish run that lost the
 // artifact to an unschedule or a reschedule cannot move it).
 import type { Updateable } from 'kysely';
@@ -8,15 +8,30 @@ import type { ArtifactRow } from './artifacts.js';
 
 export type PublishedPartRow = Row<'PublishedPart'>;
 
-const partsOf = precompiled((db, artifactId: string) => db.selectFrom('PublishedPart').selectAll().where('artifactId', '=', artifactId).orderBy('position'));
+const partsOf = precompiled((db, artifactId: string) =>
+  db.selectFrom('PublishedPart').selectAll().where('artifactId', '=', artifactId).orderBy('destination').orderBy('position'),
+);
 
+/** Every part of the artifact, at every destination (by destination, then in order). */
 export function listParts(db: Db, artifactId: string): Promise<PublishedPartRow[]> {
   return partsOf(db, artifactId);
 }
 
+/** The parts live at one destination, in order. */
+export function listPartsAt(db: Db, artifactId: string, destination: string): Promise<PublishedPartRow[]> {
+  return db.selectFrom('PublishedPart').selectAll().where('artifactId', '=', artifactId).where('destination', '=', destination).orderBy('position').execute();
+}
+
 export function listPartsOf(db: Db, artifactIds: string[]): Promise<PublishedPartRow[]> {
   if (!artifactIds.length) return Promise.resolve([]);
-  return db.selectFrom('PublishedPart').selectAll().where('artifactId', 'in', artifactIds).orderBy('artifactId').orderBy('position').execute();
+  return db
+    .selectFrom('PublishedPart')
+    .selectAll()
+    .where('artifactId', 'in', artifactIds)
+    .orderBy('artifactId')
+    .orderBy('destination')
+    .orderBy('position')
+    .execute();
 }
 
 /** Records a part as soon as it is live; a part already recorded stays as it was. */
@@ -24,7 +39,7 @@ export async function recordPart(db: Db, p: PublishedPartRow): Promise<void> {
   await db
     .insertInto('PublishedPart')
     .values(p)
-    .onConflict((oc) => oc.columns(['artifactId', 'position']).doNothing())
+    .onConflict((oc) => oc.columns(['artifactId', 'destination', 'position']).doNothing())
     .execute();
 }
 
@@ -130,9 +145,15 @@ export function listPublishFailed(db: Db, q: { workspaceId: string; pipelineId: 
 
 export type PublishedPartMediaRow = Row<'PublishedPartMedia'>;
 
-/** The images uploaded for one part, when they were (recorded before the part is posted). */
-export function findPartMedia(db: Db, artifactId: string, position: number): Promise<PublishedPartMediaRow | undefined> {
-  return db.selectFrom('PublishedPartMedia').selectAll().where('artifactId', '=', artifactId).where('position', '=', position).executeTakeFirst();
+/** The images uploaded for one part at one destination, when they were (recorded before the part is posted). */
+export function findPartMedia(db: Db, artifactId: string, destination: string, position: number): Promise<PublishedPartMediaRow | undefined> {
+  return db
+    .selectFrom('PublishedPartMedia')
+    .selectAll()
+    .where('artifactId', '=', artifactId)
+    .where('destination', '=', destination)
+    .where('position', '=', position)
+    .executeTakeFirst();
 }
 
 /** Records a part's uploaded images; a part already recorded keeps the first record (the one a retry reuses). */
@@ -140,6 +161,6 @@ export async function recordPartMedia(db: Db, row: PublishedPartMediaRow): Promi
   await db
     .insertInto('PublishedPartMedia')
     .values(row)
-    .onConflict((oc) => oc.columns(['artifactId', 'position']).doNothing())
+    .onConflict((oc) => oc.columns(['artifactId', 'destination', 'position']).doNothing())
     .execute();
 }

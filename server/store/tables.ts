@@ -81,6 +81,36 @@ export type Artifact = {
      */
     media: Generated<string>;
 };
+export type ArtifactDestination = {
+    artifactId: string;
+    /**
+     * The account id (`acc_…`), or `manual:<platform>` for a post made by hand.
+     */
+    destination: string;
+    workspaceId: string;
+    accountId: string | null;
+    platform: string;
+    handle: string | null;
+    /**
+     * Order of the destinations as chosen (0 first).
+     */
+    position: Generated<number>;
+    state: string;
+    /**
+     * The publish run that posts (or posted) to it.
+     */
+    runId: string | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    /**
+     * When the run retries after a transient failure of this destination.
+     */
+    nextAttemptAt: Date | null;
+    publishedAt: Date | null;
+    url: string | null;
+    createdAt: Generated<Date>;
+    updatedAt: Date;
+};
 export type ArtifactUpload = {
     artifactId: string;
     uploadId: string;
@@ -237,9 +267,18 @@ export type Pipeline = {
     platform: string;
     createdAt: Generated<Date>;
     updatedAt: Date;
+    /**
+     * The default destinations (JSON list of account ids, in order); null: the pipeline's own
+     * account when its platform posts (mastodon, bluesky), none otherwise.
+     */
+    destinations: string | null;
 };
 export type PublishedPart = {
     artifactId: string;
+    /**
+     * The destination the part was posted to (its account id; see ArtifactDestination).
+     */
+    destination: string;
     position: number;
     /**
      * The platform's id of the post (a Mastodon status id, a Bluesky at:// URI).
@@ -254,6 +293,10 @@ export type PublishedPart = {
 };
 export type PublishedPartMedia = {
     artifactId: string;
+    /**
+     * The destination the images were uploaded to (its account id).
+     */
+    destination: string;
     position: number;
     /**
      * JSON: what the post must carry (Mastodon `{mediaIds}`, Bluesky `{embed}`) and the artifact media ids it shows.
@@ -396,6 +439,7 @@ export type DB = {
     Activity: Activity;
     AgentToken: AgentToken;
     Artifact: Artifact;
+    ArtifactDestination: ArtifactDestination;
     ArtifactUpload: ArtifactUpload;
     ArtifactVariant: ArtifactVariant;
     BlobChunk: BlobChunk;

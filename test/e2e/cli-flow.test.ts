@@ -30,7 +30,7 @@ afterAll(async () => {
 const run = (args: string[], input?: string) => cpa(['--base-url', s.url, '--token', s.token, ...args], { input });
 
 describe('from an archive to a published draft', () => {
-  it('connects, ingests, lists, drafts, approves and publishes', async () => {
+  it('connects, ingests, lists, drafts, approves, is refused without a destination, and records a post made by hand', async () => {
     const archive = readFileSync(path.join(projectRoot, 'test/fixtures/archives/mastodon-outbox.json'), 'utf8');
     // the credential (here: the export file) comes on stdin, not on the command line
     const connected = await run(
@@ -62,8 +62,16 @@ describe('from an archive to a published draft', () => {
     expect(json<{ data: Array<{ id: string }> }>(inReview).data.map((p) => p.id)).toEqual([posts.data[0]!.id]);
 
     expectExit(await run(['artifacts', 'transition', artifactId!, '--to', 'ready']), 0);
-    const published = json(await run(['artifacts', 'publish', artifactId!, '--json']));
-    expect(published).toMatchObject({ id: artifactId, state: 'published', published_at: expect.any(String) });
+    // An export has nowhere to post by itself: publishing without a destination is refused (no account that posts here)...
+    const refused = await run(['artifacts', 'publish', artifactId!, '--json']);
+    expect(refused.code).not.toBe(0);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: 'credential_missing', suggested_action: 'connect_account' } });
+    // ...and a post made by hand is recorded with its address.
+    const url = 'https://x.com/ada_lovelace/status/1859951771532320873';
+    const published = json(await run(['artifacts', 'mark-published', artifactId!, '--platform', 'x', '--url', url, '--json']));
+    expect(published).toMatchObject({ id: artifactId, state: 'published', published_at: expect.any(String), published_url: url });
+    const shown = await run(['artifacts', 'get', artifactId!]);
+    expect(shown.stdout).not.toMatch(/published here/);
   });
 });
 

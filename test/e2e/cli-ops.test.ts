@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { seedArtifact } from '../support/seed.js';
 import { cliServer, cpa, expectExit, json } from './support.js';
-import { updateRows } from '../support/rows.js';
+import { insertRow, updateRows } from '../support/rows.js';
 import { unique, uniqueKey } from '../support/api.js';
 
 // Subprocesses: generous limits for a loaded machine (each call takes well under a second when idle).
@@ -106,7 +106,7 @@ describe('posts', () => {
 });
 
 describe('artifacts', () => {
-  it('shows the text, approves, and publishes once for a given key', async () => {
+  it('shows the text, approves, and records a post made by hand once for a given key; the variant never says published when it went nowhere', async () => {
     const { artifactId: id } = await t.artifact('review', { text: 'Line one.\nLine two of the draft.' });
     const shown = await run(['artifacts', 'get', id]);
     expectExit(shown, 0);
@@ -115,25 +115,56 @@ describe('artifacts', () => {
 
     expect(json(await run(['artifacts', 'transition', id, '--to', 'ready', '--json']))).toMatchObject({ id, state: 'ready' });
 
-    const key = uniqueKey('publish');
-    const published = json(await run(['artifacts', 'publish', id, '--idempotency-key', key, '--json']));
-    expect(published).toMatchObject({ id, state: 'published' });
-    const [replay, fresh] = await Promise.all([run(['artifacts', 'publish', id, '--idempotency-key', key, '--json']), run(['artifacts', 'publish', id])]);
+    // Nothing posts for this pipeline: publishing has no destination (exit 5: connect an account).
+    const nowhere = await run(['artifacts', 'publish', id]);
+    expectExit(nowhere, 5);
+    expect(nowhere.stderr).toContain('connect_account');
+    const key = uniqueKey('mark');
+    const mark = [
+      'artifacts',
+      'mark-published',
+      id,
+      '--platform',
+      'linkedin',
+      '--url',
+      'https://www.linkedin.com/feed/update/urn:li:activity:7265839201837461504/',
+    ];
+    const published = json(await run([...mark, '--idempotency-key', key, '--json']));
+    expect(published).toMatchObject({ id, state: 'published', destinations: [{ platform: 'linkedin', manual: true, state: 'live' }] });
+    const [replay, fresh] = await Promise.all([run([...mark, '--idempotency-key', key, '--json']), run(['artifacts', 'publish', id])]);
     expect(json(replay)).toEqual(published);
     // a new key is a new attempt, refused: it is published already
     expectExit(fresh, 8);
+    const shown2 = await run(['artifacts', 'get', id]);
+    expect(shown2.stdout).not.toContain('published here');
+    expect(shown2.stdout).toContain('linkedin  live (posted by hand)');
   });
 });
 
 describe('scheduled publishing', () => {
   it('publish --local-time --time-zone schedules; schedule list shows it; unschedule takes it back; a DST gap is exit 7 naming the field', async () => {
     const { artifactId: id, pipelineId } = await t.artifact('ready', { text: 'Scheduled from the terminal 🗓️' });
-    const gap = await run(['artifacts', 'publish', id, '--local-time', '2030-03-31T02:30', '--time-zone', 'Europe/Paris']);
+    // A destination: a Mastodon account of the workspace (its run is unscheduled before it is due, so it never posts).
+    const handle = `@${unique('sched')}@mastodon.example`;
+    const now = new Date();
+    await insertRow(t.s.running.deps.db, 'Account', {
+      id: unique('acc_cli'),
+      workspaceId: t.ws,
+      platform: 'mastodon',
+      handle,
+      credentials: 'sealed',
+      status: 'active',
+      lastProbedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const to = ['--to', `mastodon:${handle}`];
+    const gap = await run(['artifacts', 'publish', id, ...to, '--local-time', '2030-03-31T02:30', '--time-zone', 'Europe/Paris']);
     expect(gap.stderr).toMatch(/body\.local_time 2030-03-31T02:30 does not exist in Europe\/Paris/);
     expectExit(gap, 4);
 
     const scheduled = json<{ artifact: { state: string; schedule: { at: string; time_zone: string } }; run: { run_id: string } }>(
-      await run(['artifacts', 'publish', id, '--local-time', '2030-12-02T09:30', '--time-zone', 'America/New_York', '--json']),
+      await run(['artifacts', 'publish', id, ...to, '--local-time', '2030-12-02T09:30', '--time-zone', 'America/New_York', '--json']),
     );
     expect(scheduled.artifact).toMatchObject({ state: 'scheduled', schedule: { at: '2030-12-02T14:30:00.000Z', time_zone: 'America/New_York' } });
     // The list shows the instant in UTC, on the terminal's clock (its TZ), and as given in its zone (piped: tab-separated, no header).

@@ -112,7 +112,7 @@ describe('tools', () => {
     expect(expected).toContain('get_run');
 
     const create = tools.find((t) => t.name === 'create_pipeline_from_intent')!;
-    expect(Object.keys(create.inputSchema.properties ?? {}).sort()).toEqual(['handle', 'idempotency_key', 'intent', 'tone']);
+    expect(Object.keys(create.inputSchema.properties ?? {}).sort()).toEqual(['destinations', 'handle', 'idempotency_key', 'intent', 'tone']);
     // the key is optional for a tool (generated when absent); the others keep the body's rule
     expect(create.inputSchema.required).toEqual(['handle', 'intent']);
     expect(create.description).toContain('POST /api/agent/v1/pipelines/from-intent');
@@ -128,11 +128,10 @@ describe('tools', () => {
     expect(JSON.stringify(tools.map((t) => t.outputSchema))).not.toContain('"additionalProperties":false');
     expect(create.inputSchema.additionalProperties).toBe(false);
 
-    // an operation with two answers (publish: 200 the artifact, 202 the accepted run) outputs either
+    // publish answers the accepted run (202) and takes its destinations
     const publish = tools.find((t) => t.name === 'publish_artifact')!;
-    const shapes = (publish.outputSchema?.oneOf as Array<{ properties?: Record<string, unknown> }> | undefined)?.map((o) => Object.keys(o.properties ?? {}));
-    expect(shapes?.map((keys) => keys.includes('run'))).toEqual([false, true]);
-    expect(Object.keys(publish.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['at', 'local_time', 'time_zone', 'utc_offset']));
+    expect(Object.keys(publish.outputSchema?.properties ?? {}).sort()).toEqual(['artifact', 'run']);
+    expect(Object.keys(publish.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['at', 'local_time', 'time_zone', 'utc_offset', 'destinations']));
     expect(tools.find((t) => t.name === 'unschedule_artifact')?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(tools.find((t) => t.name === 'list_pipeline_schedule')?.annotations?.readOnlyHint).toBe(true);
 
@@ -190,21 +189,35 @@ describe('tools', () => {
     expect((got.structuredContent as { variants: Array<{ platform: string }> }).variants.map((v) => v.platform)).toEqual(['bluesky']);
   });
 
-  it('publishes with the REST idempotency: the same key replays, over MCP and over REST alike', async () => {
+  it('records a post made by hand with the REST idempotency: the same key replays, over MCP and over REST alike', async () => {
     const c = await connect(s.token);
     const art = await artifactInReview(c);
     const key = newIdempotencyKey();
-    const first = await call(c, 'publish_artifact', { id: art.id, idempotency_key: key });
+    const args = { id: art.id, platform: 'x', url: 'https://x.com/ada_lovelace/status/1859951771532320873', idempotency_key: key };
+    const first = await call(c, 'mark_artifact_published', args);
     expect(first.isError).toBeFalsy();
-    expect(first.structuredContent).toMatchObject({ id: art.id, state: 'published' });
-    const again = await call(c, 'publish_artifact', { id: art.id, idempotency_key: key });
+    expect(first.structuredContent).toMatchObject({ id: art.id, state: 'published', destinations: [{ destination: 'manual:x', state: 'live' }] });
+    const again = await call(c, 'mark_artifact_published', args);
     expect(again.structuredContent).toEqual(first.structuredContent);
-    const viaRest = await s.client().POST(`${V1}/artifacts/{id}/publish`, { params: { path: { id: art.id } }, body: { idempotency_key: key } });
+    const viaRest = await s.client().POST(`${V1}/artifacts/{id}/mark-published`, {
+      params: { path: { id: art.id } },
+      body: { platform: 'x', url: args.url, idempotency_key: key },
+    });
     expect(viaRest.response.headers.get('idempotent-replayed')).toBe('true');
     expect(viaRest.data).toEqual(first.structuredContent);
-    // without a key a fresh one is generated, so a second publish is a real (refused) attempt
+    // without a key a fresh one is generated, so a publish is a real (refused: already published) attempt
     const fresh = await call(c, 'publish_artifact', { id: art.id });
     expect(textOf(fresh).error!.code).toBe('state_conflict');
+  });
+
+  it("sets a pipeline's default destinations", async () => {
+    const c = await connect(s.token);
+    const { pipeline_id } = await newPipeline(c);
+    const set = await call(c, 'set_pipeline_destinations', { id: pipeline_id, destinations: [] });
+    expect(set.isError).toBeFalsy();
+    expect(set.structuredContent).toMatchObject({ id: pipeline_id, destinations: [] });
+    const refused = await call(c, 'set_pipeline_destinations', { id: pipeline_id, destinations: [{ platform: 'bluesky', handle: 'nobody.bsky.example' }] });
+    expect(textOf(refused).error).toMatchObject({ code: 'credential_missing', suggested_action: 'connect_account' });
   });
 });
 

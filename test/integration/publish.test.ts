@@ -8,7 +8,7 @@ import { refusal } from '../support/errors.js';
 import { tidFor } from '../../server/adapters/bluesky.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
-import { asAccepted, asArtifact, connect, getArtifact, ingest, ingestArchive, listAllPosts, startPipeline, V1 } from '../support/api.js';
+import { asAccepted, connect, getArtifact, ingest, ingestArchive, listAllPosts, publishRequest, startPipeline, V1 } from '../support/api.js';
 import { waitForRun } from '../support/runs.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -210,14 +210,20 @@ describe('bluesky, rss and archive', () => {
     expect(bluesky.state.createCalls).toBe(calls);
   });
 
-  it('marks an archive artifact published without any upstream call', async () => {
+  it('refuses to publish an archive artifact with no destination, and posts it to the account it names', async () => {
     const { pipeline_id } = await ingestArchive(s, 'linkedin-Shares.csv', 'ada-li');
     const [post] = await listAllPosts(s, pipeline_id);
     const a = await artifact({ id: pipeline_id, postId: post.id }, 'ready');
+    // Nothing to post to: not `published` with nothing posted, a 409 naming what is missing.
     const res = await publish(a.id);
-    expect(res.response.status).toBe(200);
-    expect(asArtifact(res.data!)).toMatchObject({ state: 'published', published_url: null, published_parts: [] });
-    const event = (await findRows(s.running.deps.db, 'Event', { type: 'artifact.published' })).find((e) => JSON.parse(e.data).artifact_id === a.id);
-    expect(JSON.parse(event!.data)).toMatchObject({ artifact_id: a.id, pipeline_id, published_url: null, parts: 0 });
+    expect(res.response.status).toBe(409);
+    expect(res.error).toMatchObject({ error: { code: 'state_conflict', suggested_action: 'set_destinations' } });
+    expect((await findRows(s.running.deps.db, 'Event', { type: 'artifact.published' })).some((e) => JSON.parse(e.data).artifact_id === a.id)).toBe(false);
+    const run = await unwrap(publishRequest(s, a.id, { destinations: [{ platform: 'bluesky', handle: bluesky.state.handle }] }));
+    const done = await waitForRun(s.running.deps, asAccepted(run).run.run_id);
+    expect(done.status).toBe('succeeded');
+    const after = await getArtifact(s, a.id);
+    expect(after).toMatchObject({ state: 'published', destinations: [expect.objectContaining({ platform: 'bluesky', state: 'live' })] });
+    expect(after.published_url).toMatch(/^https:\/\/bsky\.app\/profile\//);
   });
 });

@@ -227,3 +227,9 @@ export async function recordedEvents(s: TestServer, type?: string): Promise<Stor
   const rows = await findRows(s.running.deps.db, 'Event', type ? { type } : {}, 'seq');
   return rows.map((r) => ({ id: r.id, type: r.type, data: JSON.parse(r.data) as Record<string, unknown> }));
 }
+
+// ---- posts made by hand ----
+
+/** A post made by hand on X, recorded with POST /artifacts/{id}/mark-published (the artifact as answered). */
+export const markPublished = (s: TestServer, id: string, key = newIdempotencyKey(), url = 'https://x.com/ada_lovelace/status/1859951771532320873') =>
+  s.client().POST(`${V1}/artifacts/{id}/mark-published`, { params: { path: { id } }, body: { platform: 'x', url, idempotency_key: key } });

@@ -249,6 +249,8 @@ export interface BlueskyState extends FailureMode {
   refuseStatus: number;
   /** A record whose text contains this is created, and then the connection is dropped before the answer (once: a lost answer). */
   dropAnswerText: string | null;
+  /** The next this many createRecord calls answer 503 (a PDS that is down for a moment). */
+  failCreates: number;
   /** Blobs uploaded through uploadBlob, by CID. */
   blobs: Map<string, { mimeType: string; size: number; bytes: Buffer }>;
 }
@@ -324,6 +326,7 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
     posts: [],
     records: new Map(),
     createCalls: 0,
+    failCreates: 0,
     refuseText: null,
     refuseStatus: 400,
     dropAnswerText: null,
@@ -393,6 +396,10 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
             reply?: { root: { uri: string; cid: string }; parent: { uri: string; cid: string } };
           };
         };
+        if (state.failCreates > 0) {
+          state.failCreates -= 1;
+          return json(res, 503, { error: 'InternalServerError', message: 'fake outage' });
+        }
         if (state.refuseText && b.record.text.includes(state.refuseText))
           return json(res, state.refuseStatus, { error: 'InvalidRequest', message: `fake refusal ${state.refuseStatus}` });
         // The reference PDS (bluesky-social/atproto) answers a create at a taken key with 500: its

@@ -40,6 +40,7 @@ function facts(over: Partial<Facts> = {}): Facts {
       platform: 'rss',
       createdAt: hoursAgo(48),
       updatedAt: hoursAgo(48),
+      destinations: null,
     },
     now: NOW,
     needsAccount: false,

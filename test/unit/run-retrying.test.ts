@@ -71,6 +71,7 @@ describe('a run waiting to retry', () => {
         platform: 'rss',
         createdAt: NOW,
         updatedAt: NOW,
+        destinations: null,
       },
       now: NOW,
       needsAccount: false,

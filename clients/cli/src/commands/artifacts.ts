@@ -10,6 +10,7 @@ import { note, printJson, printRecord, printTable, printText, show, truncate } f
 import { assertSucceeded, followRun, timeoutOption } from '../progress.js';
 import { printMedia, uploadFile } from './media.js';
 import { io } from '../io.js';
+import { destinationLine, destinationRefs, TO_HELP } from './destinations.js';
 
 type Variant = Schemas['PlatformVariant'];
 export type Target = Schemas['TargetPlatform'];
@@ -19,9 +20,9 @@ export const TARGETS: Target[] = ['mastodon', 'bluesky', 'x', 'linkedin', 'threa
  * A variant as people read it: a heading with the platform's rule, then each post numbered with
  * its counted length against the limit (a thread preview), or the reason it cannot be posted.
  */
-export function variantPreview(v: Variant, media: Schemas['ArtifactMedia'][] = []): string {
+export function variantPreview(v: Variant, media: Schemas['ArtifactMedia'][] = [], destinations: Schemas['ArtifactDestination'][] = []): string {
   const kind = v.problem ? 'cannot be posted' : v.is_thread ? `thread of ${v.parts.length}` : 'one post';
-  const who = v.publishable ? 'published here' : 'export only';
+  const who = whereItGoes(v, destinations);
   const lines = [`── ${v.platform}: ${kind}, ${v.length}/${v.limit} ${v.counting}, ${v.origin}, ${who}`];
   if (v.problem) lines.push(`   ${v.problem}`);
   const carried = v.publishable && !v.problem ? imagesByPart(media, v.parts.length) : [];
@@ -31,6 +32,18 @@ export function variantPreview(v: Variant, media: Schemas['ArtifactMedia'][] = [
     if (carried[i]?.length) lines.push(`  + images: ${carried[i]!.map((m) => `${m.id}${m.alt_text ? '' : ' (NO ALT TEXT)'}`).join(', ')}`);
   });
   return lines.join('\n');
+}
+
+/**
+ * Where a variant goes, as it stands: the destinations of its platform with their state
+ * (`to @ada@mastodon.social: live`), or what publishing it takes. Never "published" for a variant
+ * that went nowhere.
+ */
+function whereItGoes(v: Variant, destinations: Schemas['ArtifactDestination'][]): string {
+  const here = destinations.filter((d) => d.platform === v.platform);
+  if (here.length)
+    return here.map((d) => `${d.manual ? 'posted by hand' : `to ${d.handle ?? d.destination}`}: ${d.state}${d.url ? ` ${d.url}` : ''}`).join('; ');
+  return v.publishable ? 'can be published (name a destination with --to)' : 'export only (post it yourself, then: cpa artifacts mark-published)';
 }
 
 /** Images per post when publishing (Mastodon and Bluesky: 4; see the publish operation's description). */
@@ -44,10 +57,13 @@ function imagesByPart(media: Schemas['ArtifactMedia'][], parts: number): Schemas
 
 function printArtifact(cli: Cli, a: Schemas['Artifact']) {
   if (cli.json) return printJson(a);
-  show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text', 'media', 'media_issues']);
+  show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text', 'media', 'media_issues', 'destinations', 'published_parts']);
   printMedia(a);
   printText(a.text);
-  for (const v of a.variants) printText(variantPreview(v, a.media ?? []));
+  for (const v of a.variants) printText(variantPreview(v, a.media ?? [], a.destinations));
+  // Where it went: each destination with its state, then its posts' addresses.
+  if (a.destinations.length)
+    printText(a.destinations.map((d) => [destinationLine(d), ...d.parts.map((p) => `  part ${p.position}: ${p.url ?? p.external_id}`)].join('\n')).join('\n'));
 }
 
 /** `ID=TEXT` → [ID, TEXT]; the first `=` splits (alt text may hold more). */
@@ -96,12 +112,14 @@ export function registerArtifactCommands(program: Command) {
         .option('--time-zone <zone>', 'the IANA time zone of --local-time (Europe/Paris)')
         .option('--utc-offset <offset>', 'with --local-time in the hour repeated when clocks go back: which one (+02:00)')
         .option('--confirm-non-public', 'publish although the artifact is drawn from followers-only or connections-only posts')
-        .option('--allow-missing-alt-text', 'publish although some images have no alt text (otherwise refused, naming the image)'),
+        .option('--allow-missing-alt-text', 'publish although some images have no alt text (otherwise refused, naming the image)')
+        .option('--to <destination>', `${TO_HELP}; default: the pipeline's destinations`, collect, [] as string[]),
     ),
   ).action(
     action(async (cli, id, o) => {
       const body = {
         idempotency_key: o.idempotencyKey,
+        ...(o.to.length ? { destinations: destinationRefs(o.to) } : {}),
         ...(o.at !== undefined ? { at: o.at } : {}),
         ...(o.localTime !== undefined ? { local_time: o.localTime } : {}),
         ...(o.timeZone !== undefined ? { time_zone: o.timeZone } : {}),
@@ -110,8 +128,6 @@ export function registerArtifactCommands(program: Command) {
         ...(o.allowMissingAltText ? { allow_missing_alt_text: true } : {}),
       };
       const result = await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/publish', { params: { path: { id } }, body }));
-      // 200: nothing to post (rss, archive), already published.
-      if (!('run' in result)) return printArtifact(cli, result);
       const { artifact, run } = result;
       // A scheduled publish is not waited for: its run starts at the scheduled time.
       if (!o.wait || artifact.state === 'scheduled') {
@@ -185,6 +201,21 @@ export function registerArtifactCommands(program: Command) {
         else io.stdout.write(`${variantPreview(v)}\n`);
       }),
     );
+
+  keyOption(
+    artifacts
+      .command('mark-published')
+      .description('record a post you made by hand on x, linkedin or threads, with its address (markArtifactPublished)')
+      .argument('<artifact>', 'artifact id')
+      .addOption(new Option('--platform <platform>', 'where you posted it').choices(['x', 'linkedin', 'threads'] as const).makeOptionMandatory())
+      .requiredOption('--url <url>', 'the address of the post (https://…)')
+      .option('--handle <handle>', 'the account you posted as'),
+  ).action(
+    action(async (cli, id, o) => {
+      const body = { platform: o.platform, url: o.url, ...(o.handle ? { handle: o.handle } : {}), idempotency_key: o.idempotencyKey };
+      printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/mark-published', { params: { path: { id } }, body })));
+    }),
+  );
 
   artifacts
     .command('unschedule')
@@ -262,8 +293,11 @@ export function whenOf(s: NonNullable<Schemas['Artifact']['schedule']>, now: Dat
   };
 }
 
-/** The parts already live, one line each (a thread's posts in order). */
+/** Each destination with its state, and its parts already live, one line each (a thread's posts in order). */
 function printThread(cli: Cli, a: Schemas['Artifact']) {
-  if (cli.json || !a.published_parts.length) return;
-  for (const p of a.published_parts) note(`part ${p.position}: ${p.url ?? p.external_id}`);
+  if (cli.json) return;
+  for (const d of a.destinations) {
+    note(destinationLine(d));
+    for (const p of d.parts) note(`  part ${p.position}: ${p.url ?? p.external_id}`);
+  }
 }

@@ -4,6 +4,10 @@ import { unwrap } from '../../../typescript/src/index.js';
 import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action, idCommand } from '../context.js';
 import { note, printJson, printTable, truncate } from '../output.js';
+import { CliError, EXIT } from '../errors.js';
+import { destinationRefs, TO_HELP } from './destinations.js';
+
+const collect = (v: string, all: string[]) => [...all, v];
 
 const diagnose = action<[string]>(async (cli, id) => {
   const report = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/diagnose', { params: { path: { id } } }));
@@ -44,15 +48,42 @@ export function registerPipelineCommands(program: Command) {
         .description('create a pipeline from a handle and an intent, or resume it, and queue an ingest run (createPipelineFromIntent)')
         .requiredOption('--handle <handle>', 'whose posts: @user@instance, user.bsky.social, an https:// feed URL, or an archive name')
         .requiredOption('--intent <intent>', 'what the drafts are for, in plain words')
-        .option('--tone <tone>', 'how the drafts should sound'),
+        .option('--tone <tone>', 'how the drafts should sound')
+        .option('--to <destination>', `${TO_HELP}; default: a mastodon or bluesky handle's own account`, collect, [] as string[]),
     ),
   ).action(
     action(async (cli, o) => {
-      const body = { handle: o.handle, intent: o.intent, ...(o.tone ? { tone: o.tone } : {}), idempotency_key: o.idempotencyKey };
+      const body = {
+        handle: o.handle,
+        intent: o.intent,
+        ...(o.tone ? { tone: o.tone } : {}),
+        ...(o.to.length ? { destinations: destinationRefs(o.to) } : {}),
+        idempotency_key: o.idempotencyKey,
+      };
       const result = await unwrap(cli.client().POST('/api/agent/v1/pipelines/from-intent', { body }));
       await printAccepted(cli, result, o);
     }),
   );
+
+  pipelines
+    .command('destinations')
+    .description("set where a pipeline's artifacts are published by default (setPipelineDestinations)")
+    .argument('<pipeline>', 'pipeline id')
+    .option('--to <destination>', TO_HELP, collect, [] as string[])
+    .option('--none', 'no default destination (each publish then names its own)')
+    .action(
+      action(async (cli, id, o) => {
+        if (!o.to.length && !o.none) throw new CliError('Name the destinations with --to (repeat for several), or --none to remove them.', EXIT.usage);
+        const body = { destinations: o.none ? [] : destinationRefs(o.to) };
+        const p = await unwrap(cli.client().PUT('/api/agent/v1/pipelines/{id}/destinations', { params: { path: { id } }, body }));
+        if (cli.json) return printJson(p);
+        if (!p.destinations.length) return note(`${p.id} has no default destination.`);
+        printTable(
+          ['platform', 'handle', 'account'],
+          p.destinations.map((d) => [d.platform, d.handle, d.account_id ?? '(its own account, when connected)']),
+        );
+      }),
+    );
 
   pipelines.command('diagnose').description("check a pipeline's health (diagnosePipeline)").argument('<pipeline>', 'pipeline id').action(diagnose);
   pipelines.command('inbox').description("list what needs the agent's attention (getPipelineInbox)").argument('<pipeline>', 'pipeline id').action(inbox);
