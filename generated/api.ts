@@ -553,7 +553,12 @@ export interface paths {
          *     archive, a decompression bomb (an entry that inflates past 200 times its compressed size,
          *     past 4 GiB, or an archive of more than 500,000 entries), an unknown format (the message
          *     lists the formats understood), a `format` other than the file's, an export with no post
-         *     to import. An upload larger than `IMPORT_MAX_BYTES` is `413`.
+         *     to import. An upload larger than `IMPORT_MAX_BYTES` is `413`; one that sends no byte for
+         *     `UPLOAD_IDLE_SECONDS` (default 30 s) is `408`; one that breaks off (the connection dropped,
+         *     fewer bytes than its `Content-Length`) is `400` when the client still listens. Each closes
+         *     the connection, keeps nothing, and records nothing under the key: send it again with the
+         *     same `idempotency_key`. `Content-Length` together with `Transfer-Encoding` is refused with
+         *     `400` (RFC 9112). The bounds are listed in docs/ingest.md, "Bounds".
          */
         post: operations["createImport"];
         delete?: never;
@@ -619,7 +624,9 @@ export interface paths {
          *
          *     Retry-safe: `idempotency_key` is required. The same key with the same bytes and alt text
          *     answers `200` with the first upload (`Idempotent-Replayed: true`); the same key with
-         *     other bytes or alt text is `422` naming `idempotency_key`.
+         *     other bytes or alt text is `422` naming `idempotency_key`. An upload that sends no byte for
+         *     `UPLOAD_IDLE_SECONDS` (default 30 s) is `408`, one that breaks off is `400` (when the client
+         *     still listens); neither keeps anything nor records anything under the key.
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -2896,6 +2903,25 @@ export interface components {
                 "application/json": components["schemas"]["Import"];
             };
         };
+        /**
+         * @description The upload sent no byte for `UPLOAD_IDLE_SECONDS` (default 30 s) and was dropped: nothing was
+         *     kept and nothing was recorded under the `idempotency_key`, so the same key may be sent again.
+         *     The connection is closed (`Connection: close`).
+         */
+        UploadStalled: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The upload is larger than `IMPORT_MAX_BYTES` (default 8 GiB). */
         UploadTooLarge: {
             headers: {
@@ -4016,6 +4042,7 @@ export interface operations {
             201: components["responses"]["CreateImportCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["UploadStalled"];
             413: components["responses"]["UploadTooLarge"];
             415: components["responses"]["UploadUnsupportedMediaType"];
             422: components["responses"]["CreateImportValidationFailed"];
@@ -4083,6 +4110,7 @@ export interface operations {
             201: components["responses"]["UploadMediaCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["UploadStalled"];
             413: components["responses"]["MediaTooLarge"];
             415: components["responses"]["MediaUnsupportedMediaType"];
             422: components["responses"]["UploadMediaValidationFailed"];
