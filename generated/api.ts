@@ -613,6 +613,9 @@ export interface paths {
          *     that Bluesky shows only the first frame of an animated image, and X takes one animated GIF
          *     per post, alone (`GET /pipelines/{id}/diagnose` and the artifact's `media_issues` say so).
          *
+         *     An image whose header reads but whose pixels do not decode (a truncated JPEG, a PNG whose
+         *     IDAT is broken) is `422` naming `body`, like one that is not an image at all.
+         *
          *     The image is then re-encoded in its own format with its EXIF orientation applied to the
          *     pixels and **every metadata block removed** (EXIF, including the GPS position, XMP, IPTC,
          *     comments), and stored where every instance reads it (the data directory on a desktop,

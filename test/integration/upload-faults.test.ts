@@ -13,7 +13,7 @@ import { openDatabase, type DatabaseHandle } from '../../server/store/database.j
 import { archiveFixture, uniqueKey, V1 } from '../support/api.js';
 import { startChildServer, watchHealth, type ChildServer, type HealthWatch } from '../support/child-server.js';
 import { testDbKind } from '../support/database.js';
-import { noise } from '../support/images.js';
+import { brokenIdatPng, inflatingPng, noise, truncatedJpeg } from '../support/images.js';
 import { exchange, head, type Exchange, type Step } from '../support/raw-http.js';
 import { countRows } from '../support/rows.js';
 
@@ -222,6 +222,40 @@ describe.each<Kind>(['import', 'media'])('%s uploads under faults', (kind) => {
       { leavesNothing: false },
     );
     expect(got.answers[0]?.status, got.raw).toBe(201);
+    await clearUploads();
+  });
+});
+
+describe('images whose pixels do not decode: the documented 422, never a 500', () => {
+  const send = (key: string, body: Buffer) =>
+    fault([head('POST', target('media', key), { ...auth(), 'Content-Type': 'image/png', 'Content-Length': body.length, Connection: 'close' }), body]);
+
+  it.each([
+    ['a PNG whose IDAT is garbled', () => Promise.resolve(brokenIdatPng()), /is not a readable PNG image: its pixels do not decode/],
+    ['a truncated JPEG', truncatedJpeg, /is not a readable JPEG image: its pixels do not decode/],
+    [
+      'a PNG of 8192×8192 pixels whose IDAT inflates to 512 MiB (over the pixel limit)',
+      () => Promise.resolve(inflatingPng(8192, 8192)),
+      /at most 50000000 pixels/,
+    ],
+  ])('%s: 422 validation_failed naming body, nothing kept', async (_name, make, message) => {
+    const key = uniqueKey('image');
+    const got = await send(key, await make());
+    expect(got.answers[0]?.status, got.raw).toBe(422);
+    expect(errorOf(got).error).toMatchObject({ code: 'validation_failed', message: expect.stringMatching(/^body /) });
+    expect(errorOf(got).error.message).toMatch(message);
+    await sameKeyWorks('media', key);
+  });
+
+  it('a 100×100 PNG whose IDAT inflates to 512 MiB: the decoder stops at the header’s pixels (taken), memory bounded', async () => {
+    const key = uniqueKey('image');
+    const body = inflatingPng(100, 100);
+    const got = await fault(
+      [head('POST', target('media', key), { ...auth(), 'Content-Type': 'image/png', 'Content-Length': body.length, Connection: 'close' }), body],
+      { leavesNothing: false },
+    );
+    expect(got.answers[0]?.status, got.raw).toBe(201);
+    expect(JSON.parse(got.answers[0]!.body)).toMatchObject({ width: 100, height: 100, content_type: 'image/png' });
     await clearUploads();
   });
 });
