@@ -21,6 +21,7 @@ import { buildToolCatalog } from '../clients/mcp/catalog.js';
 import { isMcpPost, mountMcp } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
 import { docsFile, loadSpec } from './spec.js';
+import { requestContext } from './lib/safety-net.js';
 
 export interface AppParts {
   config: Config;
@@ -85,6 +86,8 @@ export function createApp(parts: AppParts): express.Express {
   app.use(
     inSequence([
       logging,
+      // The request's id for whatever it starts (lib/safety-net.ts logs it with an unhandled error).
+      (req, _res, next) => requestContext.run({ reqId: req.id as string }, next),
       (_req, _res, next) => {
         if (parts.isClosing?.())
           return next(
