@@ -155,10 +155,14 @@ export interface paths {
         };
         /**
          * List the pipeline's scheduled artifacts
-         * @description The pipeline's `scheduled` artifacts, soonest first (at most 1,000), each with its
-         *     `schedule` (the instant, and the local time and zone it was given in). Overdue ones (due but
-         *     not yet started, e.g. while every instance was down) are listed first and are published as
-         *     soon as an instance runs.
+         * @description The pipeline's `scheduled` artifacts, soonest first (by `schedule.at`, then `id`), a page at
+         *     a time, each with its `schedule` (the instant, and the local time and zone it was given in).
+         *     Overdue ones (due but not yet started, e.g. while every instance was down) are listed first
+         *     and are published as soon as an instance runs.
+         *
+         *     Paginated like the posts list: pass the answer's `next_cursor` as `cursor` for the next page;
+         *     it is `null` on the last page. Every scheduled artifact is on some page, however many there
+         *     are. A tampered cursor, or one from another list, is `400`.
          */
         get: operations["listPipelineSchedule"];
         put?: never;
@@ -1676,10 +1680,11 @@ export interface components {
             /** @description What is wrong with `media`, item by item (an image without alt text). Always present; empty when nothing is. */
             media_issues?: components["schemas"]["ArtifactMediaIssue"][];
         };
-        /** @description The pipeline's `scheduled` artifacts, soonest first. */
+        /** @description A page of the pipeline's `scheduled` artifacts, soonest first (by `schedule.at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
         ScheduleList: {
             pipeline_id: components["schemas"]["ResourceId"];
             data: components["schemas"]["Artifact"][];
+            next_cursor: string | null;
         };
         /**
          * @description What to draft. With neither `parent_artifact_id` nor `additional_post_ids` it is a first draft
@@ -2630,7 +2635,7 @@ export interface components {
                 "application/json": components["schemas"]["SourcePostList"];
             };
         };
-        /** @description The scheduled artifacts. */
+        /** @description A page of the scheduled artifacts. */
         ListPipelineScheduleOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -3485,6 +3490,8 @@ export interface components {
         PostsLimit: number;
         /** @description `true`: only posts with at least one artifact; `false`: only posts without; omitted: all. */
         HasArtifact: boolean;
+        /** @description Page size, 1 to 100. Default 20. */
+        ScheduleLimit: number;
         /**
          * @description The source post's id.
          * @example post_2b7d4c3e8c1e2f0a
@@ -3742,7 +3749,12 @@ export interface operations {
     };
     listPipelineSchedule: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["ScheduleLimit"];
+            };
             header?: never;
             path: {
                 /**
@@ -3756,6 +3768,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ListPipelineScheduleOk"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
