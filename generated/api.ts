@@ -191,10 +191,14 @@ export interface paths {
         };
         /**
          * List the pipeline's scheduled artifacts
-         * @description The pipeline's `scheduled` artifacts, soonest first (at most 1,000), each with its
-         *     `schedule` (the instant, and the local time and zone it was given in). Overdue ones (due but
-         *     not yet started, e.g. while every instance was down) are listed first and are published as
-         *     soon as an instance runs.
+         * @description The pipeline's `scheduled` artifacts, soonest first (by `schedule.at`, then `id`), a page at
+         *     a time, each with its `schedule` (the instant, and the local time and zone it was given in).
+         *     Overdue ones (due but not yet started, e.g. while every instance was down) are listed first
+         *     and are published as soon as an instance runs.
+         *
+         *     Paginated like the posts list: pass the answer's `next_cursor` as `cursor` for the next page;
+         *     it is `null` on the last page. Every scheduled artifact is on some page, however many there
+         *     are. A tampered cursor, or one from another list, is `400`.
          */
         get: operations["listPipelineSchedule"];
         put?: never;
@@ -768,7 +772,12 @@ export interface paths {
          *
          *     Text is stored as written, except what no database can store: NUL characters are
          *     dropped and lone surrogates (half of a character outside the BMP) become U+FFFD.
-         *     An upload larger than `IMPORT_MAX_BYTES` is `413`.
+         *     An upload larger than `IMPORT_MAX_BYTES` is `413`; one that sends no byte for
+         *     `UPLOAD_IDLE_SECONDS` (default 30 s) is `408`; one that breaks off (the connection dropped,
+         *     fewer bytes than its `Content-Length`) is `400` when the client still listens. Each closes
+         *     the connection, keeps nothing, and records nothing under the key: send it again with the
+         *     same `idempotency_key`. `Content-Length` together with `Transfer-Encoding` is refused with
+         *     `400` (RFC 9112). Every bound is listed in docs/ingest.md, "Bounds".
          */
         post: operations["createImport"];
         delete?: never;
@@ -823,6 +832,9 @@ export interface paths {
          *     that Bluesky shows only the first frame of an animated image, and X takes one animated GIF
          *     per post, alone (`GET /pipelines/{id}/diagnose` and the artifact's `media_issues` say so).
          *
+         *     An image whose header reads but whose pixels do not decode (a truncated JPEG, a PNG whose
+         *     IDAT is broken) is `422` naming `body`, like one that is not an image at all.
+         *
          *     The image is then re-encoded in its own format with its EXIF orientation applied to the
          *     pixels and **every metadata block removed** (EXIF, including the GPS position, XMP, IPTC,
          *     comments), and stored where every instance reads it (the data directory on a desktop,
@@ -834,7 +846,9 @@ export interface paths {
          *
          *     Retry-safe: `idempotency_key` is required. The same key with the same bytes and alt text
          *     answers `200` with the first upload (`Idempotent-Replayed: true`); the same key with
-         *     other bytes or alt text is `422` naming `idempotency_key`.
+         *     other bytes or alt text is `422` naming `idempotency_key`. An upload that sends no byte for
+         *     `UPLOAD_IDLE_SECONDS` (default 30 s) is `408`, one that breaks off is `400` (when the client
+         *     still listens); neither keeps anything nor records anything under the key.
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -2136,10 +2150,11 @@ export interface components {
             /** @description What is wrong with `media`, item by item (an image without alt text). Always present; empty when nothing is. */
             media_issues?: components["schemas"]["ArtifactMediaIssue"][];
         };
-        /** @description The pipeline's `scheduled` artifacts, soonest first. */
+        /** @description A page of the pipeline's `scheduled` artifacts, soonest first (by `schedule.at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
         ScheduleList: {
             pipeline_id: components["schemas"]["ResourceId"];
             data: components["schemas"]["Artifact"][];
+            next_cursor: string | null;
         };
         /** @description The pipeline's default destinations, replacing the ones it had. An empty list leaves it without any (then every publish must name its own). */
         SetPipelineDestinationsRequest: {
@@ -3220,7 +3235,7 @@ export interface components {
                 "application/json": components["schemas"]["SourcePostList"];
             };
         };
-        /** @description The scheduled artifacts. */
+        /** @description A page of the scheduled artifacts. */
         ListPipelineScheduleOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -3539,6 +3554,25 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Import"];
+            };
+        };
+        /**
+         * @description The upload sent no byte for `UPLOAD_IDLE_SECONDS` (default 30 s) and was dropped: nothing was
+         *     kept and nothing was recorded under the `idempotency_key`, so the same key may be sent again.
+         *     The connection is closed (`Connection: close`).
+         */
+        UploadStalled: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The upload is larger than `IMPORT_MAX_BYTES` (default 8 GiB). */
@@ -4217,6 +4251,8 @@ export interface components {
         PipelineId: components["schemas"]["ResourceId"];
         /** @description `true`: only posts with at least one artifact; `false`: only posts without; omitted: all. */
         HasArtifact: boolean;
+        /** @description Page size, 1 to 100. Default 20. */
+        ScheduleLimit: number;
         /**
          * @description The source post's id.
          * @example post_2b7d4c3e8c1e2f0a
@@ -4541,7 +4577,12 @@ export interface operations {
     };
     listPipelineSchedule: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["ScheduleLimit"];
+            };
             header?: never;
             path: {
                 /**
@@ -4555,6 +4596,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ListPipelineScheduleOk"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
@@ -5005,6 +5047,7 @@ export interface operations {
             201: components["responses"]["CreateImportCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["UploadStalled"];
             413: components["responses"]["UploadTooLarge"];
             415: components["responses"]["UploadUnsupportedMediaType"];
             422: components["responses"]["CreateImportValidationFailed"];
@@ -5072,6 +5115,7 @@ export interface operations {
             201: components["responses"]["UploadMediaCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["UploadStalled"];
             413: components["responses"]["MediaTooLarge"];
             415: components["responses"]["MediaUnsupportedMediaType"];
             422: components["responses"]["UploadMediaValidationFailed"];

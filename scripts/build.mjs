@@ -206,10 +206,11 @@ export async function buildDesk() {
   return Object.fromEntries(Object.entries(result.metafile.outputs).map(([f, o]) => [path.basename(f), o.bytes]));
 }
 
-// The typed client's index re-exports its Node helpers (file uploads from a path, which import
-// node:fs and node:stream); the desk uses none of them. Their Node built-ins resolve to an empty
-// module without side effects, so that esbuild drops them with the helpers that use them; a use
-// that survived would be a build error below (the module exports nothing).
+// The desk imports the typed client's browser entry (clients/typescript/src/browser.ts), not its
+// index, which also re-exports the Node helpers (uploads from a path: node:fs, node:stream). A Node
+// built-in that still reaches the bundle resolves to this empty module without side effects, so
+// that esbuild drops what uses it; a use that survived is a build error (the module exports
+// nothing by the name imported).
 const browserOnly = {
   name: 'browser-only',
   setup(build) {

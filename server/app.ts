@@ -25,6 +25,7 @@ import { isMcpPost, mountMcp } from './mcp/http.js';
 import type { ServiceDeps } from './services/context.js';
 import type { ServerMetrics } from './services/metrics.js';
 import { deskDir, docsFile, loadSpec } from './spec.js';
+import { requestContext } from './lib/safety-net.js';
 
 export interface AppParts {
   config: Config;
@@ -93,6 +94,8 @@ export function createApp(parts: AppParts): express.Express {
   app.use(
     inSequence([
       logging,
+      // The request's id for whatever it starts (lib/safety-net.ts logs it with an unhandled error).
+      (req, _res, next) => requestContext.run({ reqId: req.id as string }, next),
       ...(parts.tracing ? [parts.tracing.middleware(routes)] : []),
       observeRequests(parts.metrics, routes),
       (_req, _res, next) => {

@@ -69,6 +69,11 @@ export interface Config {
   importMaxBytes: number;
   /** Largest image upload accepted (`POST /media`), in bytes (`MEDIA_MAX_BYTES`, default 32 MiB). */
   mediaMaxBytes: number;
+  /**
+   * Seconds an upload (`POST /imports`, `POST /media`) may go without a byte before it is dropped
+   * with 408 and whatever it wrote removed (`UPLOAD_IDLE_SECONDS`, default 30).
+   */
+  uploadIdleSeconds: number;
   /** The Bluesky PDS / entryway the bluesky adapter talks to (`BLUESKY_SERVICE_URL`, default https://bsky.social). */
   blueskyServiceUrl: string;
 }
@@ -190,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobRetryBaseMs: intVar(env, 'JOB_RETRY_BASE_MS', 5000, 1, 3_600_000, problems),
     importMaxBytes: intVar(env, 'IMPORT_MAX_BYTES', 8 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER, problems),
     mediaMaxBytes: intVar(env, 'MEDIA_MAX_BYTES', 32 * 1024 ** 2, 1024, 1024 ** 3, problems),
+    uploadIdleSeconds: intVar(env, 'UPLOAD_IDLE_SECONDS', 30, 1, 3600, problems),
     blueskyServiceUrl: (env.BLUESKY_SERVICE_URL?.trim() || 'https://bsky.social').replace(/\/+$/, ''),
   });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

@@ -1,7 +1,7 @@
 // Starts the server: configuration, database (migrations applied), the desktop token, the HTTP
 // application, and a graceful shutdown on SIGTERM/SIGINT.
 import type { Server } from 'node:http';
-import { pino, type DestinationStream } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildHandlers, type HandlerDeps } from './handlers/index.js';
@@ -23,6 +23,7 @@ import { consoleModeOf, logDestination, startupMessage } from './console.js';
 import { answerClientErrors } from './http/client-error.js';
 import { createMetrics } from './services/metrics.js';
 import { startTracing } from './http/tracing.js';
+import { installSafetyNet } from './lib/safety-net.js';
 
 export interface Running {
   server: Server;
@@ -31,6 +32,7 @@ export interface Running {
   /** The event hub: it wakes the streams (`deps.events`) and serves them (`deps.streams`). */
   hub: EventHub;
   config: Config;
+  logger: Logger;
   lifecycle: Lifecycle;
   /** The desktop token file (null on a team host), and whether this start wrote a new token. */
   tokenFile: string | null;
@@ -150,7 +152,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     })();
     return stopping;
   };
-  return { server, url, deps, hub, config, lifecycle, tokenFile, tokenCreated, stop };
+  return { server, url, deps, hub, config, logger, lifecycle, tokenFile, tokenCreated, stop };
 }
 
 async function main() {
@@ -167,6 +169,8 @@ async function main() {
   // A person at a terminal gets a start-up message and readable logs; a file or a pipe, JSON lines.
   const mode = consoleModeOf(process.stdout);
   const running = await start(config, { logDestination: logDestination(mode) });
+  // One request's unexpected error never ends the process (lib/safety-net.ts).
+  installSafetyNet(running.logger);
   if (mode === 'human') {
     // The sign-in link goes to the terminal only, never into the logs (a file or a pipe get none).
     const deskLink = running.tokenFile ? `${running.url}${(await createSignInLink(running.deps, readFileSync(running.tokenFile, 'utf8').trim())).path}` : null;

@@ -16,7 +16,7 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callOperation, ContentPipelineError, errorReport, type ApiClient } from '../typescript/src/index.js';
+import { callOperation, ContentPipelineError, errorReport, UploadArgumentError, type ApiClient } from '../typescript/src/index.js';
 import { ToolArgumentError, toRequest, type ToolDef } from './catalog.js';
 import { compilePathTemplate } from '../../shared/openapi.js';
 
@@ -97,6 +97,8 @@ export function errorBody(err: unknown) {
     return { error: { code: 'backend_unavailable', message, suggested_action: 'retry_later' }, ...none };
   }
   if (err instanceof ToolArgumentError) return { error: { code: 'validation_failed', message: err.message }, ...none };
+  // The argument's name and what is wrong with it; never the file's content.
+  if (err instanceof UploadArgumentError) return { error: { code: 'validation_failed', message: err.message }, ...none };
   if (isFileError(err)) return { error: { code: 'validation_failed', message: `path cannot be read: ${err.message}` }, ...none };
   const message = `The MCP server failed on its side (a bug; please report it): ${(err as Error)?.message ?? String(err)}`;
   return { error: { code: 'internal_error', message }, ...none };

@@ -2,7 +2,7 @@
 // never in localStorage, never in a cookie), and the typed client built on it. A sign-in link
 // carries a one-time code in the URL fragment (which browsers never send to the server), that
 // the page exchanges once for the token (POST /api/desk/sign-in) and removes from the address bar.
-import { createApiClient, type ApiClient } from '../../clients/typescript/src/index.js';
+import { createApiClient, type ApiClient } from '../../clients/typescript/src/browser.js';
 
 const TOKEN_KEY = 'cpa.desk.token';
 const TOKEN_PATTERN = /^[0-9a-f]{64}$/;

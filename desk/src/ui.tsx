@@ -2,7 +2,7 @@
 // in the person's locale, links that can only be http(s), the known pipelines.
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ContentPipelineError, type ApiClient } from '../../clients/typescript/src/index.js';
+import { ContentPipelineError, type ApiClient } from '../../clients/typescript/src/browser.js';
 
 export type Client = ApiClient;
 

@@ -6,7 +6,7 @@
 // its own, the "floor": a bare Express route that does nothing but the same store read as GET
 // /artifacts/{id} (no auth, limiter, validation or logging), to tell the database layer's cost
 // from the request pipeline's.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express from 'express';
@@ -57,6 +57,19 @@ serveCommands(
     subscribers: () => running.hub.subscriberCount,
     /** RSS as it is (no forced GC): sampled while an import runs. */
     rss: () => ({ rss: process.memoryUsage().rss }),
+    /** Blobs in storage and blobs a row refers to (Import, MediaUpload): the upload soak's leak check. */
+    blobs: async () => {
+      const dir = path.join(config.dataDir, 'blobs');
+      const stored =
+        running.deps.provider === 'postgresql'
+          ? (await running.deps.db.selectFrom('BlobChunk').select('blobId').distinct().execute()).map((r) => r.blobId)
+          : existsSync(dir)
+            ? readdirSync(dir)
+            : [];
+      const imports = await running.deps.db.selectFrom('Import').select('blobId').execute();
+      const media = await running.deps.db.selectFrom('MediaUpload').select('blobId').execute();
+      return { stored, referenced: [...imports, ...media].map((r) => r.blobId).filter(Boolean) };
+    },
     /** Group commit's counters (batches, changes, fallbacks) so far. */
     commits: () => ({ ...groupCommitStats }),
     /** Statements sent to the database so far (BEGIN and COMMIT included). */

@@ -24,7 +24,10 @@ export function pipelineHandlers(deps: ServiceDeps) {
 
     getPipelineInbox: async (req) => ({ status: 200, body: await pipelineInbox(deps, req.caller, req.path.id) }),
 
-    listPipelineSchedule: async (req) => ({ status: 200, body: await listSchedule(deps, req.caller, req.path.id) }),
+    listPipelineSchedule: async (req) => ({
+      status: 200,
+      body: await listSchedule(deps, req.caller, req.path.id, { cursor: req.query.cursor, limit: req.query.limit }),
+    }),
 
     setPipelineDestinations: async (req) => ({ status: 200, body: await setDestinations(deps, req.caller, req.path.id, req.body.destinations) }),
   } satisfies HandlersOf<'Pipelines'>;

@@ -18,6 +18,8 @@ import { enqueueRun } from '../jobs/enqueue.js';
 import { recordEvent } from './events.js';
 import { listVariants, publishableParts } from './variants.js';
 import { publishTime } from './publish-time.js';
+import { decodeTimeCursor, encodeTimeCursor } from './cursor.js';
+import { DEFAULT_PAGE_SIZE } from './posts.js';
 import { mediaOf } from './media-items.js';
 import type { MediaPlatform } from './media-limits.js';
 import { refuseMedia } from './publish-media.js';
@@ -272,13 +274,24 @@ export async function unscheduleArtifact(deps: ServiceDeps, caller: Caller, id: 
   return viewOf(deps, moved);
 }
 
-const SCHEDULE_LIMIT = 1000;
-
-/** GET /pipelines/{id}/schedule: the scheduled artifacts, soonest first. */
-export async function listSchedule(deps: ServiceDeps, caller: Caller, pipelineId: string): Promise<S['ScheduleList']> {
+/** GET /pipelines/{id}/schedule: a page of the scheduled artifacts, soonest first (then by id), with signed cursors like the posts list. */
+export async function listSchedule(
+  deps: ServiceDeps,
+  caller: Caller,
+  pipelineId: string,
+  q: { cursor?: string; limit?: number } = {},
+): Promise<S['ScheduleList']> {
   const pipeline = await findPipeline(deps.db, caller.workspaceId, pipelineId);
   if (!pipeline) throw notFound('pipeline');
-  const rows = await parts.listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, limit: SCHEDULE_LIMIT });
+  const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+  // The scope binds a cursor to this workspace and pipeline's schedule.
+  const scope = `schedule:${caller.workspaceId}:${pipeline.id}`;
+  const pos = decodeTimeCursor(deps.cursorKey, scope, q.cursor);
+  const after = pos && { scheduledAt: pos.at, id: pos.id };
+  const found = await parts.listScheduled(deps.db, { workspaceId: caller.workspaceId, pipelineId, after, limit: limit + 1 });
+  const rows = found.slice(0, limit);
+  const last = rows[rows.length - 1];
+  const next_cursor = found.length > limit && last?.scheduledAt ? encodeTimeCursor(deps.cursorKey, scope, last.scheduledAt, last.id) : null;
   const ids = rows.map((r) => r.id);
   const [live, variants, destinations] = await Promise.all([
     parts.listPartsOf(deps.db, ids),
@@ -286,5 +299,5 @@ export async function listSchedule(deps: ServiceDeps, caller: Caller, pipelineId
     dest.listDestinationsOf(deps.db, ids),
   ]);
   const of = <T extends { artifactId: string }>(list: T[], id: string) => list.filter((x) => x.artifactId === id);
-  return { pipeline_id: pipelineId, data: rows.map((r) => artifactView(r, of(variants, r.id), of(live, r.id), of(destinations, r.id))) };
+  return { pipeline_id: pipelineId, data: rows.map((r) => artifactView(r, of(variants, r.id), of(live, r.id), of(destinations, r.id))), next_cursor };
 }

@@ -31,3 +31,17 @@ export function decodeCursor(key: Buffer, scope: string, cursor: string): Record
   if (obj.s !== scope || typeof obj.p !== 'object' || obj.p === null) throw invalid();
   return obj.p as Record<string, string>;
 }
+
+/** The (time, id) position a page of a list ordered by a time then an id ends at, as a cursor. */
+export function encodeTimeCursor(key: Buffer, scope: string, at: Date, id: string): string {
+  return encodeCursor(key, scope, { t: at.toISOString(), i: id });
+}
+
+/** The (time, id) position of a cursor made by `encodeTimeCursor` for `scope`; null without a cursor (the first page). */
+export function decodeTimeCursor(key: Buffer, scope: string, cursor: string | undefined): { at: Date; id: string } | null {
+  if (cursor === undefined) return null;
+  const pos = decodeCursor(key, scope, cursor);
+  const at = new Date(pos.t ?? '');
+  if (Number.isNaN(at.getTime()) || typeof pos.i !== 'string') throw invalid();
+  return { at, id: pos.i };
+}

@@ -89,7 +89,21 @@ function encoder(img: Sharp, format: ImageFormat, quality: number): Sharp {
  */
 export async function normalizeImage(buf: Buffer, info: ImageInfo): Promise<Buffer> {
   const img = sharp(buf, { animated: info.frames > 1, limitInputPixels: MAX_PIXELS }).rotate();
-  return encoder(img, info.format, 90).toBuffer();
+  return decoding(info.format, () => encoder(img, info.format, 90).toBuffer());
+}
+
+/**
+ * Runs a decode of the image's pixels: libvips's errors (a broken PNG IDAT, a truncated JPEG, a
+ * frame past the pixel limit: sharp's default `failOn: 'warning'` refuses what would decode as
+ * garbage) are the image's fault, an ImageError (`unreadable`, a 422), never a 500.
+ */
+async function decoding<T>(format: ImageFormat, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const why = (err as Error).message.split('\n')[0]!.trim();
+    throw new ImageError('unreadable', `is not a readable ${format.toUpperCase()} image: its pixels do not decode (${why})`);
+  }
 }
 
 export interface FitLimits {
@@ -136,7 +150,7 @@ export async function fitImage(buf: Buffer, limits: FitLimits): Promise<Fitted> 
   let quality = 90;
   for (let attempt = 0; attempt < 12; attempt++) {
     const img = sharp(buf, { animated, limitInputPixels: MAX_PIXELS }).rotate().resize({ width, height, fit: 'inside', withoutEnlargement: true });
-    const out = await encoder(img, format, quality).toBuffer({ resolveWithObject: true });
+    const out = await decoding(info.format, () => encoder(img, format, quality).toBuffer({ resolveWithObject: true }));
     if (limits.maxBytes === null || out.data.length <= limits.maxBytes) {
       return { bytes: out.data, format, width: out.info.width, height: animated ? (out.info.pageHeight ?? out.info.height) : out.info.height, changed: true };
     }

@@ -8,7 +8,7 @@ import type { components } from '../../generated/api.js';
 import { ArchiveError, bufferSource, scanExport, SKIP_REASONS, type ArchiveFormat, type ByteSource, type Scan } from '../adapters/archive/index.js';
 import { archiveAdapter } from '../adapters/archive/adapter.js';
 import { AppError, notFound, validationFailed } from '../errors.js';
-import { brokenUpload, readUpload } from './upload-body.js';
+import { receiveUpload, uploadBounds } from './upload-body.js';
 import { blobStore } from '../store/blobs.js';
 import * as store from '../store/imports.js';
 import type { ImportRow } from '../store/imports.js';
@@ -62,27 +62,11 @@ export function blobSource(deps: ServiceDeps, blobId: string, size: number): Byt
   return { size, read: (start, end) => b.read(blobId, start, end) };
 }
 
-/** Streams the body into a new blob; returns its id, size and SHA-256. Over the limit: 413, nothing kept. */
+/** Streams the body into a new blob; returns its id, size and SHA-256. Refused or broken off: nothing kept. */
 async function receive(deps: ServiceDeps, body: AsyncIterable<Buffer>): Promise<{ blobId: string; size: number; sha256: string }> {
   const blobId = deps.ids.id('blob');
-  const writer = blobs(deps).create(blobId);
   const hash = createHash('sha256');
-  let size: number;
-  try {
-    size = await readUpload(
-      body,
-      deps.config.importMaxBytes,
-      `The upload is larger than ${deps.config.importMaxBytes} bytes (IMPORT_MAX_BYTES).`,
-      async (chunk) => {
-        hash.update(chunk);
-        await writer.write(chunk);
-      },
-    );
-    await writer.close();
-  } catch (err) {
-    await writer.abort();
-    throw brokenUpload(err);
-  }
+  const size = await receiveUpload(body, blobs(deps).create(blobId), uploadBounds(deps.config, 'import'), (chunk) => hash.update(chunk));
   return { blobId, size, sha256: hash.digest('hex') };
 }
 

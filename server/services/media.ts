@@ -7,8 +7,10 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.js';
 import { backendUnavailable, notFound, validationFailed } from '../errors.js';
-import { readUpload } from './upload-body.js';
-import { blobStore } from '../store/blobs.js';
+import { memorySink, receiveUpload, uploadBounds } from './upload-body.js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { blobStore, sinkClosed } from '../store/blobs.js';
 import * as store from '../store/media.js';
 import type { MediaUploadRow } from '../store/media.js';
 import type { Caller, ServiceDeps } from './context.js';
@@ -53,11 +55,9 @@ export function mediaUploadView(row: MediaUploadRow, inUse: boolean): S['MediaUp
 
 /** The whole body, refused with 413 past the limit (an image is decoded whole anyway). */
 async function readBody(deps: ServiceDeps, body: AsyncIterable<Buffer>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  const size = await readUpload(body, deps.config.mediaMaxBytes, `The image is larger than ${deps.config.mediaMaxBytes} bytes (MEDIA_MAX_BYTES).`, (chunk) =>
-    parts.push(chunk),
-  );
-  return Buffer.concat(parts, size);
+  const sink = memorySink();
+  await receiveUpload(body, sink, uploadBounds(deps.config, 'media'));
+  return sink.bytes();
 }
 
 export function cleanAltText(raw: string | null | undefined, field: string): string | null {
@@ -69,14 +69,11 @@ export function cleanAltText(raw: string | null | undefined, field: string): str
 
 async function storeBytes(deps: ServiceDeps, bytes: Buffer): Promise<string> {
   const blobId = deps.ids.id('blob');
-  const writer = blobs(deps).create(blobId);
-  try {
-    for (let at = 0; at < bytes.length; at += 1024 * 1024) await writer.write(bytes.subarray(at, at + 1024 * 1024));
-    await writer.close();
-  } catch (err) {
-    await writer.abort();
+  const sink = blobs(deps).create(blobId);
+  await pipeline(Readable.from([bytes]), sink).catch(async (err: unknown) => {
+    await sinkClosed(sink);
     throw err;
-  }
+  });
   return blobId;
 }
 

@@ -118,8 +118,11 @@ export function discardPublishing(
   return move(tx, { id: q.id, workspaceId: q.workspaceId, states: q.from, ...owner }, { state: 'discarded', updatedAt: q.now, ...clearedSchedule });
 }
 
-/** A pipeline's scheduled artifacts, soonest first; with `until`, only those due by then. */
-export function listScheduled(db: Db, q: { workspaceId: string; pipelineId: string; limit: number; until?: Date }): Promise<ArtifactRow[]> {
+/** A pipeline's scheduled artifacts, soonest first (then by id); with `until`, only those due by then; with `after`, those past that position. */
+export function listScheduled(
+  db: Db,
+  q: { workspaceId: string; pipelineId: string; limit: number; until?: Date; after?: { scheduledAt: Date; id: string } | null },
+): Promise<ArtifactRow[]> {
   let query = db
     .selectFrom('Artifact')
     .selectAll()
@@ -127,6 +130,11 @@ export function listScheduled(db: Db, q: { workspaceId: string; pipelineId: stri
     .where('pipelineId', '=', q.pipelineId)
     .where('state', '=', 'scheduled');
   if (q.until) query = query.where('scheduledAt', '<=', q.until);
+  const after = q.after;
+  if (after)
+    query = query.where((eb) =>
+      eb.or([eb('scheduledAt', '>', after.scheduledAt), eb.and([eb('scheduledAt', '=', after.scheduledAt), eb('id', '>', after.id)])]),
+    );
   return query.orderBy('scheduledAt').orderBy('id').limit(q.limit).execute();
 }
 

@@ -239,3 +239,56 @@ describe('scheduling', () => {
     expect(postsOf(a.text)).toBe(1);
   });
 });
+
+describe('the schedule list, paginated (it stopped silently at 1,000)', () => {
+  it('pages through 1,005 scheduled artifacts, 300 of them at the same instant: each once, soonest first then by id, next_cursor null at the end', async () => {
+    // Seeded 25 at a time (a thousand one-by-one round trips are slow on a loaded PostgreSQL).
+    const seeded: string[] = [];
+    const base = Date.UTC(2031, 0, 1);
+    for (let i = 0; i < 1005; i += 25) {
+      const batch = Array.from({ length: Math.min(25, 1005 - i) }, (_, k) => i + k);
+      await Promise.all(
+        batch.map(async (n) => {
+          const a = await ready(`Scheduled ${n} 📅`);
+          seeded.push(a.id);
+          await updateRows(s.running.deps.db, 'Artifact', { id: a.id }, { state: 'scheduled', scheduledAt: new Date(base + Math.max(0, n - 299) * 60_000) });
+        }),
+      );
+    }
+    try {
+      const expected = (await findRows(s.running.deps.db, 'Artifact', { pipelineId: pipeline.id, state: 'scheduled' }))
+        .sort((x, y) => x.scheduledAt!.getTime() - y.scheduledAt!.getTime() || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+        .map((r) => r.id);
+      expect(expected.length).toBeGreaterThan(1000);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      for (;;) {
+        const page = await unwrap(s.client().GET(`${V1}/pipelines/{id}/schedule`, { params: { path: { id: pipeline.id }, query: { limit: 100, cursor } } }));
+        pages += 1;
+        expect(page.data.length).toBeLessThanOrEqual(100);
+        seen.push(...page.data.map((a) => a.id));
+        if (!page.next_cursor) break;
+        cursor = page.next_cursor;
+      }
+      expect(seen).toEqual(expected);
+      expect(pages).toBe(Math.ceil(expected.length / 100));
+      // The default page is 20.
+      const first = await schedule(pipeline.id);
+      expect(first.data.map((a) => a.id)).toEqual(expected.slice(0, 20));
+      expect(first.next_cursor).toEqual(expect.any(String));
+      // A tampered cursor, or one of another list, is 400.
+      const tampered = await s.client().GET(`${V1}/pipelines/{id}/schedule`, {
+        params: { path: { id: pipeline.id }, query: { cursor: `${first.next_cursor!.slice(0, -2)}xx` } },
+      });
+      expect(tampered.response.status).toBe(400);
+      const posts = await unwrap(s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: pipeline.id }, query: { limit: 1 } } }));
+      if (posts.next_cursor) {
+        const foreign = await s.client().GET(`${V1}/pipelines/{id}/schedule`, { params: { path: { id: pipeline.id }, query: { cursor: posts.next_cursor } } });
+        expect(foreign.response.status).toBe(400);
+      }
+    } finally {
+      await updateRows(s.running.deps.db, 'Artifact', { id: seeded }, { state: 'discarded', scheduledAt: null });
+    }
+  }, 180_000);
+});

@@ -1,6 +1,6 @@
 // Images made in the test with sharp: a photo with GPS EXIF and an orientation, animated GIFs,
 // a PNG whose header claims a huge size (a decompression bomb), noise that compresses badly.
-import { crc32 } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { newIdempotencyKey } from '../../clients/typescript/src/index.js';
 import { V1 } from './api.js';
@@ -47,6 +47,55 @@ export async function pngBomb(w: number, h: number): Promise<Buffer> {
   png.writeUInt32BE(h, 20);
   png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
   return png;
+}
+
+/** A PNG chunk: length, type, data, CRC. */
+function pngChunk(type: string, data: Buffer): Buffer {
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([head, body, crc]);
+}
+
+/** A PNG `w`×`h` (8-bit, `colorType` 0 grey, 2 RGB, 6 RGBA) whose IDAT is `raw` deflated (each row: a filter byte, then the pixels). */
+export function rawPng(w: number, h: number, colorType: 0 | 2 | 6, raw: Buffer, bitDepth: 8 | 16 = 8): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = bitDepth;
+  ihdr[9] = colorType;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(raw, { level: 9 })),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A 64×48 RGB PNG whose IDAT's deflate stream is garbled (its CRC fixed, so only the pixels are broken). */
+export function brokenIdatPng(): Buffer {
+  const png = rawPng(64, 48, 2, Buffer.alloc((64 * 3 + 1) * 48, 7));
+  const at = png.indexOf('IDAT');
+  const len = png.readUInt32BE(at - 4);
+  for (let i = at + 6; i < at + 4 + len; i++) png[i]! ^= 0x5a;
+  png.writeUInt32BE(crc32(png.subarray(at, at + 4 + len)), at + 4 + len);
+  return png;
+}
+
+/**
+ * A PNG whose IDAT inflates to `inflated` bytes (512 MiB: ~0.5 MB on the wire) for an image that
+ * claims `w`×`h` greyscale pixels: the decoder must stop at what the header allows.
+ */
+export function inflatingPng(w: number, h: number, inflated = 512 * 1024 * 1024): Buffer {
+  return rawPng(w, h, 0, Buffer.alloc(inflated));
+}
+
+/** A JPEG cut in half, as an upload that broke off and was saved anyway. */
+export async function truncatedJpeg(): Promise<Buffer> {
+  const whole = await noise(320, 240);
+  return whole.subarray(0, Math.floor(whole.length / 2));
 }
 
 /** Random noise `w`×`h` as JPEG (quality 95) or PNG: big files, as photos are. */

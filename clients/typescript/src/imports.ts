@@ -1,7 +1,8 @@
 // Uploading a data export from a file: streamed from disk (never read whole), with the bytes sent
 // reported as they go, so that a command line can show an upload bar for a file of gigabytes.
-import { createReadStream, statSync } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { IMPORT_MAX_BYTES, openUploadFile } from './upload-file.js';
 import type { ApiClient, Schemas } from './client.js';
 import { unwrap } from './client.js';
 
@@ -34,17 +35,18 @@ export const importContentType = (path: string) => TYPES.find(([re]) => re.test(
 
 /** POST /imports with the file as the body. Resolves to the import (201, or 200 for a replay). */
 export async function uploadImport(client: ApiClient, o: UploadImportOptions): Promise<Schemas['Import']> {
-  const total = statSync(o.path).size;
+  const file = await openUploadFile(o.path, IMPORT_MAX_BYTES, 'IMPORT_MAX_BYTES, 8 GiB by default');
+  const total = file.size;
   let sent = 0;
-  const counted = createReadStream(o.path, { highWaterMark: 1024 * 1024 }).pipe(
-    new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        sent += chunk.length;
-        o.onProgress?.(sent, total);
-        cb(null, chunk);
-      },
-    }),
-  );
+  const counted = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      sent += chunk.length;
+      o.onProgress?.(sent, total);
+      cb(null, chunk);
+    },
+  });
+  // pipeline, not pipe: a read error reaches the request body (and the caller) instead of being an unhandled 'error'.
+  pipeline(file.stream(), counted).catch(() => undefined);
   const query = {
     handle: o.handle,
     ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}),

@@ -15,3 +15,4 @@ export * from './runs.js';
 export * from './events.js';
 export * from './imports.js';
 export * from './media.js';
+export * from './upload-file.js';

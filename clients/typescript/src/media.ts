@@ -1,7 +1,7 @@
 // Uploading an image from a file (POST /media): the server judges the format from the bytes;
 // the Content-Type sent is the one the file's name suggests.
-import { createReadStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { MEDIA_MAX_BYTES, openUploadFile } from './upload-file.js';
 import type { ApiClient, Schemas } from './client.js';
 import { unwrap } from './client.js';
 
@@ -26,15 +26,15 @@ export const mediaContentType = (path: string) => TYPES.find(([re]) => re.test(p
 
 /** POST /media with the file as the body. Resolves to the upload (201, or 200 for a replay). */
 export async function uploadMedia(client: ApiClient, o: UploadMediaOptions): Promise<Schemas['MediaUpload']> {
-  const total = statSync(o.path).size;
+  const file = await openUploadFile(o.path, MEDIA_MAX_BYTES, 'MEDIA_MAX_BYTES, 32 MiB by default');
   // the client's idempotency middleware fills in a key when none is given, as for every keyed call
   const query = { ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}), ...(o.altText !== undefined ? { alt_text: o.altText } : {}) };
   return unwrap(
     client.POST('/api/agent/v1/media', {
       params: { query },
-      body: Readable.toWeb(createReadStream(o.path, { highWaterMark: 1024 * 1024 })) as never,
+      body: Readable.toWeb(file.stream()) as never,
       bodySerializer: (b: unknown) => b as BodyInit,
-      headers: { 'Content-Type': mediaContentType(o.path), 'Content-Length': String(total) },
+      headers: { 'Content-Type': mediaContentType(o.path), 'Content-Length': String(file.size) },
       duplex: 'half',
     } as never),
   );

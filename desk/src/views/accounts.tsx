@@ -1,7 +1,7 @@
 // Accounts: the workspace's accounts with their health (GET /accounts), connect one, or rotate
 // its credential (connecting the same platform and handle again).
 import { useState } from 'preact/hooks';
-import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
+import { unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
 import { Empty, ErrorNote, fmtDate, newKey, submitting, useAction, useLoad, UserText, type Client } from '../ui.js';
 
 const PLATFORMS: Schemas['Platform'][] = ['mastodon', 'bluesky', 'rss'];

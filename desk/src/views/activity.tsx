@@ -3,7 +3,7 @@
 // reads it; the last event id is kept in the tab's sessionStorage, so that a reload resumes
 // after it (`Last-Event-ID`) and misses nothing.
 import { useEffect, useState } from 'preact/hooks';
-import { followEvents, type EventEnvelope } from '../../../clients/typescript/src/index.js';
+import { followEvents, type EventEnvelope } from '../../../clients/typescript/src/browser.js';
 import { describeError, Empty, fmtDate, type Client } from '../ui.js';
 
 const LAST_ID = 'cpa.desk.lastEventId';

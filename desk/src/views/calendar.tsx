@@ -1,7 +1,7 @@
 // Calendar: a week or a month of what is scheduled (GET /calendar), across every pipeline and
 // destination, in the person's time zone; reschedule or unschedule from it.
 import { useState } from 'preact/hooks';
-import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
+import { unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
 import { Empty, ErrorNote, fmtUtc, useLoad, UserText, type Client } from '../ui.js';
 import { Schedule } from './draft.js';
 

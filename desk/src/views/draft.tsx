@@ -4,7 +4,7 @@
 // server/services/platform-text.ts, bundled), and the actions: approve, schedule, publish now,
 // unschedule, discard, re-draft with a style reference; the genealogy as links.
 import { useEffect, useState } from 'preact/hooks';
-import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
+import { unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
 import type { TargetPlatform } from '../../../server/services/platform-text.js';
 
 // The counting rules are the server's own module; it is most of the desk's weight (X's weighted

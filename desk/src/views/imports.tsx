@@ -3,7 +3,7 @@
 // summary of what it holds and leaves out, by reason, then a pipeline on its handle and the
 // ingest run's progress, live.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ContentPipelineError, unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
+import { ContentPipelineError, unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
 import { describeError, ErrorNote, fmtDate, fmtNumber, newKey, UserText, type Client } from '../ui.js';
 import { storedToken } from '../session.js';
 

@@ -2,7 +2,7 @@
 // resolves it (open the draft, draft from the post), and what no pipeline inbox holds: publishes
 // that failed and accounts whose credential stopped working.
 import { useState } from 'preact/hooks';
-import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
+import { unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
 import { allPipelines, Empty, ErrorNote, fmtDate, newKey, useAction, useLoad, UserText, type Client } from '../ui.js';
 
 type Item = Schemas['InboxItem'] & { pipeline: Schemas['Pipeline'] };

@@ -1,7 +1,7 @@
 // Sources: a pipeline's posts with their metrics, filtered by whether they have a draft, and a
 // draft written from one.
 import { useState } from 'preact/hooks';
-import { unwrap, type Schemas } from '../../../clients/typescript/src/index.js';
+import { unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
 import { allPipelines, Empty, ErrorNote, ExternalLink, fmtDate, fmtNumber, newKey, useLoad, UserText, type Client } from '../ui.js';
 
 const TARGETS: Schemas['TargetPlatform'][] = ['mastodon', 'bluesky', 'x'];

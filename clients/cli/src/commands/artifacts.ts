@@ -9,6 +9,7 @@ import { CliError, EXIT } from '../errors.js';
 import { note, printJson, printRecord, printTable, printText, show, truncate } from '../output.js';
 import { assertSucceeded, followRun, timeoutOption } from '../progress.js';
 import { printMedia, uploadFile } from './media.js';
+import { limitOf } from './posts.js';
 import { io } from '../io.js';
 import { destinationLine, destinationRefs, TO_HELP } from './destinations.js';
 
@@ -230,15 +231,19 @@ export function registerArtifactCommands(program: Command) {
   const schedule = artifacts.command('schedule').description('what is scheduled to be published');
   schedule
     .command('list')
-    .description("list a pipeline's scheduled artifacts, soonest first (listPipelineSchedule)")
+    .description("list a pipeline's scheduled artifacts, soonest first, every page (listPipelineSchedule)")
     .argument('<pipeline>', 'pipeline id')
+    .option('--limit <n>', 'page size, 1 to 100 (default 20)')
     .action(
-      action(async (cli, id) => {
-        const list = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/schedule', { params: { path: { id } } }));
-        if (cli.json) return printJson(list);
-        if (!list.data.length) return note(`Nothing is scheduled in ${list.pipeline_id}.`);
+      action(async (cli, id, o) => {
+        // Every page (a schedule is read whole, to see what is due): next_cursor followed to the end.
+        const init = { params: { path: { id }, query: { limit: limitOf(o.limit) } } };
+        const data: Schemas['Artifact'][] = [];
+        for await (const a of cli.client().paginate('/api/agent/v1/pipelines/{id}/schedule', init)) data.push(a);
+        if (cli.json) return printJson({ pipeline_id: id, data });
+        if (!data.length) return note(`Nothing is scheduled in ${id}.`);
         const now = new Date();
-        const rows = list.data.map((a) => ({ a, due: a.schedule ? whenOf(a.schedule, now) : null }));
+        const rows = data.map((a) => ({ a, due: a.schedule ? whenOf(a.schedule, now) : null }));
         printTable(
           ['due (UTC)', `here (${localZone()})`, 'as given', 'in', 'artifact', 'text'],
           rows.map(({ a, due }) => [due?.utc ?? '', due?.here ?? '', due?.given ?? '', due?.in ?? '', a.id, truncate(a.text.replace(/\s+/g, ' '), 50)]),

@@ -1,7 +1,7 @@
 // Imports of data exports: upload the archive as downloaded (a bar on stderr while it goes), and
 // optionally start the pipeline that ingests it (`--intent`, with `--wait` to follow the ingest).
 import { Option, type Command } from '@commander-js/extra-typings';
-import { unwrap, uploadImport } from '../../../typescript/src/index.js';
+import { unwrap, UploadArgumentError, uploadImport } from '../../../typescript/src/index.js';
 import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action, idCommand } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -76,7 +76,7 @@ export function registerImportCommands(program: Command) {
           onProgress: (sent, total) => bar.progress(sent, total),
         });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`Cannot read ${file}: no such file.`, EXIT.usage);
+        if (err instanceof UploadArgumentError) throw new CliError(`Cannot upload ${file}: ${err.message}`, EXIT.usage);
         throw err;
       }
       bar.done();

@@ -4,7 +4,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { loadSpec } from '../../../../shared/spec.js';
 import type { ToolDef } from '../../../mcp/catalog.js';
-import { uploadImport, uploadMedia, type ApiClient } from '../../../typescript/src/index.js';
+import { UploadArgumentError, uploadImport, uploadMedia, type ApiClient } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { note } from '../output.js';
 
@@ -33,6 +33,7 @@ function pathUploadTool(t: {
   destructive?: boolean;
   run: ToolDef['run'];
 }): ToolDef {
+  const properties = t.properties as Record<string, { type: string; enum?: string[] }>;
   return {
     name: t.name,
     operationId: t.operationId,
@@ -53,8 +54,24 @@ function pathUploadTool(t: {
     idempotent: true,
     hasBody: true,
     annotations: { title: t.title, readOnlyHint: false, destructiveHint: t.destructive === true, idempotentHint: false, openWorldHint: false },
-    run: t.run,
+    // The host may not check arguments against inputSchema: checked here, each refusal naming its argument.
+    run: (args) => {
+      checkArguments(args, properties, t.required);
+      return t.run!(args);
+    },
   };
+}
+
+/** The arguments' types as the input schema says (the file is checked when it is opened: upload-file.ts). */
+function checkArguments(args: Record<string, unknown>, properties: Record<string, { type: string; enum?: string[] }>, required: string[]) {
+  for (const name of required) if (args[name] === undefined) throw new UploadArgumentError(name, `${name} is required.`);
+  for (const [name, value] of Object.entries(args)) {
+    const p = name === 'idempotency_key' ? { type: 'string' } : properties[name];
+    if (!p) throw new UploadArgumentError(name, `${name} is not an argument of this tool.`);
+    if (value !== undefined && typeof value !== p.type)
+      throw new UploadArgumentError(name, `${name} must be a ${p.type}, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}.`);
+    if (p.enum && !p.enum.includes(value as string)) throw new UploadArgumentError(name, `${name} must be one of ${p.enum.join(', ')}.`);
+  }
 }
 
 /**
@@ -94,8 +111,8 @@ export function importFromPathTool(client: ApiClient): ToolDef {
     destructive: true,
     run: (args) =>
       uploadImport(client, {
-        path: String(args.path),
-        handle: String(args.handle),
+        path: args.path as string,
+        handle: args.handle as string,
         format: args.format as 'x' | 'mastodon' | 'linkedin' | 'bluesky' | 'wordpress' | 'instagram' | undefined,
         includeNonPublic: args.include_non_public === true,
         idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
@@ -133,7 +150,7 @@ export function mediaFromPathTool(client: ApiClient): ToolDef {
     required: ['path'],
     run: (args) =>
       uploadMedia(client, {
-        path: String(args.path),
+        path: args.path as string,
         altText: typeof args.alt_text === 'string' ? args.alt_text : undefined,
         idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
       }),

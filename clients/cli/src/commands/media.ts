@@ -1,18 +1,18 @@
 // Images: upload one (`media upload FILE --alt TEXT`), read one; and the media table every
 // artifact view prints under its record.
 import type { Command } from '@commander-js/extra-typings';
-import { unwrap, uploadMedia, type ApiClient, type Schemas } from '../../../typescript/src/index.js';
+import { unwrap, UploadArgumentError, uploadMedia, type ApiClient, type Schemas } from '../../../typescript/src/index.js';
 import { keyOption } from '../accepted.js';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, printTable, show, truncate } from '../output.js';
 
-/** Uploads a file; a missing file is a usage error, not a crash. */
+/** Uploads a file; a missing file, a directory, a device or a FIFO is a usage error, not a crash. */
 export async function uploadFile(client: ApiClient, file: string, altText: string | undefined, idempotencyKey?: string): Promise<Schemas['MediaUpload']> {
   try {
     return await uploadMedia(client, { path: file, altText, idempotencyKey });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`Cannot read ${file}: no such file.`, EXIT.usage);
+    if (err instanceof UploadArgumentError) throw new CliError(`Cannot upload ${file}: ${err.message}`, EXIT.usage);
     throw err;
   }
 }

@@ -10,7 +10,7 @@ import { note, printJson, printTable, truncate } from '../output.js';
 
 type Post = Schemas['SourcePost'];
 
-function limitOf(raw: string | undefined): number | undefined {
+export function limitOf(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw)) throw new CliError('--limit must be a whole number (1 to 100).', EXIT.usage);
   return Number(raw);
