@@ -8,6 +8,7 @@ import { registerCompletionCommand } from './commands/completion.js';
 import { registerFetchCommand } from './commands/fetch.js';
 import { registerHealthCommands } from './commands/health.js';
 import { registerImportCommands } from './commands/imports.js';
+import { registerListCommands } from './commands/lists.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerMediaCommands } from './commands/media.js';
 import { registerPipelineCommands } from './commands/pipelines.js';
@@ -78,6 +79,7 @@ export function buildProgram(): Command {
   registerSchemaCommands(program);
   registerSessionCommands(program);
   registerRunCommands(program);
+  registerListCommands(program);
   registerStreamCommand(program);
   registerHealthCommands(program);
   registerTokenCommand(program);
