@@ -32,6 +32,9 @@ function valuesOf<T extends string>(flag: string, raw: string[] | undefined, all
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** A filter of several values: `--state review,ready` or `--state review --state ready`. */
+const several = <F extends string>(flag: F, what: string, values: readonly string[]) =>
+  new Option(`${flag} <value>` as `${F} <value>`, `only these ${what}, comma-separated or repeated (${values.join(', ')})`).argParser(collect);
 
 /** An instant from the command line: RFC 3339 with an offset, or a date (midnight UTC). */
 function instantOf(flag: string, raw: string | undefined): string | undefined {
@@ -86,32 +89,42 @@ function addTo(program: Command, name: string, cmd: CommandUnknownOpts) {
   parent.addCommand(cmd);
 }
 
-export function registerListCommands(program: Command) {
-  const pipelines = listCommand("list the workspace's pipelines, newest first (listPipelines)");
-  pipelines.action(
+/** `cpa GROUP list` for a list without filters (pipelines, accounts, imports). */
+function plainList<P extends '/api/agent/v1/pipelines' | '/api/agent/v1/accounts' | '/api/agent/v1/imports'>(
+  program: Command,
+  group: string,
+  description: string,
+  spec: ListSpec<P>,
+) {
+  const cmd = listCommand(description);
+  cmd.action(
     action(async (cli, o) => {
-      const spec: ListSpec<'/api/agent/v1/pipelines'> = {
-        noun: 'pipelines',
-        path: '/api/agent/v1/pipelines',
-        head: ['id', 'handle', 'intent', 'posts', 'artifacts', 'last run', 'created (UTC)'],
-        row: (p) => [
-          p.id,
-          p.handle,
-          truncate(p.intent, 40),
-          p.post_count,
-          p.artifact_count,
-          p.last_run ? `${p.last_run.kind} ${p.last_run.status}` : '-',
-          when(p.created_at),
-        ],
-      };
-      await runList(cli, spec, { params: { query: { limit: limitOf(o.limit), cursor: o.cursor } } }, o, 'cpa pipelines list');
+      const init = { params: { query: { limit: limitOf(o.limit), cursor: o.cursor } } } as ListInit<P>;
+      await runList(cli, spec, init, o, `cpa ${group} list`);
     }),
   );
-  addTo(program, 'pipelines', pipelines);
+  addTo(program, group, cmd);
+}
+
+export function registerListCommands(program: Command) {
+  plainList(program, 'pipelines', "list the workspace's pipelines, newest first (listPipelines)", {
+    noun: 'pipelines',
+    path: '/api/agent/v1/pipelines',
+    head: ['id', 'handle', 'intent', 'posts', 'artifacts', 'last run', 'created (UTC)'],
+    row: (p) => [
+      p.id,
+      p.handle,
+      truncate(p.intent, 40),
+      p.post_count,
+      p.artifact_count,
+      p.last_run ? `${p.last_run.kind} ${p.last_run.status}` : '-',
+      when(p.created_at),
+    ],
+  });
 
   const artifacts = listCommand('list artifacts across pipelines, newest first, filtered by pipeline, state, schedule and change time (listArtifacts)')
     .option('--pipeline <id>', "only this pipeline's artifacts")
-    .addOption(new Option('--state <state>', `only these states, comma-separated or repeated (${ARTIFACT_STATES.join(', ')})`).argParser(collect))
+    .addOption(several('--state', 'states', ARTIFACT_STATES))
     .option('--scheduled-after <time>', 'scheduled at or after this date or instant')
     .option('--scheduled-before <time>', 'scheduled before this date or instant')
     .option('--updated-since <time>', 'changed at or after this date or instant');
@@ -145,37 +158,23 @@ export function registerListCommands(program: Command) {
   );
   addTo(program, 'artifacts', artifacts);
 
-  const accounts = listCommand('list the connected accounts and their health; never a credential (listAccounts)');
-  accounts.action(
-    action(async (cli, o) => {
-      const spec: ListSpec<'/api/agent/v1/accounts'> = {
-        noun: 'accounts',
-        path: '/api/agent/v1/accounts',
-        head: ['id', 'platform', 'handle', 'status', 'proxy', 'last probed (UTC)', 'last error'],
-        row: (a) => [a.id, a.platform, a.handle, a.status, a.has_proxy ? 'yes' : 'no', when(a.last_probed_at), truncate(a.last_probe_error ?? '-', 40)],
-      };
-      await runList(cli, spec, { params: { query: { limit: limitOf(o.limit), cursor: o.cursor } } }, o, 'cpa accounts list');
-    }),
-  );
-  addTo(program, 'accounts', accounts);
+  plainList(program, 'accounts', 'list the connected accounts and their health; never a credential (listAccounts)', {
+    noun: 'accounts',
+    path: '/api/agent/v1/accounts',
+    head: ['id', 'platform', 'handle', 'status', 'proxy', 'last probed (UTC)', 'last error'],
+    row: (a) => [a.id, a.platform, a.handle, a.status, a.has_proxy ? 'yes' : 'no', when(a.last_probed_at), truncate(a.last_probe_error ?? '-', 40)],
+  });
 
-  const imports = listCommand("list the workspace's imports, newest first (listImports)");
-  imports.action(
-    action(async (cli, o) => {
-      const spec: ListSpec<'/api/agent/v1/imports'> = {
-        noun: 'imports',
-        path: '/api/agent/v1/imports',
-        head: ['id', 'handle', 'format', 'status', 'posts', 'bytes', 'created (UTC)'],
-        row: (i) => [i.id, i.handle, `${i.format} ${i.container}`, i.status, i.summary.posts, i.size_bytes, when(i.created_at)],
-      };
-      await runList(cli, spec, { params: { query: { limit: limitOf(o.limit), cursor: o.cursor } } }, o, 'cpa imports list');
-    }),
-  );
-  addTo(program, 'imports', imports);
+  plainList(program, 'imports', "list the workspace's imports, newest first (listImports)", {
+    noun: 'imports',
+    path: '/api/agent/v1/imports',
+    head: ['id', 'handle', 'format', 'status', 'posts', 'bytes', 'created (UTC)'],
+    row: (i) => [i.id, i.handle, `${i.format} ${i.container}`, i.status, i.summary.posts, i.size_bytes, when(i.created_at)],
+  });
 
   const runs = listCommand('list runs, newest first, by status, kind and pipeline (listRuns)')
-    .addOption(new Option('--status <status>', `only these statuses, comma-separated or repeated (${RUN_STATUSES.join(', ')})`).argParser(collect))
-    .addOption(new Option('--kind <kind>', `only these kinds, comma-separated or repeated (${RUN_KINDS.join(', ')})`).argParser(collect))
+    .addOption(several('--status', 'statuses', RUN_STATUSES))
+    .addOption(several('--kind', 'kinds', RUN_KINDS))
     .option('--pipeline <id>', "only this pipeline's runs");
   runs.action(
     action(async (cli, o) => {
@@ -216,12 +215,13 @@ export function registerListCommands(program: Command) {
         const zone = o.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
         const days = o.days === undefined ? 7 : Number(o.days);
         if (!Number.isInteger(days) || days < 1 || days > 92) throw new CliError('--days must be a whole number from 1 to 92.', EXIT.usage);
-        const window = await calendarWindow(zone, o.from, days);
+        const Temporal = await temporal();
+        const window = calendarWindow(Temporal, zone, o.from, days);
         const client = cli.client();
         const items: Array<Schemas['Artifact']> = [];
         for await (const a of client.paginate('/api/agent/v1/calendar', { params: { query: { from: window.from, to: window.to, limit: 100 } } })) items.push(a);
         if (cli.json) return printJson({ from: window.from, to: window.to, data: items, next_cursor: null });
-        printWeek(window.days, items, zone);
+        printWeek(Temporal, window.days, items, zone);
       }),
     );
 }
@@ -233,10 +233,15 @@ interface Day {
   label: string;
 }
 
+type TemporalNs = typeof import('temporal-polyfill').Temporal;
+
+/** Temporal: the runtime's (Node 26), else temporal-polyfill, loaded only by `cpa calendar`. */
+async function temporal(): Promise<TemporalNs> {
+  return (globalThis as { Temporal?: TemporalNs }).Temporal ?? (await import('temporal-polyfill')).Temporal;
+}
+
 /** The instants of midnight of each day from `from` (default: this week's Monday) in `zone`. */
-async function calendarWindow(zone: string, fromDate: string | undefined, days: number): Promise<{ from: string; to: string; days: Day[] }> {
-  const { Temporal: Polyfill } = await import('temporal-polyfill');
-  const Temporal: typeof Polyfill = (globalThis as { Temporal?: typeof Polyfill }).Temporal ?? Polyfill;
+function calendarWindow(Temporal: TemporalNs, zone: string, fromDate: string | undefined, days: number): { from: string; to: string; days: Day[] } {
   let first;
   try {
     const today = Temporal.Now.plainDateISO(zone);
@@ -254,30 +259,16 @@ async function calendarWindow(zone: string, fromDate: string | undefined, days: 
   return { from: midnight(list[0]!), to: midnight(first.add({ days })), days: list.map((d) => ({ date: d.toString(), label: label(d) })) };
 }
 
-/** The local date and time of an instant in `zone`: [`2027-11-29`, `09:30`]. */
-function localParts(at: string, zone: string): [string, string] {
-  const f = new Intl.DateTimeFormat('en-CA', {
-    timeZone: zone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
-  const p = Object.fromEntries(f.formatToParts(new Date(at)).map((x) => [x.type, x.value]));
-  return [`${p.year}-${p.month}-${p.day}`, `${p.hour}:${p.minute}`];
-}
-
 /**
  * The week view: on a terminal, each day under its heading with its artifacts (time, platforms,
  * id, text), "nothing scheduled" on an empty day; piped, one tab-separated line per artifact
  * (local date, local time, artifact id, pipeline id, platforms, text).
  */
-function printWeek(days: Day[], items: Array<Schemas['Artifact']>, zone: string) {
+function printWeek(Temporal: TemporalNs, days: Day[], items: Array<Schemas['Artifact']>, zone: string) {
   const rows = items.map((a) => {
-    const [date, time] = localParts(a.schedule?.at ?? a.updated_at, zone);
-    return { date, time, a, platforms: a.variants.map((v) => v.platform).join(' ') || '-' };
+    const local = Temporal.Instant.from(a.schedule?.at ?? a.updated_at).toZonedDateTimeISO(zone);
+    const time = local.toPlainTime().toString({ smallestUnit: 'minute' });
+    return { date: local.toPlainDate().toString(), time, a, platforms: a.variants.map((v) => v.platform).join(' ') || '-' };
   });
   if (!stdoutIsTerminal())
     return printTable(
