@@ -15,6 +15,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
+  type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { callOperation, ContentPipelineError, errorReport, UploadArgumentError, type ApiClient } from '../typescript/src/index.js';
 import { ToolArgumentError, toRequest, type ToolDef } from './catalog.js';
@@ -65,6 +66,7 @@ export class CallNotStarted extends Error {
 
 const INSTRUCTIONS = `Content Pipeline turns a social handle's posts into publishable drafts.
 Typical flow: create_pipeline_from_intent (handle + intent) → get_run / get_pipeline until the ingest run succeeded → list_pipeline_posts → draft_from_post → get_run → get_artifact → publish_artifact.
+Lost an id (a restart, a new conversation)? list_pipelines, list_artifacts (state: ["review", "ready"] is what waits for a person), list_runs, list_accounts, list_imports and get_calendar (what is scheduled between two times) find your work again; every list pages with next_cursor.
 get_pipeline_inbox lists what needs attention; diagnose_pipeline explains problems. Every error result carries error.code, error.message and, when there is an obvious next step, error.suggested_action and error.suggested_endpoint: follow them.
 Mutating tools take an optional idempotency_key: pass a UUID and reuse it when you retry the same call.`;
 
@@ -148,6 +150,54 @@ const RESOURCES: ResourceDef[] = [
   { name: 'run', title: 'A run', description: 'One run of long-running work and its status.', uriTemplate: 'cpa://runs/{run_id}', tool: 'get_run', arg: 'id' },
 ];
 
+/** Items of `resources/list` per call (one REST page). */
+const BROWSE_PAGE = 50;
+
+const oneLine = (text: string, n: number) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+};
+
+/** The lists `resources/list` walks through, in order, and how an item of each is shown. */
+const BROWSED: Array<{ tool: string; resource: (item: Record<string, unknown>) => Resource }> = [
+  {
+    tool: 'list_pipelines',
+    resource: (p) => {
+      const last = p.last_run as { kind: string; status: string } | null;
+      return {
+        uri: `cpa://pipelines/${String(p.id)}`,
+        name: String(p.id),
+        title: `${String(p.handle)}: ${oneLine(String(p.intent), 80)}`,
+        description: `Pipeline: ${String(p.post_count)} posts, ${String(p.artifact_count)} artifacts${last ? `; last run ${last.kind} ${last.status}` : ''}.`,
+        mimeType: 'application/json',
+        annotations: { lastModified: String(p.updated_at) },
+      };
+    },
+  },
+  {
+    tool: 'list_artifacts',
+    resource: (a) => ({
+      uri: `cpa://artifacts/${String(a.id)}`,
+      name: String(a.id),
+      title: oneLine(String(a.text), 80) || '(a draft being written)',
+      description: `Artifact ${String(a.state)} in pipeline ${String(a.pipeline_id)}.`,
+      mimeType: 'application/json',
+      annotations: { lastModified: String(a.updated_at) },
+    }),
+  },
+];
+
+/** The position a `resources/list` cursor carries: which list, and the REST cursor in it. */
+function browseCursor(cursor: string): { list: string; cursor: string | null } {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { list?: unknown; cursor?: unknown };
+    if (typeof parsed.list === 'string' && (typeof parsed.cursor === 'string' || parsed.cursor === null)) return { list: parsed.list, cursor: parsed.cursor };
+  } catch {
+    // not JSON: refused below
+  }
+  throw new McpError(ErrorCode.InvalidParams, 'The cursor is not valid for resources/list. Start again without a cursor.');
+}
+
 /** A resource URI template's parameters are ids: letters, digits, `_` and `-`. */
 const templateRegex = (t: string) => compilePathTemplate(t, '[A-Za-z0-9_-]+').regex;
 
@@ -195,7 +245,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+  server.setRequestHandler(ListResourcesRequestSchema, async (req) => browse(req.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: resources.map((r) => ({
       name: r.name,
@@ -221,6 +271,36 @@ export function createMcpServer(opts: McpServerOptions): Server {
     }
     throw new McpError(-32002, `Unknown resource: ${uri}`);
   });
+
+  /**
+   * `resources/list`: the workspace's pipelines, then its artifacts, newest first, a page at a
+   * time (list_pipelines, then list_artifacts); the MCP cursor says which list and carries the
+   * REST cursor. A host browses them and reads each through its template.
+   */
+  async function browse(cursor: string | undefined) {
+    const at = cursor === undefined ? { list: BROWSED[0]!.tool, cursor: null } : browseCursor(cursor);
+    const index = BROWSED.findIndex((b) => b.tool === at.list);
+    const spec = BROWSED[index];
+    const tool = spec ? tools.get(spec.tool) : undefined;
+    if (!spec || !tool) throw new McpError(ErrorCode.InvalidParams, 'The cursor is not valid for resources/list. Start again without a cursor.');
+    let page: { data: Array<Record<string, unknown>>; next_cursor: string | null };
+    try {
+      page = (await call(tool, { limit: BROWSE_PAGE, ...(at.cursor ? { cursor: at.cursor } : {}) })) as typeof page;
+    } catch (err) {
+      const e = errorBody(err);
+      const code = e.error.code === 'bad_request' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+      throw new McpError(code, `${e.error.code}: ${e.error.message}`, e);
+    }
+    const next = page.next_cursor
+      ? { list: spec.tool, cursor: page.next_cursor }
+      : BROWSED[index + 1]
+        ? { list: BROWSED[index + 1]!.tool, cursor: null }
+        : null;
+    return {
+      resources: page.data.map(spec.resource),
+      ...(next ? { nextCursor: Buffer.from(JSON.stringify(next), 'utf8').toString('base64url') } : {}),
+    };
+  }
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
     prompts: [

@@ -10,6 +10,9 @@
 //   5. GET /pipelines/{id}/posts?limit=100
 //   6. SSE fan-out to 1,000 and 5,000 idle subscribers; memory per idle subscriber
 //   7. GET /pipelines/{id} (issue 12: the pipeline, its counts and its last run)
+//   8. list pages (issue 23): GET /artifacts?limit=20 and ?limit=100 (each artifact as GET
+//      /artifacts/{id} shows it), GET /pipelines?limit=20, next to GET /artifacts/{id} measured
+//      on the same server, with the CPU per item
 //   9. start-up: `npm start` to a 200 on /api/health, fresh and warm data directory (scripts/bench/startup.ts)
 // on SQLite and on PostgreSQL (scripts/pg-start.sh). Options: `--db sqlite|postgresql`,
 // BENCH_SECONDS (default 10), BENCH_LOG_LEVEL (default info, as in production),
@@ -119,9 +122,31 @@ async function measureReads(kind: Kind, server: Child<Seeded>) {
     const pipeline = { url: `${s.url}${V1}/pipelines/${s.pipelineId}`, headers: auth(s), seconds: SECONDS };
     row('7 GET pipeline', kind, await measureOn(server, kind, '7 GET pipeline', pipeline));
   }
+  if (wanted(8)) await measureLists(kind, server);
   if (!wanted(5)) return;
   const posts = { url: `${s.url}${V1}/pipelines/${s.pipelineId}/posts?limit=100`, headers: auth(s), seconds: SECONDS };
   row('5 GET posts, pages of 100', kind, await measureOn(server, kind, '5 GET posts', posts));
+}
+
+/** Scenario 8: list pages beside GET /artifacts/{id} on the same server (measured here too unless scenario 2 ran). */
+async function measureLists(kind: Kind, server: Child<Seeded>) {
+  const s = server.ready;
+  const get = (url: string) => ({ url: `${s.url}${V1}${url}`, headers: auth(s), seconds: SECONDS });
+  if (!wanted(2)) row('8 GET artifact (for comparison)', kind, await measureOn(server, kind, '8 GET artifact', get(`/artifacts/${s.artifactId}`)));
+  for (const limit of [20, 100]) {
+    row(
+      `8 GET artifacts, a page of ${limit}`,
+      kind,
+      await measureOn(server, kind, `8 GET artifacts ${limit}`, get(`/artifacts?limit=${limit}`)),
+      `listArtifacts: ${limit} artifacts, next_cursor`,
+    );
+  }
+  row(
+    '8 GET pipelines, a page of 20',
+    kind,
+    await measureOn(server, kind, '8 GET pipelines 20', get('/pipelines?limit=20')),
+    'listPipelines: 2 pipelines with counts and last run',
+  );
 }
 
 async function measureCreates(kind: Kind, server: Child<Seeded>) {
@@ -265,6 +290,17 @@ function judge(base: Row) {
       verdicts.push(
         `(3) ${kind}: response validation costs ${(100 * (1 - on / off)).toFixed(0)}% of the throughput (${Math.round(off)} → ${Math.round(on)} req/s)${cpu}.`,
       );
+    }
+  }
+  for (const kind of kinds) {
+    // (8, issue 23) a list page's CPU next to GET /artifacts/{id}'s, and per item.
+    const single = find('2 GET artifact (validation on)', kind) ?? find('8 GET artifact', kind);
+    for (const limit of [20, 100]) {
+      const page = find(`8 GET artifacts, a page of ${limit}`, kind);
+      if (page?.cpuUs && single?.cpuUs)
+        verdicts.push(
+          `(8) ${kind}: a page of ${limit} artifacts costs ${Math.round(page.cpuUs)} µs of server CPU (${(page.cpuUs / single.cpuUs).toFixed(1)}× GET /artifacts/{id}'s ${Math.round(single.cpuUs)} µs; ${Math.round(page.cpuUs / limit)} µs per artifact listed).`,
+        );
     }
   }
   for (const kind of kinds) {

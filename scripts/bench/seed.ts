@@ -1,11 +1,12 @@
 // What the benchmark scenarios read, seeded through the store: a pipeline, `posts` source posts,
-// one artifact in review (scripts/bench/server.ts, scripts/bench/statements.ts).
+// one artifact in review (scripts/bench/server.ts, scripts/bench/statements.ts); and, for the
+// list pages (scenario 8), a second pipeline with `listed` more artifacts like it.
 import { enqueueRun } from '../../server/jobs/enqueue.js';
 import type { ServiceDeps } from '../../server/services/context.js';
 import { upsertPipelineWithRun } from '../../server/store/pipelines.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../../test/support/seed.js';
 
-export async function seedBench(deps: ServiceDeps, token: string, posts = 300) {
+export async function seedBench(deps: ServiceDeps, token: string, posts = 300, listed = 200) {
   const workspaceId = await workspaceOf(deps, token);
   const { pipeline } = await upsertPipelineWithRun(
     deps.db,
@@ -20,5 +21,20 @@ export async function seedBench(deps: ServiceDeps, token: string, posts = 300) {
     state: 'review',
     text: 'A benchmark draft. '.repeat(20),
   });
+  // Apart from the first pipeline, so that GET /pipelines/{id} (scenario 7) counts what it always did.
+  const { pipeline: lists } = await upsertPipelineWithRun(
+    deps.db,
+    { pipelineId: deps.ids.id('pl'), workspaceId, handle: 'bench-archive', intent: 'Benchmark lists', tone: null, platform: 'archive', now: deps.clock.now() },
+    async () => null,
+  );
+  for (let i = 0; i < listed; i++) {
+    await seedArtifact(deps, {
+      workspaceId,
+      pipelineId: lists.id,
+      postId: postIds[i % postIds.length]!,
+      state: 'review',
+      text: 'A benchmark draft. '.repeat(20),
+    });
+  }
   return { workspaceId, pipelineId: pipeline.id, postIds, artifactId: artifact.id };
 }

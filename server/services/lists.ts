@@ -63,6 +63,8 @@ function instant(field: string, raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
   const at = new Date(raw);
   if (Number.isNaN(at.getTime())) throw validationFailed(field, 'must be a date-time with an offset (RFC 3339), e.g. 2026-12-01T09:30:00+01:00');
+  // Both databases store years 0001 to 9999 (PostgreSQL has no year 0): the same answer on either.
+  if (at.getUTCFullYear() < 1 || at.getUTCFullYear() > 9999) throw validationFailed(field, 'must be between the years 0001 and 9999');
   return at;
 }
 

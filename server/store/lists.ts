@@ -8,8 +8,7 @@ import type { Db } from './database.js';
 import type { AccountRow } from './accounts.js';
 import type { ArtifactRow } from './artifacts.js';
 import type { ImportRow } from './imports.js';
-import type { PipelineRow, RunRow } from './pipelines.js';
-import { RETIRED } from './posts.js';
+import { pipelineCounts, type PipelineRow, type RunRow } from './pipelines.js';
 
 /** Where a page starts: strictly after (newest-first lists: before) this key. */
 export interface Position {
@@ -34,18 +33,8 @@ export async function pipelinePage(db: Db, q: Page): Promise<PipelineListRow[]> 
   let query = db
     .selectFrom('Pipeline')
     .selectAll('Pipeline')
+    .select(pipelineCounts)
     .select((eb) => [
-      eb
-        .selectFrom('SourcePost')
-        .select((c) => c.fn.countAll().as('n'))
-        .whereRef('SourcePost.pipelineId', '=', 'Pipeline.id')
-        .where('SourcePost.visibility', '!=', RETIRED)
-        .as('postCount'),
-      eb
-        .selectFrom('Artifact')
-        .select((c) => c.fn.countAll().as('n'))
-        .whereRef('Artifact.pipelineId', '=', 'Pipeline.id')
-        .as('artifactCount'),
       eb
         .selectFrom('Run')
         .select('Run.id')

@@ -1,5 +1,6 @@
 // Pipelines and the runs that belong to them.
-import { first, transaction, type Db, type Row } from './database.js';
+import type { ExpressionBuilder } from 'kysely';
+import { first, transaction, type DB, type Db, type Row } from './database.js';
 import { RETIRED } from './posts.js';
 import { firstOf, precompiled } from './precompiled.js';
 
@@ -14,25 +15,23 @@ export async function findPipeline(db: Db, workspaceId: string, id: string): Pro
   return firstOf(await pipelineById(db, workspaceId, id));
 }
 
+/** A pipeline's post count (retired posts left out) and artifact count: subqueries of a select from Pipeline. */
+export const pipelineCounts = (eb: ExpressionBuilder<DB, 'Pipeline'>) => [
+  eb
+    .selectFrom('SourcePost')
+    .select((c) => c.fn.countAll().as('n'))
+    .whereRef('SourcePost.pipelineId', '=', 'Pipeline.id')
+    .where('SourcePost.visibility', '!=', RETIRED)
+    .as('postCount'),
+  eb
+    .selectFrom('Artifact')
+    .select((c) => c.fn.countAll().as('n'))
+    .whereRef('Artifact.pipelineId', '=', 'Pipeline.id')
+    .as('artifactCount'),
+];
+
 const pipelineWithCounts = precompiled((db, workspaceId: string, id: string) =>
-  db
-    .selectFrom('Pipeline')
-    .selectAll('Pipeline')
-    .select((eb) => [
-      eb
-        .selectFrom('SourcePost')
-        .select((c) => c.fn.countAll().as('n'))
-        .whereRef('SourcePost.pipelineId', '=', 'Pipeline.id')
-        .where('SourcePost.visibility', '!=', RETIRED)
-        .as('postCount'),
-      eb
-        .selectFrom('Artifact')
-        .select((c) => c.fn.countAll().as('n'))
-        .whereRef('Artifact.pipelineId', '=', 'Pipeline.id')
-        .as('artifactCount'),
-    ])
-    .where('Pipeline.id', '=', id)
-    .where('Pipeline.workspaceId', '=', workspaceId),
+  db.selectFrom('Pipeline').selectAll('Pipeline').select(pipelineCounts).where('Pipeline.id', '=', id).where('Pipeline.workspaceId', '=', workspaceId),
 );
 
 const lastRunOf = precompiled((db, pipelineId: string) =>

@@ -8,6 +8,7 @@ import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { unique, V1 } from '../support/api.js';
+import { insertRows } from '../support/rows.js';
 
 let s: TestServer;
 const clients: Client[] = [];
@@ -315,6 +316,63 @@ describe('resources and prompts', () => {
     const embedded = JSON.parse((prompt.messages[1]!.content as { resource: { text: string } }).resource.text) as { pipeline_id: string; data: unknown[] };
     expect(embedded).toMatchObject({ pipeline_id, data: expect.any(Array) });
     await expect(c.getPrompt({ name: 'triage_inbox', arguments: {} })).rejects.toThrow(/pipeline_id/);
+  });
+});
+
+describe('lists', () => {
+  it('resources/list browses the workspace: its pipelines, then its artifacts, page after page, nothing twice', async () => {
+    const token = await s.newWorkspace('Browsing');
+    const ws = await workspaceOf(s.running.deps, token);
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 1) + i * 1000);
+    const pipelines = Array.from({ length: 55 }, (_, i) => ({
+      id: `pl_browse${String(i).padStart(4, '0')}`,
+      workspaceId: ws,
+      handle: `@ada${i}@mastodon.example`,
+      intent: `Weekly notes ${i} 📝`,
+      tone: null,
+      platform: 'mastodon',
+      createdAt: at(i),
+      updatedAt: at(i),
+    }));
+    await insertRows(s.running.deps.db, 'Pipeline', pipelines);
+    const [postId] = await seedPosts(s.running.deps, { workspaceId: ws, pipelineId: pipelines[0]!.id, count: 1 });
+    const arts = [];
+    for (const state of ['review', 'ready', 'published'])
+      arts.push(
+        await seedArtifact(s.running.deps, { workspaceId: ws, pipelineId: pipelines[0]!.id, postId: postId!, state, text: `A ${state} draft: 🚀 ship it` }),
+      );
+    const c = await connect(token);
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const r = await c.listResources(cursor ? { cursor } : {});
+      uris.push(...r.resources.map((x) => x.uri));
+      cursor = r.nextCursor;
+      pages += 1;
+    } while (cursor);
+    expect(pages).toBeGreaterThan(1);
+    expect(uris).toEqual([...pipelines.map((p) => `cpa://pipelines/${p.id}`).reverse(), ...arts.map((a) => `cpa://artifacts/${a.id}`).reverse()]);
+    const first = (await c.listResources()).resources[0]!;
+    expect(first).toMatchObject({ name: 'pl_browse0054', title: '@ada54@mastodon.example: Weekly notes 54 📝', mimeType: 'application/json' });
+    const read = await c.readResource({ uri: `cpa://artifacts/${arts[0]!.id}` });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ id: arts[0]!.id, state: 'review' });
+    await expect(c.listResources({ cursor: 'not-a-cursor' })).rejects.toThrow(/cursor/);
+    const forged = Buffer.from(JSON.stringify({ list: 'list_artifacts', cursor: 'eyJ9.forged' })).toString('base64url');
+    await expect(c.listResources({ cursor: forged })).rejects.toThrow(/bad_request/);
+  });
+
+  it('offers a tool per list, with the filters as arguments (several states as an array)', async () => {
+    const c = await connect(s.token);
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['list_pipelines', 'list_artifacts', 'list_accounts', 'list_imports', 'list_runs', 'get_calendar']));
+    const art = await artifactInReview(c);
+    const r = await call(c, 'list_artifacts', { state: ['review', 'ready'], pipeline_id: art.pipelineId });
+    expect(r.isError).toBeFalsy();
+    expect((r.structuredContent as { data: Array<{ id: string }> }).data.map((a) => a.id)).toEqual([art.id]);
+    const bad = textOf(await call(c, 'get_calendar', { from: '2027-01-01T00:00:00Z', to: '2027-06-01T00:00:00Z' }));
+    expect([bad.status, bad.error!.code]).toEqual([422, 'validation_failed']);
+    expect(bad.error!.message).toContain('query.to');
   });
 });
 

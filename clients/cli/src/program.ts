@@ -9,6 +9,7 @@ import { registerDeskCommands } from './commands/desk.js';
 import { registerFetchCommand } from './commands/fetch.js';
 import { registerHealthCommands } from './commands/health.js';
 import { registerImportCommands } from './commands/imports.js';
+import { registerListCommands } from './commands/lists.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerMediaCommands } from './commands/media.js';
 import { registerPipelineCommands } from './commands/pipelines.js';
@@ -80,6 +81,7 @@ export function buildProgram(): Command {
   registerSchemaCommands(program);
   registerSessionCommands(program);
   registerRunCommands(program);
+  registerListCommands(program);
   registerStreamCommand(program);
   registerHealthCommands(program);
   registerTokenCommand(program);
