@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { runCli } from '../../clients/cli/src/run.js';
+import { findUsableAccount } from '../../server/services/accounts.js';
 import { exportWorkspace, importWorkspace } from '../../server/services/workspace-move.js';
 import { blobStore } from '../../server/store/blobs.js';
 import { databaseTables, WORKSPACE_TABLES } from '../../server/store/workspace-archive.js';
@@ -166,6 +167,10 @@ describe(`SQLite → ${targetKind}`, () => {
     const out = await importWorkspace(dst.running.deps, sealed, { passphrase: PASSPHRASE, scratch: path.join(scratch, 'in-1') });
     expect(out.manifest.workspace_id).toBe(workspaceId);
     expect(out.accountsToReconnect).toBe(0);
+    // The secret came through the passphrase and is sealed with this instance's key now.
+    const account = await findUsableAccount(dst.running.deps, workspaceId, 'mastodon', mastodon.handle);
+    expect(account?.creds.secret).toBe(mastodon.state.token);
+    expect(account?.account.status).toBe('active');
     expect(await countRows(dst.running.deps.db, 'SourcePost', { workspaceId })).toBe(await countRows(src.running.deps.db, 'SourcePost', { workspaceId }));
     await sameAnswers(src, dst);
     // The image's and the archive's bytes came along.
