@@ -13,7 +13,7 @@ import { credentialDead, credentialMissing, upstreamAppError } from './upstream.
 type ConnectRequest = components['schemas']['ConnectAccountRequest'];
 type S = components['schemas'];
 
-const aad = (a: { workspaceId: string; platform: string; handle: string }, part: 'credentials' | 'proxy') =>
+export const accountAad = (a: { workspaceId: string; platform: string; handle: string }, part: 'credentials' | 'proxy') =>
   `account|${a.workspaceId}|${a.platform}|${a.handle}|${part}`;
 
 export function accountView(a: AccountRow): S['Account'] {
@@ -50,7 +50,7 @@ export async function connectAccount(deps: ServiceDeps, caller: Caller, body: Co
     id: deps.ids.id('acc'),
     ...key,
     credentials: sealedCredentials(deps, key, creds),
-    proxyUrl: proxyUrl === null ? null : credentialCipher(deps.config).encrypt(proxyUrl, aad(key, 'proxy')),
+    proxyUrl: proxyUrl === null ? null : credentialCipher(deps.config).encrypt(proxyUrl, accountAad(key, 'proxy')),
     now: deps.clock.now(),
   });
   return { result: created ? ('added' as const) : ('rotated' as const), account: accountView(account) };
@@ -58,7 +58,7 @@ export async function connectAccount(deps: ServiceDeps, caller: Caller, body: Co
 
 /** Credentials as stored: sealed, bound to the account's workspace, platform and handle. */
 export function sealedCredentials(deps: ServiceDeps, key: { workspaceId: string; platform: string; handle: string }, creds: Credentials): string {
-  return credentialCipher(deps.config).encrypt(JSON.stringify(creds), aad(key, 'credentials'));
+  return credentialCipher(deps.config).encrypt(JSON.stringify(creds), accountAad(key, 'credentials'));
 }
 
 function normalize(adapter: PlatformAdapter, handle: string, platform: Platform): string {
@@ -86,8 +86,8 @@ export async function findUsableAccount(deps: ServiceDeps, workspaceId: string, 
   const account = await store.findAccount(deps.db, workspaceId, platform, handle);
   if (!account) return null;
   const cipher = credentialCipher(deps.config);
-  const creds = JSON.parse(cipher.decrypt(account.credentials, aad(account, 'credentials'))) as Credentials;
-  const proxyUrl = account.proxyUrl === null ? null : cipher.decrypt(account.proxyUrl, aad(account, 'proxy'));
+  const creds = JSON.parse(cipher.decrypt(account.credentials, accountAad(account, 'credentials'))) as Credentials;
+  const proxyUrl = account.proxyUrl === null ? null : cipher.decrypt(account.proxyUrl, accountAad(account, 'proxy'));
   return { account, creds, proxyUrl };
 }
 

@@ -14,13 +14,10 @@
 //   deletes it meanwhile; then each blob the snapshot names is checked (present, its size and
 //   SHA-256 as its row says), the ones it does not name are left out, and a backup that misses one
 //   (created and deleted in the instant between the passes) is taken again.
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, linkSync, copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { existsSync, linkSync, copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
-import tar from 'tar-stream';
+import { ArchiveError, checkFiles, describeFiles, readTarGz, rethrowAs, writeTarGz } from './tar-archive.js';
 import { KEY_FILE } from './crypto.js';
 import { TOKEN_FILE } from '../../shared/token-file.js';
 
@@ -40,13 +37,7 @@ export interface BackupManifest {
   files: Array<{ path: string; bytes: number; sha256: string }>;
 }
 
-export class BackupError extends Error {}
-
-const sha256File = async (file: string) => {
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
-  return h.digest('hex');
-};
+export class BackupError extends ArchiveError {}
 
 /** Hard-links (or copies, across file systems) every blob file of `from` not yet in `to`. */
 function linkBlobs(from: string, to: string): void {
@@ -144,8 +135,7 @@ export async function backupSqlite(dataDir: string, file: string, clock: () => D
     }
     const names = [DB_FILE, KEY_FILE, TOKEN_FILE].filter((n) => existsSync(path.join(stage, n)));
     names.push(...readdirSync(path.join(stage, 'blobs')).map((n) => `blobs/${n}`));
-    const files: BackupManifest['files'] = [];
-    for (const name of names) files.push({ path: name, bytes: statSync(path.join(stage, name)).size, sha256: await sha256File(path.join(stage, name)) });
+    const files = await describeFiles(stage, names);
     const manifest: BackupManifest = {
       format: BACKUP_FORMAT,
       version: BACKUP_VERSION,
@@ -155,7 +145,12 @@ export async function backupSqlite(dataDir: string, file: string, clock: () => D
       rows: staged.rows,
       files,
     };
-    await writeArchive(stage, manifest, `${file}.tmp-${process.pid}`);
+    await writeTarGz(`${file}.tmp-${process.pid}`, {
+      stage,
+      mtime: new Date(manifest.created_at),
+      head: [{ name: MANIFEST, body: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) }],
+      files,
+    });
     renameSync(`${file}.tmp-${process.pid}`, file);
     return manifest;
   } finally {
@@ -164,73 +159,22 @@ export async function backupSqlite(dataDir: string, file: string, clock: () => D
   }
 }
 
-async function writeArchive(stage: string, manifest: BackupManifest, out: string): Promise<void> {
-  const pack = tar.pack();
-  const done = pipeline(pack, createGzip(), createWriteStream(out, { mode: 0o600 }));
-  const mtime = new Date(manifest.created_at);
-  const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
-  await new Promise<void>((resolve, reject) => {
-    pack.entry({ name: MANIFEST, size: body.length, mode: 0o600, mtime }, body, (err) => (err ? reject(err) : resolve()));
-  });
-  for (const f of manifest.files) {
-    const stream = pack.entry({ name: f.path, size: f.bytes, mode: 0o600, mtime });
-    await pipeline(createReadStream(path.join(stage, f.path)), stream);
-  }
-  pack.finalize();
-  await done;
-}
-
 /** Reads and checks a backup's manifest and files into `into`; refuses a damaged or foreign archive before writing to the data directory. */
 async function unpack(file: string, into: string): Promise<BackupManifest> {
   mkdirSync(path.join(into, 'blobs'), { recursive: true });
-  const extract = tar.extract();
-  let manifest: BackupManifest | null = null;
-  const seen = new Map<string, { bytes: number; sha256: string }>();
-  extract.on('entry', (header, stream, next) => {
-    const name = header.name;
-    const ok =
-      name === MANIFEST || name === DB_FILE || name === KEY_FILE || name === TOKEN_FILE || (name.startsWith('blobs/') && BLOB_NAME.test(name.slice(6)));
-    if (!ok || header.type !== 'file') {
-      stream.resume();
-      next(new BackupError(`The archive holds ${JSON.stringify(name)}, which no backup of this service has: not restoring it.`));
-      return;
-    }
-    if (name === MANIFEST) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: unknown) => chunks.push(c as Buffer));
-      stream.on('end', () => {
-        try {
-          manifest = JSON.parse(Buffer.concat(chunks).toString('utf8')) as BackupManifest;
-          next();
-        } catch {
-          next(new BackupError('The archive has no readable backup.json: not a backup of this service.'));
-        }
-      });
-      stream.on('error', next);
-      return;
-    }
-    const h = createHash('sha256');
-    let bytes = 0;
-    stream.on('data', (c: unknown) => {
-      h.update(c as Buffer);
-      bytes += (c as Buffer).length;
-    });
-    pipeline(stream, createWriteStream(path.join(into, name), { mode: 0o600 })).then(() => {
-      seen.set(name, { bytes, sha256: h.digest('hex') });
-      next();
-    }, next);
-  });
-  await pipeline(createReadStream(file), createGunzip(), extract).catch((err: unknown) => {
-    if (err instanceof BackupError) throw err;
-    throw new BackupError(`${file} is not a readable backup (.tar.gz): ${(err as Error).message}`);
-  });
-  const m = manifest as BackupManifest | null;
-  if (m?.format !== BACKUP_FORMAT) throw new BackupError(`${file} is not a backup of this service (no ${MANIFEST} with format ${BACKUP_FORMAT}).`);
+  const { manifest: m, seen } = await readTarGz<BackupManifest>(file, into, {
+    manifestName: MANIFEST,
+    allowed: (name) => name === DB_FILE || name === KEY_FILE || name === TOKEN_FILE || (name.startsWith('blobs/') && BLOB_NAME.test(name.slice(6))),
+    foreign: (name) => `The archive holds ${JSON.stringify(name)}, which no backup of this service has: not restoring it.`,
+    notReadable: (err) => `${file} is not a readable backup (.tar.gz): ${err.message}`,
+    noManifest: 'The archive has no readable backup.json: not a backup of this service.',
+  }).catch(rethrowAs(BackupError));
+  if ((m.format as string) !== BACKUP_FORMAT) throw new BackupError(`${file} is not a backup of this service (no ${MANIFEST} with format ${BACKUP_FORMAT}).`);
   if (m.version !== BACKUP_VERSION) throw new BackupError(`${file} is a version ${m.version} backup; this service reads version ${BACKUP_VERSION}.`);
-  for (const f of m.files) {
-    const got = seen.get(f.path);
-    if (!got || got.bytes !== f.bytes || got.sha256 !== f.sha256)
-      throw new BackupError(`${file} is damaged: ${f.path} is missing or differs from its manifest entry.`);
+  try {
+    checkFiles(file, m.files, seen);
+  } catch (err) {
+    rethrowAs(BackupError)(err);
   }
   if (!seen.has(DB_FILE)) throw new BackupError(`${file} holds no database.`);
   return m;
