@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { backendUnavailable } from './errors.js';
 import { bearerAuth } from './http/auth.js';
+import { bodyDeadline } from './http/body-deadline.js';
 import { docsPage } from './http/docs.js';
 import { METRICS_PATH, metricsEndpoint, observeRequests } from './http/metrics.js';
 import type { Tracing } from './http/tracing.js';
@@ -98,6 +99,7 @@ export function createApp(parts: AppParts): express.Express {
       (req, _res, next) => requestContext.run({ reqId: req.id as string }, next),
       ...(parts.tracing ? [parts.tracing.middleware(routes)] : []),
       observeRequests(parts.metrics, routes),
+      bodyDeadline(routes, config.requestBodySeconds),
       (_req, _res, next) => {
         if (parts.isClosing?.())
           return next(

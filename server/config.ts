@@ -74,6 +74,13 @@ export interface Config {
    * with 408 and whatever it wrote removed (`UPLOAD_IDLE_SECONDS`, default 30).
    */
   uploadIdleSeconds: number;
+  /**
+   * How long a request other than an upload may take to send its (JSON) body
+   * (`REQUEST_BODY_TIMEOUT_SECONDS`, default 300): past it, 408 and the connection closed. Uploads
+   * have no total time limit (a multi-GB export over a slow line takes as long as it takes); the
+   * idle deadline above bounds them instead.
+   */
+  requestBodySeconds: number;
   /** The Bluesky PDS / entryway the bluesky adapter talks to (`BLUESKY_SERVICE_URL`, default https://bsky.social). */
   blueskyServiceUrl: string;
 }
@@ -196,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     importMaxBytes: intVar(env, 'IMPORT_MAX_BYTES', 8 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER, problems),
     mediaMaxBytes: intVar(env, 'MEDIA_MAX_BYTES', 32 * 1024 ** 2, 1024, 1024 ** 3, problems),
     uploadIdleSeconds: intVar(env, 'UPLOAD_IDLE_SECONDS', 30, 1, 3600, problems),
+    requestBodySeconds: intVar(env, 'REQUEST_BODY_TIMEOUT_SECONDS', 300, 1, 3600, problems),
     blueskyServiceUrl: (env.BLUESKY_SERVICE_URL?.trim() || 'https://bsky.social').replace(/\/+$/, ''),
   });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

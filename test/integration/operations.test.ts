@@ -72,6 +72,13 @@ describe('readiness', () => {
   });
 });
 
+describe('time limits', () => {
+  it("turns off Node's whole-request limit, which would cut off any upload slower than 300 s (uploads have their idle deadline)", () => {
+    expect(world.s.running.server.requestTimeout).toBe(0);
+    expect(world.s.running.server.headersTimeout).toBeGreaterThan(0);
+  });
+});
+
 describe('GET /metrics', () => {
   it('counts exactly the requests, runs and publishes made, by operation, kind and platform', async () => {
     const { s, pipelines } = world;

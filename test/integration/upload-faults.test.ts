@@ -23,6 +23,8 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });
 const RSS_GROWTH_BOUND = 160 * 1024 * 1024;
 /** UPLOAD_IDLE_SECONDS for this server: short, so that the stall tests are quick. */
 const IDLE_SECONDS = 2;
+/** REQUEST_BODY_TIMEOUT_SECONDS: a JSON body must arrive whole within it; an upload has no such limit. */
+const BODY_SECONDS = 2;
 
 let srv: ChildServer;
 let database: DatabaseHandle;
@@ -31,7 +33,7 @@ let outbox: Buffer;
 let jpeg: Buffer;
 
 beforeAll(async () => {
-  srv = await startChildServer({ kind: testDbKind(), env: { UPLOAD_IDLE_SECONDS: String(IDLE_SECONDS) } });
+  srv = await startChildServer({ kind: testDbKind(), env: { UPLOAD_IDLE_SECONDS: String(IDLE_SECONDS), REQUEST_BODY_TIMEOUT_SECONDS: String(BODY_SECONDS) } });
   database = await openDatabase({ dataDir: srv.db.dataDir, databaseUrl: srv.db.databaseUrl });
   outbox = Buffer.from(archiveFixture('mastodon-outbox.json'));
   jpeg = await noise(64, 48);
@@ -204,7 +206,7 @@ describe.each<Kind>(['import', 'media'])('%s uploads under faults', (kind) => {
     await sameKeyWorks(kind, key);
   });
 
-  it('a trickle that keeps sending (a byte a second, under the idle deadline) is not dropped for being slow', async () => {
+  it(`a trickle that keeps sending (a byte a second, under the idle deadline) is not dropped for being slow, even past the ${BODY_SECONDS} s a JSON body gets`, async () => {
     const key = uniqueKey(`slow-${kind}`);
     const body = kind === 'import' ? outbox : jpeg;
     const at = body.length - 3;
@@ -225,6 +227,25 @@ describe.each<Kind>(['import', 'media'])('%s uploads under faults', (kind) => {
     );
     expect(got.answers[0]?.status, got.raw).toBe(201);
     await clearUploads();
+  });
+});
+
+describe('a JSON body that takes longer than REQUEST_BODY_TIMEOUT_SECONDS', () => {
+  it(`is answered 408 and the connection closed, though it never paused for the upload idle deadline (${BODY_SECONDS} s here)`, async () => {
+    const body = Buffer.from(JSON.stringify({ handle: '@ada@mastodon.example', intent: 'Slow body', idempotency_key: uniqueKey('slow-json') }));
+    const got = await fault(
+      [
+        head('POST', `${V1}/pipelines/from-intent`, { ...auth(), 'Content-Type': 'application/json', 'Content-Length': body.length }),
+        body.subarray(0, 10),
+        { trickle: 4, every: 900 },
+        { wait: 1500 },
+        'destroy',
+      ],
+      { leavesNothing: false },
+    );
+    expect(got.answers[0]?.status, got.raw).toBe(408);
+    expect(got.answers[0]!.headers.connection).toBe('close');
+    expect(errorOf(got).error).toMatchObject({ code: 'bad_request', message: expect.stringContaining('REQUEST_BODY_TIMEOUT_SECONDS') });
   });
 });
 
