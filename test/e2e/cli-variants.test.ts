@@ -22,7 +22,9 @@ describe('cpa artifacts variant / get', () => {
     const { artifactId } = await t.artifact('review');
     const set = await t.run(['artifacts', 'variant', artifactId, 'bluesky', '--text', TEXT, '--numbered']);
     expectExit(set, 0);
-    expect(set.stdout).toMatch(/^── bluesky: thread of 2, \d+\/300 graphemes, text, published here$/m);
+    // never "published here": the variant says what publishing it takes (issue 23)
+    expect(set.stdout).toMatch(/^── bluesky: thread of 2, \d+\/300 graphemes, text, can be published \(name a destination with --to\)$/m);
+    expect(set.stdout).not.toContain('published here');
     expect(set.stdout).toMatch(/^\[1\/2\] \d+\/300$/m);
     expect(set.stdout).toMatch(/^\[2\/2\] \d+\/300$/m);
     expect(set.stdout).toMatch(/^ {2}Release notes: https:\/\/example\.com\/\S+ #release 2\/2$/m);
@@ -42,7 +44,7 @@ describe('cpa artifacts variant / get', () => {
     const get = await t.run(['artifacts', 'get', artifactId]);
     expectExit(get, 0);
     expect(get.stdout).toMatch(/^variants\tbluesky, x$/m);
-    expect(get.stdout).toMatch(/^── x: thread of 2, 32\/280 weighted, parts, export only$/m);
+    expect(get.stdout).toMatch(/^── x: thread of 2, 32\/280 weighted, parts, export only \(post it yourself, then: cpa artifacts mark-published\)$/m);
     expect(get.stdout).toMatch(/^\[2\/2\] 16\/280\n {2}日本語の二番目。$/m);
     const asJson = json<{ variants: Array<{ platform: string }> }>(await t.run(['artifacts', 'get', artifactId, '--json']));
     expect(asJson.variants.map((v) => v.platform)).toEqual(['bluesky', 'x']);
@@ -77,7 +79,9 @@ describe('cpa artifacts variant / get', () => {
     expectExit(both, 2);
     const added = await t.run(['artifacts', 'variant', artifactId, 'linkedin']);
     expectExit(added, 0);
-    expect(added.stdout).toMatch(/^── linkedin: one post, \d+\/3000 utf16_code_units, drafted, export only$/m);
+    expect(added.stdout).toMatch(
+      /^── linkedin: one post, \d+\/3000 utf16_code_units, drafted, export only \(post it yourself, then: cpa artifacts mark-published\)$/m,
+    );
   });
 
   it('drafts with --target and shows one variant per target', async () => {

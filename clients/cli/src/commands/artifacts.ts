@@ -9,7 +9,7 @@ import { CliError, EXIT } from '../errors.js';
 import { note, printJson, printRecord, printTable, printText, show, truncate } from '../output.js';
 import { assertSucceeded, followRun, timeoutOption } from '../progress.js';
 import { printMedia, uploadFile } from './media.js';
-import { limitOf } from './posts.js';
+import { limitOf } from '../options.js';
 import { io } from '../io.js';
 import { destinationLine, destinationRefs, TO_HELP } from './destinations.js';
 

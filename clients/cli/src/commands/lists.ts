@@ -6,18 +6,13 @@ import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-ty
 import type { ListInit, ListItem, ListPath, Schemas } from '../../../typescript/src/index.js';
 import { action, type Cli } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
+import { limitOf } from '../options.js';
 import { io } from '../io.js';
 import { note, printJson, printTable, stdoutIsTerminal, truncate } from '../output.js';
 
 const ARTIFACT_STATES = ['draft', 'review', 'ready', 'scheduled', 'publishing', 'published', 'publish_failed', 'discarded'] as const;
 const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 const RUN_KINDS = ['ingest', 'draft', 'regenerate_variant', 'refresh_source', 'publish'] as const;
-
-export function limitOf(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100) throw new CliError('--limit must be a whole number from 1 to 100.', EXIT.usage);
-  return Number(raw);
-}
 
 /** `--state review,ready` or `--state review --state ready`: the values, each one of `allowed`. */
 function valuesOf<T extends string>(flag: string, raw: string[] | undefined, allowed: readonly T[]): T[] | undefined {

@@ -6,15 +6,10 @@ import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action } from '../context.js';
 import { uploadFile } from './media.js';
 import { CliError, EXIT } from '../errors.js';
+import { limitOf } from '../options.js';
 import { note, printJson, printTable, truncate } from '../output.js';
 
 type Post = Schemas['SourcePost'];
-
-export function limitOf(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw)) throw new CliError('--limit must be a whole number (1 to 100).', EXIT.usage);
-  return Number(raw);
-}
 
 /** `-`, or how many attachments and how many lack alt text: `3 (1 no alt)`. */
 const mediaCell = (media: Post['media']) => {
