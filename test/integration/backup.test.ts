@@ -16,6 +16,7 @@ import { newPipeline, rawRequest, unique, V1 } from '../support/api.js';
 import { createPgDatabase, testDbKind } from '../support/database.js';
 import { writeZip, xArchive } from '../support/exports.js';
 import { noise, upload as uploadImage } from '../support/images.js';
+import { waitForRun } from '../support/runs.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const sqliteOnly = testDbKind() === 'sqlite';
@@ -36,6 +37,13 @@ async function uploadExport(handle: string, seed: number) {
   const qs = new URLSearchParams({ handle, idempotency_key: newIdempotencyKey() });
   const r = await rawRequest(s, `${V1}/imports?${qs}`, { method: 'POST', headers: { 'Content-Type': 'application/zip' }, body: new Uint8Array(zip) });
   expect(r.res.status, r.text).toBeLessThan(300);
+}
+
+/** A pipeline whose ingest run has ended (its body no longer changes by itself). */
+async function settledPipeline(): Promise<string> {
+  const { pipeline_id, run_id } = await newPipeline(s, { handle: '@ada@mastodon.example', intent: unique('before') });
+  await waitForRun(s.running.deps, run_id);
+  return pipeline_id;
 }
 
 /** Writes until `stop()`: new pipelines, images, and exports that supersede (and delete) the blob of the one before. */
@@ -67,7 +75,7 @@ describe.runIf(sqliteOnly)('cpa admin backup / restore (SQLite)', () => {
     for (let i = 0; i < 3; i++) await uploadExport(`export-${i}`, i + 1);
     for (let i = 0; i < 3; i++) expect((await uploadImage(s, await noise(20 + i, 10))).status).toBe(201);
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push((await newPipeline(s, { handle: '@ada@mastodon.example', intent: unique('before') })).pipeline_id);
+    for (let i = 0; i < 4; i++) ids.push(await settledPipeline());
     before = { pipelineIds: ids, bodies: new Map() };
     for (const id of ids) before.bodies.set(id, JSON.stringify(await unwrap(s.client().GET(`${V1}/pipelines/{id}`, { params: { path: { id } } }))));
 
@@ -156,7 +164,7 @@ describe.runIf(!sqliteOnly)('pg_dump / pg_restore (PostgreSQL)', () => {
   it('restores a dump taken during writes to a consistent instance, uploaded files included', async () => {
     for (let i = 0; i < 2; i++) await uploadExport(`pg-export-${i}`, i + 1);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await newPipeline(s, { handle: '@ada@mastodon.example', intent: unique('before') })).pipeline_id);
+    for (let i = 0; i < 3; i++) ids.push(await settledPipeline());
     const bodies = new Map<string, string>();
     for (const id of ids) bodies.set(id, JSON.stringify(await unwrap(s.client().GET(`${V1}/pipelines/{id}`, { params: { path: { id } } }))));
     const stream = writeStream();
