@@ -5,14 +5,8 @@
 // pagination (pagination.ts); typed errors built from the error envelope (errors.ts).
 // This file only re-exports: every module imports what it needs from the module that defines it
 // (client.ts for createApiClient, unwrap and the types), so no import runs back to here.
-export * from './client.js';
-export * from './errors.js';
-export * from './retry.js';
-export * from './idempotency.js';
-export * from './pagination.js';
-export * from './operations.js';
-export * from './runs.js';
-export * from './events.js';
+// Everything a browser can use (browser.ts), and the Node helpers that upload a file from a path.
+export * from './browser.js';
 export * from './imports.js';
 export * from './media.js';
 export * from './upload-file.js';
