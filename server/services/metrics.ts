@@ -31,6 +31,22 @@ export interface ServerMetrics {
 export function createMetrics(deps: Pick<ServiceDeps, 'db' | 'clock'>, sources: MetricsSources): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  /** A gauge the database gives at each scrape: one sample per row, labelled by the row's fields but its count `n`. */
+  const countGauge = <L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<Array<Record<L, string> & { n: number }>>) =>
+    new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await read()) {
+          const labels = {} as Record<L, string>;
+          for (const l of labelNames) labels[l] = row[l];
+          this.set(labels, row.n);
+        }
+      },
+    });
   const requests = new Counter({
     name: 'cpa_http_requests_total',
     help: 'HTTP requests answered, by the contract operation (operationId; unmatched for other paths) and status.',
@@ -44,16 +60,9 @@ export function createMetrics(deps: Pick<ServiceDeps, 'db' | 'clock'>, sources: 
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  new Gauge({
-    name: 'cpa_runs',
-    help: 'Runs in the database, by kind and status (queued, running, succeeded, failed, cancelled).',
-    labelNames: ['kind', 'status'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of await store.runCounts(deps.db)) this.set({ kind: r.kind, status: r.status }, r.n);
-    },
-  });
+  countGauge('cpa_runs', 'Runs in the database, by kind and status (queued, running, succeeded, failed, cancelled).', ['kind', 'status'], () =>
+    store.runCounts(deps.db),
+  );
   new Gauge({
     name: 'cpa_run_queue_oldest_age_seconds',
     help: 'Seconds since the oldest queued run became due, per worker lane (0 when none is waiting).',
@@ -73,26 +82,13 @@ export function createMetrics(deps: Pick<ServiceDeps, 'db' | 'clock'>, sources: 
       for (const [lane, age] of ages) this.set({ lane }, age);
     },
   });
-  new Gauge({
-    name: 'cpa_publish_runs',
-    help: 'Publish runs by the platform posted to and their outcome (succeeded, failed) or state (queued, running, cancelled).',
-    labelNames: ['platform', 'status'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of await store.publishCounts(deps.db)) this.set({ platform: r.platform, status: r.status }, r.n);
-    },
-  });
-  new Gauge({
-    name: 'cpa_webhook_deliveries',
-    help: 'Outbound webhook deliveries by status (pending, delivered, failed).',
-    labelNames: ['status'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const r of await store.deliveryCounts(deps.db)) this.set({ status: r.status }, r.n);
-    },
-  });
+  countGauge(
+    'cpa_publish_runs',
+    'Publish runs by the platform posted to and their outcome (succeeded, failed) or state (queued, running, cancelled).',
+    ['platform', 'status'],
+    () => store.publishCounts(deps.db),
+  );
+  countGauge('cpa_webhook_deliveries', 'Outbound webhook deliveries by status (pending, delivered, failed).', ['status'], () => store.deliveryCounts(deps.db));
   new Gauge({
     name: 'cpa_sse_subscribers',
     help: 'Event-stream (SSE) subscribers connected to this instance.',
