@@ -12,7 +12,6 @@ import {
   extractLinks,
   fitToLimit,
   keywords,
-  plainText,
   prose,
   sameWords,
   sentences,
@@ -31,6 +30,17 @@ interface Material {
   hashtags: string[];
 }
 
+/** The same sentence, but for case, spacing and the punctuation that ends it. */
+const sameSentence = (a: string, b: string): boolean => {
+  const norm = (s: string) =>
+    s
+      .replace(/\s+/gu, ' ')
+      .replace(/[.!?…]+$/u, '')
+      .trim()
+      .toLowerCase();
+  return norm(a) === norm(b);
+};
+
 /** Ranks a supporting sentence: numbers and the intent's words make it stronger. */
 function strength(sentence: string, intentWords: Set<string>): number {
   const n = words(sentence).length;
@@ -42,16 +52,19 @@ function strength(sentence: string, intentWords: Set<string>): number {
 }
 
 function materialOf(src: SourceMaterial, intent: string, style: StyleProfile): Material {
-  const raw = plainText(src.text);
+  // The post's text as stored: plain text, read as such (never as markup; see text.ts).
+  const raw = src.text;
   let sents = sentences(prose(raw)).map(condense);
   if (style.shortSentences) sents = sents.flatMap((s) => shortSentences(s, 12));
   if (!style.emoji) sents = sents.map(stripEmoji);
   sents = sents.filter((s) => /[\p{L}\p{N}]/u.test(s));
   // The decode's hook is the post's opening as the ingest saw it; its first sentence leads.
-  const decoded = src.decode?.hook ? sentences(prose(plainText(src.decode.hook))).map(condense)[0] : undefined;
+  const decoded = src.decode?.hook ? sentences(prose(src.decode.hook)).map(condense)[0] : undefined;
   const hook = (decoded && (style.emoji ? decoded : stripEmoji(decoded))) || (sents[0] ?? '');
   const intentWords = new Set(keywords(intent, 8));
-  const rest = sents.filter((s) => !sameWords(s, hook));
+  // A sentence that repeats the hook goes; one that differs from it only in symbols (`5 > 3`
+  // against `5 < 3`) is another sentence and stays.
+  const rest = sents.filter((s) => !sameSentence(s, hook));
   const points = rest
     .map((s, i) => ({ s, score: strength(s, intentWords), i }))
     .sort((a, b) => b.score - a.score || a.i - b.i)
@@ -179,7 +192,7 @@ function fallbackText(input: DraftInput): string {
 export const builtinWriter: Writer = {
   name: 'builtin',
   async write(input) {
-    const sourceWords = prose(plainText(input.source.text));
+    const sourceWords = prose(input.source.text);
     if (!/[\p{L}\p{N}]/u.test(sourceWords)) return { text: fitToLimit(fallbackText(input), limitFor(input.platform)) };
     // Try the angles in turn from the requested variation until the draft is neither a copy of
     // the source nor a repeat of its parent.

@@ -7,7 +7,7 @@
 import { upstreamMayRecover } from '../errors.js';
 import { JobError, TransientError } from '../jobs/registry.js';
 import { OutboundError, type OutboundResponse } from '../outbound/types.js';
-import { fitToLimit, plainText } from './text.js';
+import { fitToLimit } from './text.js';
 import { limitFor, type DraftInput, type SourceMaterial, type Writer } from './types.js';
 
 export interface LlmSettings {
@@ -22,7 +22,7 @@ const MAX_ANSWER_BYTES = 1024 * 1024;
 
 function describeSource(s: SourceMaterial, n: number | null): string {
   const label = n === null ? 'Source post' : `Source post ${n}`;
-  const lines = [`${label} (${s.platform}; ${s.metrics.likes} likes, ${s.metrics.reposts} reposts, ${s.metrics.replies} replies):`, plainText(s.text)];
+  const lines = [`${label} (${s.platform}; ${s.metrics.likes} likes, ${s.metrics.reposts} reposts, ${s.metrics.replies} replies):`, s.text];
   if (s.url) lines.push(`Address: ${s.url}`);
   if (s.decode) {
     lines.push(

@@ -3,23 +3,27 @@
 // reorder and drop what its sources say, never alter a token of it (a word, a file name, a URL,
 // a mention, a number): these tools cut at white space and drop whole words, and change no
 // character inside one (test/unit/writer-tokens.test.ts checks it over generated texts).
+//
+// Their input is a post's text as stored, which is plain text for every source: the adapters
+// that read HTML (Mastodon, WordPress, feeds) turn it into text once, when they read it, and X's
+// entities are decoded once at import. Nothing here parses markup: a `<`, `&` or `<script>` the
+// author wrote is a character like any other.
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"')\]]+/gi;
 const HASHTAG_RE = /(^|[^\p{L}\p{N}_&/])#([\p{L}\p{N}_]{1,60})/gu;
-// Pictographs, regional indicators, and the variation selector and ZWJ that join them, each on its own.
-// eslint-disable-next-line no-misleading-character-class -- the joiners are listed on purpose
-const EMOJI_RE = /[\p{Extended_Pictographic}\u{1F1E6}-\u{1F1FF}\u{FE0F}\u{200D}]/gu;
+// An emoji is a whole grapheme cluster (user-perceived character) made only of emoji code points
+// (pictographs, skin tones, ZWJ, selectors, keycap marks, flag and tag letters, and the digits,
+// `#` and `*` that start a keycap) and shown as one: with an emoji-style code point, the emoji
+// selector U+FE0F, a keycap mark or a flag letter. A symbol written as text (`©`, `™`, `↔`, `#`)
+// is not one; a cluster with a letter in it (Sinhala `ශ්‍රී`, joined by a ZWJ) is not one.
+const EMOJI_ONLY = /^[\p{Emoji}\p{Emoji_Component}\p{Extended_Pictographic}]+$/u;
+const EMOJI_SHOWN = /[\p{Emoji_Presentation}\p{Regional_Indicator}\u{FE0F}\u{20E3}]/u;
 
 /** Code points, the unit we budget in (never fewer than Bluesky's graphemes). */
 export const charCount = (s: string): number => [...s].length;
-
-/**
- * Plain text from text that may carry HTML: the service's one HTML→text (htmlparser2 with its
- * entity decoding, as the importers and feeds use), not a second one made of regular expressions.
- */
-export { htmlToText as plainText } from '../adapters/text.js';
 
 /**
  * A sentence's first letter in upper case when its first word is a plain lower-case word
@@ -38,13 +42,33 @@ export function extractHashtags(text: string): string[] {
   return [...new Set([...text.matchAll(HASHTAG_RE)].map((m) => m[2]!))];
 }
 
-export const hasEmoji = (text: string): boolean => /\p{Extended_Pictographic}/u.test(text);
-export const firstEmoji = (text: string): string | null => text.match(/\p{Extended_Pictographic}/u)?.[0] ?? null;
-export const stripEmoji = (text: string): string =>
-  text
-    .replace(EMOJI_RE, '')
+/** The text's grapheme clusters, in order (what a reader sees as one character each). */
+export const clusters = (text: string): string[] => Array.from(graphemes.segment(text), (g) => g.segment);
+
+/** Whether a grapheme cluster is an emoji (see EMOJI_ONLY and EMOJI_SHOWN): `👩🏽‍💻`, `1️⃣`, `1⃣`, `🇫🇷`, a lone `🏽`. */
+export const isEmoji = (cluster: string): boolean => EMOJI_SHOWN.test(cluster) && EMOJI_ONLY.test(cluster);
+
+export const hasEmoji = (text: string): boolean => EMOJI_SHOWN.test(text) && clusters(text).some(isEmoji);
+/** The first emoji of the text, whole (`👩🏽‍💻`, never its `👩` alone), or null. */
+export const firstEmoji = (text: string): string | null => (EMOJI_SHOWN.test(text) ? (clusters(text).find(isEmoji) ?? null) : null);
+/**
+ * The text without its emoji: whole grapheme clusters go, or nothing does. No skin tone, keycap
+ * mark, selector or joiner is left behind, and none is taken out of a cluster that stays (a
+ * Sinhala or Devanagari conjunct keeps its ZWJ/ZWNJ). Spaces the removal doubles are collapsed.
+ */
+export function stripEmoji(text: string): string {
+  if (!EMOJI_SHOWN.test(text)) return text.trim();
+  return clusters(text)
+    .map((c) => {
+      if (isEmoji(c)) return '';
+      // A modifier or keycap mark written after a space joins the space's cluster: the space stays.
+      const space = /^\s+/u.exec(c)?.[0];
+      return space && isEmoji(c.slice(space.length)) ? space : c;
+    })
+    .join('')
     .replace(/[ \t]{2,}/g, ' ')
     .trim();
+}
 
 /**
  * The prose of a post: links removed, a trailing block of hashtags removed, inline hashtags
@@ -165,7 +189,17 @@ export function fitToLimit(text: string, limit: number): string {
   if (boundary > limit * 0.5) return head.slice(0, boundary).trim();
   const cut = [...head].slice(0, limit - 1).join('');
   const space = Math.max(cut.lastIndexOf(' '), cut.lastIndexOf('\n'));
-  return `${(space > 0 ? cut.slice(0, space) : cut).trim()}…`;
+  return `${(space > 0 ? cut.slice(0, space) : wholeClusters(cut, text)).trim()}…`;
+}
+
+/** `head` (a prefix of `text`) without the grapheme cluster `text` goes on with after it, when `head` ends inside one. */
+function wholeClusters(head: string, text: string): string {
+  let end = 0;
+  for (const g of graphemes.segment(text.trim())) {
+    if (g.index + g.segment.length > head.length) break;
+    end = g.index + g.segment.length;
+  }
+  return head.slice(0, end);
 }
 
 /** Compares two texts by their words only, to tell a real rewrite from a copy. */

@@ -13,6 +13,11 @@ export interface DecodeInfo {
 }
 
 export interface SourceMaterial {
+  /**
+   * The post's text as stored: plain text, whatever the source. Sources that carry HTML (Mastodon,
+   * WordPress, feeds) are turned into text once, by their adapter, when they are read; X's
+   * archive entities are decoded once at import. A writer never reads it as markup again.
+   */
   text: string;
   url: string | null;
   platform: string;

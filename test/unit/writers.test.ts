@@ -7,6 +7,7 @@ import { answerText, buildMessages } from '../../server/writers/openai.js';
 import { fitToLimit, sameWords } from '../../server/writers/text.js';
 import type { DraftInput, SourceMaterial } from '../../server/writers/types.js';
 import { writerFor } from '../../server/writers/index.js';
+import { parseFeed } from '../../server/adapters/rss.js';
 
 const SOURCE: SourceMaterial = {
   text: 'Shipped v2.3 of our importer today. It is 4x faster on large CSV files, because we stream rows instead of loading the whole file into memory. Memory use dropped from 2 GB to 150 MB. Next up: Parquet support. https://example.org/blog/v2-3 #opensource #release',
@@ -119,16 +120,19 @@ describe('the built-in writer', () => {
     for (const piece of ['Shipped v2.3', 'self-hosted runners', 'search box']) expect(text).toContain(piece);
   });
 
-  it('strips the HTML of feed items and shares the article address', async () => {
-    const item: SourceMaterial = {
-      ...SOURCE,
-      platform: 'rss',
-      url: 'https://blog.example/parser',
-      text: '<p>Why we rewrote the parser</p><p>The old parser was a <b>regex soup</b>. Error messages now point to the exact column.</p>',
-    };
+  it('drafts a feed item from the text its adapter read out of the HTML, once, and shares the article address', async () => {
+    // The feed's HTML is read at ingest (the adapter's one HTML→text); the writer gets that text.
+    const xml =
+      '<rss version="2.0"><channel><title>Blog</title><item><title>Why we rewrote the parser</title><link>https://blog.example/parser</link>' +
+      '<description>&lt;p&gt;The old parser was a &lt;b&gt;regex soup&lt;/b&gt;. Error messages now point to the exact column, as in &lt;code&gt;a &amp;amp;lt; b&lt;/code&gt;.&lt;/p&gt;</description></item></channel></rss>';
+    const [stored] = parseFeed(xml, new Date()).posts;
+    expect(stored!.text).toBe('Why we rewrote the parser\n\nThe old parser was a regex soup. Error messages now point to the exact column, as in a &lt; b.');
+    const item: SourceMaterial = { ...SOURCE, platform: 'rss', url: 'https://blog.example/parser', text: stored!.text };
     const text = await write({ source: item, platform: 'rss' });
     expect(text).not.toMatch(/<\/?[a-z]+>/);
     expect(text).toContain('regex soup');
+    // What the author's HTML showed as text (`a &lt; b`) is what the draft says: not decoded a second time.
+    expect(text).toContain('a &lt; b');
     expect(text).toContain('https://blog.example/parser');
   });
 
