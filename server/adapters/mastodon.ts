@@ -3,7 +3,7 @@
 // https://<instance> through the outbound client.
 import { jsonBody, memoized, send, sendJson } from './http.js';
 import { postProblem } from '../services/platform-text.js';
-import { count, dateOf, htmlToText, httpUrl, withPoll } from './text.js';
+import { count, dateOf, htmlToText, httpUrl, plainText, withPoll } from './text.js';
 import {
   AdapterError,
   type AdapterContext,
@@ -105,7 +105,8 @@ function toPost(s: Status): FetchedPost | null {
   // The content warning is kept apart from the text (published again as `spoiler_text`).
   const poll = pollOfStatus(s.poll);
   const text = withPoll(htmlToText(s.content ?? ''), poll);
-  const warning = htmlToText(s.spoiler_text ?? '');
+  // `content` is HTML; `spoiler_text` is plain text (Mastodon's API gives it as the author typed it).
+  const warning = plainText(s.spoiler_text ?? '');
   const publishedAt = dateOf(s.created_at);
   const media = mastodonMedia(s.media_attachments);
   if ((!text && !media.length) || !publishedAt || typeof s.id !== 'string') return null;

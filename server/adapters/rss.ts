@@ -9,7 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { decodeXml } from '../lib/charset.js';
 import { feedDate } from './feed-dates.js';
 import { send } from './http.js';
-import { count, htmlToText, httpUrl } from './text.js';
+import { count, htmlToText, httpUrl, plainText } from './text.js';
 import { AdapterError, type AdapterContext, type FetchedPost, type MediaRef, type MediaType, type PlatformAdapter } from './types.js';
 
 /** The largest feed document read (16 MiB: a podcast's whole history with its show notes fits). */
@@ -54,7 +54,7 @@ function mediaTypeOf(mime: string, medium: string): MediaType {
 
 /**
  * An item's media: Media RSS `media:content` (alone or in `media:group`s; alt text from
- * `media:description`, else `media:title`; `width`/`height`), then RSS `<enclosure>` and Atom
+ * `media:description`, else `media:title`, each read as its `type` says; `width`/`height`), then RSS `<enclosure>` and Atom
  * `<link rel="enclosure">` not already named; in document order, each URL once.
  */
 function feedMedia(item: Node): MediaRef[] {
@@ -67,7 +67,7 @@ function feedMedia(item: Node): MediaRef[] {
       type: mediaTypeOf(mime.toLowerCase(), medium.toLowerCase()),
       url,
       archive_path: null,
-      alt_text: htmlToText(alt) || null,
+      alt_text: alt || null,
       width: count(width) || null,
       height: count(height) || null,
     });
@@ -78,20 +78,32 @@ function feedMedia(item: Node): MediaRef[] {
       httpUrl(c['@_url']),
       str(c['@_type']),
       str(c['@_medium']),
-      str(c['media:description']) || str(c['media:title']) || str(item['media:description']),
+      typedText(c['media:description']) || typedText(c['media:title']) || typedText(item['media:description']),
       c['@_width'],
       c['@_height'],
     );
   }
   for (const e of list(item.enclosure)) add(httpUrl(e['@_url']), str(e['@_type']), '', '', null, null);
-  for (const l of list(item.link).filter((l) => l['@_rel'] === 'enclosure')) add(httpUrl(l['@_href']), str(l['@_type']), '', str(l['@_title']), null, null);
+  for (const l of list(item.link).filter((l) => l['@_rel'] === 'enclosure'))
+    add(httpUrl(l['@_href']), str(l['@_type']), '', plainText(str(l['@_title'])), null, null);
   return out;
 }
 
-/** Title and body as one text; the title is left out when the body already starts with it. */
-function joinText(title: string, body: string): string {
-  const t = htmlToText(title);
-  const b = htmlToText(body);
+/**
+ * An element that says what its text is (an Atom `title`, `summary` or `content`; a Media RSS
+ * `media:description` or `media:title`) as text: read as HTML when its `type` says so (`html`,
+ * `xhtml`, `text/html`), else as the plain text it is (Atom's `text` and Media RSS's `plain`, the
+ * defaults). RSS has no such attribute: its `title` and `description` are read as HTML, as feed
+ * readers do; JSON Feed says which field is which (`content_html`, `content_text`, a text `title`).
+ */
+function typedText(v: unknown): string {
+  const node: unknown = Array.isArray(v) ? v[0] : v;
+  const type = node && typeof node === 'object' ? str((node as Node)['@_type']).toLowerCase() : '';
+  return type.includes('html') ? htmlToText(str(node)) : plainText(str(node));
+}
+
+/** Title and body (each already text) as one text; the title is left out when the body already starts with it. */
+function joinText(t: string, b: string): string {
   if (!t) return b;
   if (!b || b.startsWith(t)) return b || t;
   return `${t}\n\n${b}`;
@@ -112,8 +124,9 @@ const contentId = (raw: string, text: string) => createHash('sha256').update(`${
 
 function toPost(item: Node, atom: boolean, now: Date): FetchedPost | null {
   const url = atom ? atomLink(item.link) : httpUrl(str(item.link));
-  const body = atom ? str(item.content) || str(item.summary) : str(item['content:encoded']) || str(item.description);
-  const text = joinText(str(item.title), body);
+  const title = atom ? typedText(item.title) : htmlToText(str(item.title));
+  const body = atom ? typedText(item.content) || typedText(item.summary) : htmlToText(str(item['content:encoded']) || str(item.description));
+  const text = joinText(title, body);
   if (!text) return null;
   const raw = str(atom ? item.published || item.updated : item.pubDate || item['dc:date']);
   const { publishedAt: published, unreadDate } = dated(raw, now);
@@ -150,7 +163,7 @@ export function parseFeed(xml: string, now: Date): { title: string; posts: Fetch
     throw notAFeed(root ? `it is an XML document whose root element is <${root}>` : 'the document is empty');
   }
   const posts = ((items as Node[] | undefined) ?? []).map((i) => toPost(i, Boolean(feed), now)).filter((p): p is FetchedPost => p !== null);
-  return { title: htmlToText(str((feed ?? channel)?.title)), posts };
+  return { title: feed ? typedText(feed.title) : htmlToText(str(channel?.title)), posts };
 }
 
 // ---- JSON Feed (https://www.jsonfeed.org/version/1.1/, also 1.0) ----
@@ -184,9 +197,9 @@ export function parseJsonFeed(doc: unknown, now: Date): { title: string; posts: 
   const posts: FetchedPost[] = [];
   for (const item of list(d.items)) {
     const html = str(item.content_html);
-    const body = html || str(item.content_text) || str(item.summary);
-    // content_text is plain text: kept as it is, not read as HTML.
-    const text = html ? joinText(str(item.title), html) : [htmlToText(str(item.title)), body.trim()].filter(Boolean).join('\n\n');
+    // `content_html` is HTML; `title`, `content_text` and `summary` are plain text: kept as written, not read as HTML.
+    const title = plainText(str(item.title));
+    const text = html ? joinText(title, htmlToText(html)) : [title, plainText(str(item.content_text) || str(item.summary))].filter(Boolean).join('\n\n');
     if (!text) continue;
     const raw = str(item.date_published) || str(item.date_modified);
     const { publishedAt, unreadDate } = dated(raw, now);
@@ -202,7 +215,7 @@ export function parseJsonFeed(doc: unknown, now: Date): { title: string; posts: 
       media: jsonFeedMedia(item),
     });
   }
-  return { title: htmlToText(str(d.title)) || authorsOf(d).join(', '), posts };
+  return { title: plainText(str(d.title)) || authorsOf(d).join(', '), posts };
 }
 
 /** Reads a fetched document as a feed: JSON Feed when it is JSON, else XML (RSS, Atom) in its declared encoding. */

@@ -1,4 +1,5 @@
-// Plain text out of the HTML that feeds and Mastodon carry, and small coercions shared by adapters.
+// Plain text out of the HTML that feeds and Mastodon carry (once, where it is read: what a post
+// stores is plain text), text that is plain already, and small coercions shared by adapters.
 import { Parser } from 'htmlparser2';
 import type { Poll } from './types.js';
 
@@ -60,6 +61,18 @@ export function isShownAddress(words: string, href: string): boolean {
   const bare = (u: string) => u.replace(/^https?:\/\//, '').replace(/\/$/, '');
   const shown = bare(words.trim().replace(/(\.\.\.|…)$/u, ''));
   return /^[^\s/.]+(\.[^\s/.]+)+/.test(shown) && bare(href).startsWith(shown);
+}
+
+/**
+ * Text a source gives as plain text (a Mastodon content warning, a JSON Feed title or
+ * `content_text`, an Atom construct of type `text`): kept as written, never parsed as markup (a
+ * `<` or `&amp;` in it is the author's); only line ends are made `\n`, the ends trimmed and the
+ * length capped like any post text. Which fields are HTML and which are text is decided per
+ * source, where it is read (docs/drafting.md lists them), never guessed from the content.
+ */
+export function plainText(text: string): string {
+  const t = text.replace(/\r\n?/g, '\n').trim();
+  return t.length > MAX_TEXT ? t.slice(0, MAX_TEXT).replace(/[\uD800-\uDBFF]$/, '') : t;
 }
 
 /** Trims each line, collapses runs of blank lines and caps the length. */

@@ -1,7 +1,8 @@
 // Real data, read as the authors wrote it (issue 24), through the API on a real database: an X
 // archive with edit chains imports one post per chain (first version's date and address kept),
 // a Mastodon archive keeps content warnings and polls on the posts list, and a Mastodon post
-// under a content warning is drafted and published again under it (`spoiler_text`).
+// under a content warning is drafted and published again under it (`spoiler_text`): the warning
+// is plain text, its `<` and `&amp;` kept as typed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey } from '../../clients/typescript/src/index.js';
 import { outboundEnvFor } from '../support/https-fake.js';
@@ -16,7 +17,7 @@ let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
 beforeAll(async () => {
   mastodon = await startMastodonFake({
     statuses: [
-      mastodonStatus(1, { content: '<p>The finale was worth the wait.</p>', spoiler_text: 'Spoilers: season 4 finale' }),
+      mastodonStatus(1, { content: '<p>The finale was worth the wait.</p>', spoiler_text: 'Spoilers: season 4 <finale> &amp; S5' }),
       mastodonStatus(2, { content: '<p>No warning on this one.</p>' }),
       {
         ...mastodonStatus(3, { content: '<p>Tabs or spaces?</p>' }),
@@ -109,7 +110,7 @@ describe('a Mastodon post under a content warning', () => {
     const { pipeline_id } = await ingest(s, mastodon.handle);
     const posts = await listAllPosts(s, pipeline_id);
     const warned = posts.find((p) => p.content_warning)!;
-    expect(warned).toMatchObject({ content_warning: 'Spoilers: season 4 finale', text: 'The finale was worth the wait.' });
+    expect(warned).toMatchObject({ content_warning: 'Spoilers: season 4 <finale> &amp; S5', text: 'The finale was worth the wait.' });
     const plainPost = posts.find((p) => p.text === 'No warning on this one.')!;
     expect(plainPost.content_warning).toBeNull();
     expect(posts.find((p) => p.poll)).toMatchObject({
@@ -126,12 +127,12 @@ describe('a Mastodon post under a content warning', () => {
     });
 
     const { artifact } = await draftAndWait(s, warned.id);
-    expect(artifact.content_warning).toBe('Spoilers: season 4 finale');
+    expect(artifact.content_warning).toBe('Spoilers: season 4 <finale> &amp; S5');
     await moveArtifact(s, artifact.id, 'ready');
     const { artifact: published } = await publishAndWait(s, artifact.id);
     expect(published.state).toBe('published');
     const sent = mastodon.state.posted.find((p) => p.idempotencyKey === `cp-${artifact.id}`)!;
-    expect(sent.spoilerText).toBe('Spoilers: season 4 finale');
+    expect(sent.spoilerText).toBe('Spoilers: season 4 <finale> &amp; S5');
 
     // A draft of a post without a warning publishes without one.
     const plain = await draftAndWait(s, plainPost.id);

@@ -3,6 +3,8 @@
 // plain text; POST /posts/{id}/draft writes the artifact with the built-in writer; its text and
 // each platform's variant (parts included) keep what the author wrote — a `<` and what follows
 // it, tags written as text, an entity written as text — and emoji go as whole clusters only.
+// A Mastodon archive's `content` is HTML (read as such, once); its `summary` (the content
+// warning) is plain text and keeps the author's `<` and `&amp;`, on the post and on its draft.
 import { describe, expect, it } from 'vitest';
 import { draftAndWait, ingest, listAllPosts, connect } from '../support/api.js';
 import { serverSuite } from '../support/suite.js';
@@ -65,5 +67,44 @@ describe('an X archive post drafted through POST /posts/{id}/draft', () => {
     // The default style has no emoji: they go as whole clusters; the Sinhala word keeps its ZWJ.
     expect(drafted.sinhala).toContain('ශ්‍රී ලංකා shipped it then and done');
     expect(drafted.sinhala).not.toMatch(/\p{Emoji_Modifier}|\u{20E3}|\u{FE0F}/u);
+  });
+});
+
+describe('a Mastodon archive post: HTML content, plain-text content warning', () => {
+  it('reads the content as HTML once and keeps the warning as typed, on the post and on its draft', async () => {
+    const handle = `words-md-${Date.now()}`;
+    const actor = 'https://mastodon.example/users/ada';
+    const outbox = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: 'outbox.json',
+      type: 'OrderedCollection',
+      totalItems: 1,
+      orderedItems: [
+        {
+          id: `${actor}/statuses/1/activity`,
+          type: 'Create',
+          actor,
+          published: '2026-11-01T10:00:00Z',
+          to: ['https://www.w3.org/ns/activitystreams#Public'],
+          object: {
+            id: `${actor}/statuses/1`,
+            type: 'Note',
+            // What the author typed: `a<b &amp; <script>` as the warning, `x < y &amp; <b>` as the text.
+            summary: 'CW: a<b &amp; <script>',
+            inReplyTo: null,
+            published: '2026-11-01T10:00:00Z',
+            url: 'https://mastodon.example/@ada/1',
+            content: '<p>Shown as x &lt; y &amp;amp; &lt;b&gt; in the post, <b>bold</b> here.</p>',
+          },
+        },
+      ],
+    };
+    await connect(t.s, { platform: 'archive', handle, auth_material: JSON.stringify(outbox), secondary_auth: 'mastodon' });
+    const { pipeline_id } = await ingest(t.s, handle);
+    const [post] = await listAllPosts(t.s, pipeline_id);
+    expect(post).toMatchObject({ text: 'Shown as x < y &amp; <b> in the post, bold here.', content_warning: 'CW: a<b &amp; <script>' });
+    const { artifact } = await draftAndWait(t.s, post!.id, { targets: ['mastodon'] });
+    expect(artifact.content_warning).toBe('CW: a<b &amp; <script>');
+    expect(artifact.text).toContain('Shown as x < y &amp; <b> in the post, bold here');
   });
 });

@@ -171,6 +171,49 @@ describe('JSON Feed', () => {
   });
 });
 
+describe('which fields are HTML and which are text, as each format says', () => {
+  it('Atom: a construct of type text (the default) is kept as written; html and xhtml are read as HTML, once', () => {
+    const atom = `<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>a &lt; b &amp;amp; c</title>
+<entry><id>e1</id><title>Why x&lt;y and &lt;script&gt; matter</title><content>cout&lt;&lt;-1&lt;&lt;endl; &amp;amp; si&lt;ti</content><published>2026-11-01T00:00:00Z</published></entry>
+<entry><id>e2</id><title type="text">Plain &lt;b&gt;title&lt;/b&gt;</title><content type="html">&lt;p&gt;Shown: a &amp;lt; b &amp;amp;amp; &lt;b&gt;bold&lt;/b&gt;&lt;/p&gt;</content><published>2026-11-02T00:00:00Z</published></entry>
+<entry><id>e3</id><title type="html">An &lt;em&gt;HTML&lt;/em&gt; title &amp;amp; more</title><summary type="text">2 &lt; 3 &amp; 4 &gt; 1</summary><published>2026-11-03T00:00:00Z</published></entry>
+</feed>`;
+    const feed = read(Buffer.from(atom), 'application/atom+xml');
+    expect(feed.title).toBe('a < b &amp; c');
+    expect(feed.posts.map((p) => p.text)).toEqual([
+      'Why x<y and <script> matter\n\ncout<<-1<<endl; &amp; si<ti',
+      'Plain <b>title</b>\n\nShown: a < b &amp; bold',
+      'An HTML title & more\n\n2 < 3 & 4 > 1',
+    ]);
+  });
+
+  it('JSON Feed: title, content_text and summary are text; content_html is HTML', () => {
+    const doc = {
+      version: 'https://jsonfeed.org/version/1.1',
+      title: 'a<b &amp; c',
+      items: [
+        { id: '1', title: 'x<y', content_html: '<p>a &lt; b &amp;amp; <b>c</b></p>' },
+        { id: '2', title: 'Tags <script> as text', content_text: 'si<ti全く気づかなかった &amp; cout<<-1' },
+        { id: '3', summary: '<3 &lt;3' },
+      ],
+    };
+    const feed = read(Buffer.from(JSON.stringify(doc)), 'application/feed+json');
+    expect(feed.title).toBe('a<b &amp; c');
+    expect(feed.posts.map((p) => p.text)).toEqual(['x<y\n\na < b &amp; c', 'Tags <script> as text\n\nsi<ti全く気づかなかった &amp; cout<<-1', '<3 &lt;3']);
+  });
+
+  it('Media RSS: a description is plain text unless its type is html', () => {
+    const rss = `<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>t</title>
+<item><guid>1</guid><title>One</title><description>d</description>
+<media:content url="https://cdn.example.org/a.jpg" type="image/jpeg"><media:description>a &lt; b &amp;amp; c</media:description></media:content>
+<media:content url="https://cdn.example.org/b.jpg" type="image/jpeg"><media:description type="html">&lt;b&gt;bold&lt;/b&gt; &amp;amp; c</media:description></media:content>
+</item></channel></rss>`;
+    const [post] = parseFeed(rss, NOW).posts;
+    expect(post?.media?.map((m) => m.alt_text)).toEqual(['a < b &amp; c', 'bold & c']);
+  });
+});
+
 describe('documents that are not feeds', () => {
   const refusal = (body: string, contentType: string | null) => {
     try {

@@ -6,7 +6,7 @@
 // a `Question` whose options are `oneOf` (one choice) or `anyOf` (several), each a `Note` with
 // its `name` and its votes in `replies.totalItems`.
 import type { Readable } from 'node:stream';
-import { count, dateOf, htmlToText, httpUrl, withPoll } from '../text.js';
+import { count, dateOf, htmlToText, httpUrl, plainText, withPoll } from '../text.js';
 import { DEFAULT_LIMITS } from './container.js';
 import { jsonArrayElements } from './json-stream.js';
 import type { Poll } from '../types.js';
@@ -91,7 +91,8 @@ export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<
   const poll = pollOf(o);
   const text = withPoll(htmlToText(typeof o.content === 'string' ? o.content : ''), poll);
   if (!text && !media.length) return { skip: 'empty' };
-  const warning = typeof o.summary === 'string' ? htmlToText(o.summary) : '';
+  // `content` is HTML; Mastodon writes `summary` (the content warning) as the plain text the author typed.
+  const warning = typeof o.summary === 'string' ? plainText(o.summary) : '';
   return {
     post: {
       externalId: id,
