@@ -1836,6 +1836,14 @@ export interface components {
             platform: components["schemas"]["Platform"];
             /** @description Where the post lives on its platform, when it has an address. */
             url: string | null;
+            /**
+             * @description The post's text as plain text, whatever the source: never HTML. Where a source gives HTML
+             *     (a Mastodon post's content, a WordPress post, an RSS description, an Atom or JSON Feed field
+             *     declared HTML) it was turned into text once when it was read; where it gives plain text (X,
+             *     LinkedIn, Bluesky, Instagram, a content warning) it is kept as written, and X's archive
+             *     entities (`&amp;`, `&lt;`, `&gt;`) are decoded exactly once. A `<`, `&` or tag in it is what
+             *     the author wrote, and drafts keep it as such.
+             */
             text: string;
             /** @description When the post was published. When the source gave a date that could not be read (see `unread_date`), this is the time the post was first ingested instead, never silently. */
             published_at: components["schemas"]["Timestamp"];
