@@ -483,6 +483,29 @@ describe('emoji go as whole grapheme clusters, or not at all', () => {
     );
   });
 
+  it('through the writer: a sentence of generated graphemes comes out whole but for its emoji', async () => {
+    const LETTERS = TEXT_GRAPHEMES.filter((g) => /^[\p{L}\p{M}\p{N}\u200C\u200D]+$/u.test(g));
+    const letterWord = fc.array(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...LETTERS) }, { weight: 1, arbitrary: fc.constantFrom(...EMOJI) }), {
+      minLength: 1,
+      maxLength: 4,
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(letterWord, { minLength: 3, maxLength: 12 }), async (wordsOf) => {
+        const kept = wordsOf.map((w) => w.filter((g) => !EMOJI.includes(g)).join('')).filter(Boolean);
+        fc.pre(kept.length > 0);
+        const source = wordsOf.map((w) => w.join('')).join(' ');
+        const { text: draft } = await builtinWriter.write(
+          { source: material(source), more: [], intent: 'posts', tone: null, styleReference: null, platform: 'archive', parentText: null, variation: 0 },
+          { outbound: null as never },
+        );
+        // Only the first letter of the sentence may have changed case.
+        expect(draft.toLowerCase()).toContain(kept.join(' ').toLowerCase());
+        expect(draft).not.toMatch(/\p{Emoji_Modifier}|\u{20E3}|\u{FE0F}/u);
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 200), seed: Number(process.env.FC_SEED ?? 2511) },
+    );
+  });
+
   it('a draft cut to its budget never ends inside a grapheme cluster', () => {
     fc.assert(
       fc.property(fc.array(graphemeOf, { minLength: 2, maxLength: 80 }), fc.integer({ min: 2, max: 40 }), (gs, limit) => {
