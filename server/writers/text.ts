@@ -117,8 +117,9 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 // A filler word with the comma before it (`, honestly`) and the white space around it.
+// A word inside a tag or an entity written as text (`<really>`, `&just;`) is part of that token.
 const FILLER =
-  /(,?)(\s*)(?<![\p{L}\p{N}_.@#/-])(?:just|really|very|basically|actually|literally|honestly|simply|kind of|sort of|i think|i guess|to be honest)(?![\p{L}\p{N}_@/-]|\.[\p{L}\p{N}])\s*/giu;
+  /(,?)(\s*)(?<![\p{L}\p{N}_.@#/<&-])(?:just|really|very|basically|actually|literally|honestly|simply|kind of|sort of|i think|i guess|to be honest)(?![\p{L}\p{N}_@/>;-]|\.[\p{L}\p{N}])\s*/giu;
 
 /**
  * A sentence without filler words (whole words only, never a part of one: `justify`,

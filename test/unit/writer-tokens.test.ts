@@ -180,6 +180,7 @@ describe('the built-in writer never alters a token', () => {
     expect(condense('It was really.')).toBe('It was.');
     expect(condense('Yes, honestly, it works')).toBe('Yes, it works');
     expect(condense('Really good: justify really.md and @simply')).toBe('Good: justify really.md and @simply');
+    expect(condense('Use <really> and &just; and </simply> as written')).toBe('Use <really> and &just; and </simply> as written');
     expect(sentenceCase('iPhone sales grew')).toBe('iPhone sales grew');
     expect(sentenceCase('we shipped')).toBe('We shipped');
   });
@@ -241,6 +242,9 @@ const WRITTEN_AS_TEXT = [
   '<img src=x onerror=alert(1)>',
   '1 < 2 > 0',
   'si<ti全く気づかなかった',
+  '<really>',
+  '</just>',
+  '&simply;',
 ];
 /** Glued inside a word, as in `si<ti`. */
 const GLUED = ['<', '&', '>', '<ti', '&amp;', '<<', '&lt;'];
