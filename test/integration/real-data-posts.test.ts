@@ -2,7 +2,8 @@
 // archive with edit chains imports one post per chain (first version's date and address kept),
 // a Mastodon archive keeps content warnings and polls on the posts list, and a Mastodon post
 // under a content warning is drafted and published again under it (`spoiler_text`): the warning
-// is plain text, its `<` and `&amp;` kept as typed.
+// is plain text, its `<` and `&amp;` kept as typed, and what the HTML content showed as text
+// (`x < y &amp; <script>`) is what is published.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey } from '../../clients/typescript/src/index.js';
 import { outboundEnvFor } from '../support/https-fake.js';
@@ -17,7 +18,7 @@ let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
 beforeAll(async () => {
   mastodon = await startMastodonFake({
     statuses: [
-      mastodonStatus(1, { content: '<p>The finale was worth the wait.</p>', spoiler_text: 'Spoilers: season 4 <finale> &amp; S5' }),
+      mastodonStatus(1, { content: '<p>The finale was worth the wait: x &lt; y &amp;amp; &lt;script&gt; stays.</p>', spoiler_text: 'Spoilers: season 4 <finale> &amp; S5' }),
       mastodonStatus(2, { content: '<p>No warning on this one.</p>' }),
       {
         ...mastodonStatus(3, { content: '<p>Tabs or spaces?</p>' }),
@@ -110,7 +111,7 @@ describe('a Mastodon post under a content warning', () => {
     const { pipeline_id } = await ingest(s, mastodon.handle);
     const posts = await listAllPosts(s, pipeline_id);
     const warned = posts.find((p) => p.content_warning)!;
-    expect(warned).toMatchObject({ content_warning: 'Spoilers: season 4 <finale> &amp; S5', text: 'The finale was worth the wait.' });
+    expect(warned).toMatchObject({ content_warning: 'Spoilers: season 4 <finale> &amp; S5', text: 'The finale was worth the wait: x < y &amp; <script> stays.' });
     const plainPost = posts.find((p) => p.text === 'No warning on this one.')!;
     expect(plainPost.content_warning).toBeNull();
     expect(posts.find((p) => p.poll)).toMatchObject({
@@ -133,6 +134,8 @@ describe('a Mastodon post under a content warning', () => {
     expect(published.state).toBe('published');
     const sent = mastodon.state.posted.find((p) => p.idempotencyKey === `cp-${artifact.id}`)!;
     expect(sent.spoilerText).toBe('Spoilers: season 4 <finale> &amp; S5');
+    // The content was HTML, read once at ingest: what it showed as text is what is published.
+    expect(sent.text).toContain('x < y &amp; <script> stays');
 
     // A draft of a post without a warning publishes without one.
     const plain = await draftAndWait(s, plainPost.id);
