@@ -18,7 +18,10 @@ let mastodon: Awaited<ReturnType<typeof startMastodonFake>>;
 beforeAll(async () => {
   mastodon = await startMastodonFake({
     statuses: [
-      mastodonStatus(1, { content: '<p>The finale was worth the wait: x &lt; y &amp;amp; &lt;script&gt; stays.</p>', spoiler_text: 'Spoilers: season 4 <finale> &amp; S5' }),
+      mastodonStatus(1, {
+        content: '<p>The finale was worth the wait: x &lt; y &amp;amp; &lt;script&gt; stays.</p>',
+        spoiler_text: 'Spoilers: season 4 <finale> &amp; S5',
+      }),
       mastodonStatus(2, { content: '<p>No warning on this one.</p>' }),
       {
         ...mastodonStatus(3, { content: '<p>Tabs or spaces?</p>' }),
@@ -111,7 +114,10 @@ describe('a Mastodon post under a content warning', () => {
     const { pipeline_id } = await ingest(s, mastodon.handle);
     const posts = await listAllPosts(s, pipeline_id);
     const warned = posts.find((p) => p.content_warning)!;
-    expect(warned).toMatchObject({ content_warning: 'Spoilers: season 4 <finale> &amp; S5', text: 'The finale was worth the wait: x < y &amp; <script> stays.' });
+    expect(warned).toMatchObject({
+      content_warning: 'Spoilers: season 4 <finale> &amp; S5',
+      text: 'The finale was worth the wait: x < y &amp; <script> stays.',
+    });
     const plainPost = posts.find((p) => p.text === 'No warning on this one.')!;
     expect(plainPost.content_warning).toBeNull();
     expect(posts.find((p) => p.poll)).toMatchObject({
