@@ -1841,10 +1841,14 @@ export interface components {
             published_at: components["schemas"]["Timestamp"];
             /**
              * @description The date exactly as the source wrote it, when it could not be read (a feed item's
-             *     `pubDate` in an unknown form or language); `published_at` is then the time of the first
-             *     ingest, not of publication (a later ingest does not move it). An empty string: the item
-             *     had no date at all. Null when the date was read. Diagnose reports such posts
-             *     (`unread_dates`, info).
+             *     `pubDate` in an unknown form or language), or when it is outside the years 0001–9999
+             *     (`+275760-09-13T00:00:00Z`, `+010000-01-01T00:00:00Z`, `-000001-01-01T00:00:00Z` in an
+             *     export, a feed or a timeline), which neither the databases nor this contract's `date-time`
+             *     can hold; `published_at` is then the time of the first ingest, not of publication (a later
+             *     ingest does not move it). The post is kept all the same: its words are the author's. An
+             *     empty string: the item had no date at all. Null when the date was read. A post stored
+             *     before this rule with such a date is repaired the same way when the server starts.
+             *     Diagnose reports such posts (`unread_dates`, info).
              */
             unread_date: string | null;
             metrics: components["schemas"]["EngagementMetrics"];
@@ -2423,7 +2427,7 @@ export interface components {
                     /** @description Replies to other people. */
                     reply: number;
                     empty: number;
-                    /** @description Entries without the fields a post needs. */
+                    /** @description Entries without the fields a post needs (an id, the text). A post whose date cannot be read is not left out: see `unread_dates`. */
                     unreadable: number;
                     /** @description Bluesky likes: not the author's text. */
                     like: number;
@@ -2436,8 +2440,12 @@ export interface components {
                     /** @description Entries that are not posts: WordPress pages, attachments and menu items; Bluesky follows, blocks, lists, profile and other records. */
                     not_a_post: number;
                 };
-                first_post_at: components["schemas"]["Timestamp"];
-                last_post_at: components["schemas"]["Timestamp"];
+                /** @description Of `posts`, those whose date could not be read: missing, not a date, or outside the years 0001–9999 (`+275760-09-13T00:00:00Z`, `-000001-01-01T00:00:00Z`), which no answer or database can carry. They are imported, not left out: the words are the author's whatever the date says. Each such post has its `published_at` set to the time of its first ingest and the date as written in its `unread_date`. */
+                unread_dates: number;
+                /** @description The earliest date read among `posts` (posts with an unread date do not count); null when no post's date could be read. */
+                first_post_at: components["schemas"]["Timestamp"] | null;
+                /** @description The latest date read among `posts`, as `first_post_at`. */
+                last_post_at: components["schemas"]["Timestamp"] | null;
             };
             /** @description The archive account of `handle`, which ingests from this export. */
             account: components["schemas"]["Account"] | null;
