@@ -25,8 +25,25 @@ export function instantText(d: Date | null | undefined): string | null {
   return representable(d)?.toISOString() ?? null;
 }
 
-/** Whether a text is an instant as the contract answers one: RFC 3339, with a year of 0001–9999. */
+const RFC3339 = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:Z|[+-](\d\d):(\d\d))$/i;
+
+/** The days of a month (1–12) of a year of the proleptic Gregorian calendar. */
+function daysIn(year: number, month: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, 0);
+  return d.getUTCDate();
+}
+
+/**
+ * Whether a text is an instant as the contract answers one: RFC 3339 (a real day of a real month,
+ * hours to 23, no leap second), of the years 0001–9999 once in UTC. JavaScript's Date would roll
+ * `2021-02-31` over to March; this does not.
+ */
 export function isInstantText(v: unknown): v is string {
-  if (typeof v !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(v)) return false;
-  return representable(new Date(v)) !== null;
+  const m = typeof v === 'string' ? RFC3339.exec(v) : null;
+  if (!m) return false;
+  const [year, month, day, h, min, sec] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || h > 23 || min > 59 || sec > 59) return false;
+  if (m[7] !== undefined && (Number(m[7]) > 23 || Number(m[8]) > 59)) return false;
+  return representable(new Date(v as string)) !== null;
 }
