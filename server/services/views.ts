@@ -8,7 +8,7 @@ import type { PostRow } from '../store/posts.js';
 import type { VariantRow } from '../store/variants.js';
 import { countLength, fitsOnePost, isTargetPlatform, PLATFORM_RULES } from './platform-text.js';
 import { mediaIssues, mediaOf } from './media-items.js';
-import { instantText } from '../lib/instants.js';
+import { instantText, isInstantText } from '../lib/instants.js';
 
 type S = components['schemas'];
 const iso = (d: Date) => d.toISOString();
@@ -69,6 +69,9 @@ export function pipelineView(p: PipelineRow, counts: { posts: number; artifacts:
   };
 }
 
+/** A stored poll as answered: a closing time outside the years 0001–9999 (stored before dates were checked) is unknown (null). */
+const pollView = (poll: S['SourcePoll']): S['SourcePoll'] => (poll.closes_at === null || isInstantText(poll.closes_at) ? poll : { ...poll, closes_at: null });
+
 export function postView(p: PostRow): S['SourcePost'] {
   const date = postDate(p);
   return {
@@ -84,7 +87,7 @@ export function postView(p: PostRow): S['SourcePost'] {
     media: JSON.parse(p.media) as S['MediaRef'][],
     reply_to: p.replyTo,
     content_warning: p.contentWarning,
-    poll: p.poll === null ? null : (JSON.parse(p.poll) as S['SourcePoll']),
+    poll: p.poll === null ? null : pollView(JSON.parse(p.poll) as S['SourcePoll']),
     first_version_url: p.firstVersionUrl,
     has_artifact: p.artifactCount > 0,
     created_at: iso(p.createdAt),

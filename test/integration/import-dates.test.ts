@@ -114,6 +114,8 @@ describe('a workspace that already holds such a value (stored by an older versio
   let pipelineId: string;
   let importId: string;
   let importedPosts: number;
+  /** A poll closing at a time no answer can carry; an option's title that looks like one stays as written. */
+  const poll = { multiple: false, options: [{ title: '"closes_at":"+1" is text', votes: 2 }], closes_at: '+275760-09-13T00:00:00.000Z', voters: 2 };
 
   beforeAll(async () => {
     const g = mastodonArchive({ posts: 20 });
@@ -133,6 +135,7 @@ describe('a workspace that already holds such a value (stored by an older versio
         externalId: `poison-${n}`,
         text: `Poisoned ${n}: words the author wrote`,
         publishedAt: new Date('2026-11-01T00:00:00Z'),
+        poll: JSON.stringify(poll),
         createdAt: new Date('2026-11-02T00:00:00Z'),
         updatedAt: new Date('2026-11-02T00:00:00Z'),
       });
@@ -151,6 +154,7 @@ describe('a workspace that already holds such a value (stored by an older versio
     const poisoned = posts.filter((p) => p.text.startsWith('Poisoned'));
     expect(poisoned).toHaveLength(3);
     for (const p of poisoned) expect(p.published_at).toBe('2026-11-02T00:00:00.000Z');
+    for (const p of poisoned) expect(p.poll).toEqual({ ...poll, closes_at: null });
     // The stored instant as JavaScript writes it (PostgreSQL's `10000-01-01 00:00:00` and `0002-… BC` read as such by the store).
     expect(poisoned.map((p) => p.unread_date).sort()).toEqual(['+010000-01-01T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00.000Z']);
     expect(inbox.data.every((i) => RFC3339.test(i.created_at))).toBe(true);
@@ -172,6 +176,7 @@ describe('a workspace that already holds such a value (stored by an older versio
     expect(poisoned.map((r) => r.publishedAt.toISOString())).toEqual(Array(3).fill('2026-11-02T00:00:00.000Z'));
     const unread = poisoned.map((r) => r.unreadDate);
     expect(unread).toEqual(sqlite() ? poison : pgPoison);
+    for (const r of poisoned) expect(JSON.parse(r.poll!)).toEqual({ ...poll, closes_at: null });
     // The other posts are untouched.
     for (const r of rows.filter((x) => !x.id.startsWith('post_poison'))) expect(r.unreadDate).toBeNull();
     const { summary } = await findRow(db(), 'Import', { id: importId });

@@ -22,3 +22,8 @@ WHERE "summary" ~ '"first_post_at":"([^0-9"]|0000)';
 UPDATE "Import"
 SET "summary" = regexp_replace("summary", '"last_post_at":"([^0-9"]|0000)[^"]*"', '"last_post_at":null')
 WHERE "summary" ~ '"last_post_at":"([^0-9"]|0000)';
+
+-- A poll's closing time that is not one becomes unknown (null), edited as text as above.
+UPDATE "SourcePost"
+SET "poll" = regexp_replace("poll", '"closes_at":"([^0-9"]|0000)[^"]*"', '"closes_at":null')
+WHERE "poll" ~ '"closes_at":"([^0-9"]|0000)';

@@ -29,3 +29,10 @@ SET "summary" = json_set("summary", '$.last_post_at', NULL)
 WHERE CASE WHEN json_valid("summary") AND json_type("summary", '$.last_post_at') = 'text'
   THEN json_extract("summary", '$.last_post_at') NOT GLOB '[0-9][0-9][0-9][0-9]-*' OR json_extract("summary", '$.last_post_at') GLOB '0000*'
   ELSE 0 END;
+
+-- A poll's closing time that is not one becomes unknown (null).
+UPDATE "SourcePost"
+SET "poll" = json_set("poll", '$.closes_at', NULL)
+WHERE CASE WHEN "poll" IS NOT NULL AND json_valid("poll") AND json_type("poll", '$.closes_at') = 'text'
+  THEN json_extract("poll", '$.closes_at') NOT GLOB '[0-9][0-9][0-9][0-9]-*' OR json_extract("poll", '$.closes_at') GLOB '0000*'
+  ELSE 0 END;
