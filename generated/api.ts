@@ -2227,7 +2227,9 @@ export interface components {
          *     `local_time` (a wall-clock time without offset, `YYYY-MM-DDTHH:MM[:SS]`) with `time_zone` (an
          *     IANA name such as `Europe/Paris`). A local time that occurs twice (when clocks go back) needs
          *     `utc_offset` to say which one; a local time that does not exist (when clocks go forward) is
-         *     refused. A time in the past is refused. Every refusal is `422 validation_failed` naming the field.
+         *     refused. A time in the past is refused, and so is one past the year 9999 in UTC
+         *     (`9999-12-31T23:30:00-01:00`), which no database stores. Every refusal is `422 validation_failed`
+         *     naming the field.
          *
          *     `destinations` names where to publish; without it, an artifact that already has destinations
          *     (a failed publish, an unscheduled one) resumes them, and otherwise the pipeline's default
