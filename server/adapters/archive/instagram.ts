@@ -67,10 +67,10 @@ export async function instagramVisibility(stream: Readable | null): Promise<Visi
   }
 }
 
-/** A creation time as Instagram writes it (seconds since 1970), when it is a positive whole number. */
+/** A creation time as Instagram writes it (seconds since 1970, a number or a numeric string), whole seconds; null when it is none. */
 const seconds = (v: unknown): number | null => {
-  const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : typeof v === 'number' ? v : NaN;
-  return Number.isSafeInteger(n) && n > 0 ? n : null;
+  const n = typeof v === 'string' ? Number(v) : typeof v === 'number' ? v : NaN;
+  return Number.isFinite(n) && n >= 1 ? Math.floor(n) : null;
 };
 
 export function instagramItem(entry: unknown, ctx: InstagramContext, opts: ReadOptions): ArchiveItem {
