@@ -1707,7 +1707,7 @@ export interface components {
              *     | `run_retrying` | warning | a run of the pipeline failed transiently and waits for its next attempt |
              *     | `runs_stalled` | warning | a run of the pipeline has waited more than 15 minutes to start |
              *     | `no_posts` | warning | an ingest succeeded but found no post |
-             *     | `unread_dates` | info | posts came with a date that could not be read (a feed's `pubDate` in an unknown form, or none): their `published_at` is the time of their first ingest, and their `unread_date` has the date as written (the message shows up to 3) |
+             *     | `unread_dates` | info | posts came with a date that could not be read (a feed's `pubDate` in an unknown form, or none; a date of an export or a timeline outside the years 0001–9999): their `published_at` is the time of their first ingest, and their `unread_date` has the date as written (the message shows up to 3) |
              *     | `publish_failed` | error | an artifact of the pipeline is `publish_failed` (the message names it, the error and the parts already live); publish it again to resume, after connecting the account again when its credential was the cause |
              *     | `variant_unpostable` | warning | a variant of a `review`, `ready`, `scheduled` or `publish_failed` artifact cannot be posted as it is: its text could not be split into posts, or a stored part is over the platform's limit (the message names up to 5, `suggested_endpoint` the newest: send the variant's text or your own split) |
              *     | `variant_not_published` | info | a `scheduled` artifact has variants for platforms this service does not post to (`x`, `linkedin`, `threads`): only the pipeline's platform goes out at the time |
@@ -1849,10 +1849,14 @@ export interface components {
             published_at: components["schemas"]["Timestamp"];
             /**
              * @description The date exactly as the source wrote it, when it could not be read (a feed item's
-             *     `pubDate` in an unknown form or language); `published_at` is then the time of the first
-             *     ingest, not of publication (a later ingest does not move it). An empty string: the item
-             *     had no date at all. Null when the date was read. Diagnose reports such posts
-             *     (`unread_dates`, info).
+             *     `pubDate` in an unknown form or language), or when it is outside the years 0001–9999
+             *     (`+275760-09-13T00:00:00Z`, `+010000-01-01T00:00:00Z`, `-000001-01-01T00:00:00Z` in an
+             *     export, a feed or a timeline), which neither the databases nor this contract's `date-time`
+             *     can hold; `published_at` is then the time of the first ingest, not of publication (a later
+             *     ingest does not move it). The post is kept all the same: its words are the author's. An
+             *     empty string: the item had no date at all. Null when the date was read. A post stored
+             *     before this rule with such a date is repaired the same way when the server starts.
+             *     Diagnose reports such posts (`unread_dates`, info).
              */
             unread_date: string | null;
             metrics: components["schemas"]["EngagementMetrics"];
@@ -2231,7 +2235,9 @@ export interface components {
          *     `local_time` (a wall-clock time without offset, `YYYY-MM-DDTHH:MM[:SS]`) with `time_zone` (an
          *     IANA name such as `Europe/Paris`). A local time that occurs twice (when clocks go back) needs
          *     `utc_offset` to say which one; a local time that does not exist (when clocks go forward) is
-         *     refused. A time in the past is refused. Every refusal is `422 validation_failed` naming the field.
+         *     refused. A time in the past is refused, and so is one past the year 9999 in UTC
+         *     (`9999-12-31T23:30:00-01:00`), which no database stores. Every refusal is `422 validation_failed`
+         *     naming the field.
          *
          *     `destinations` names where to publish; without it, an artifact that already has destinations
          *     (a failed publish, an unscheduled one) resumes them, and otherwise the pipeline's default
@@ -2431,7 +2437,7 @@ export interface components {
                     /** @description Replies to other people. */
                     reply: number;
                     empty: number;
-                    /** @description Entries without the fields a post needs. */
+                    /** @description Entries without the fields a post needs (an id, the text). A post whose date cannot be read is not left out: see `unread_dates`. */
                     unreadable: number;
                     /** @description Bluesky likes: not the author's text. */
                     like: number;
@@ -2444,8 +2450,12 @@ export interface components {
                     /** @description Entries that are not posts: WordPress pages, attachments and menu items; Bluesky follows, blocks, lists, profile and other records. */
                     not_a_post: number;
                 };
-                first_post_at: components["schemas"]["Timestamp"];
-                last_post_at: components["schemas"]["Timestamp"];
+                /** @description Of `posts`, those whose date could not be read: missing, not a date, or outside the years 0001–9999 (`+275760-09-13T00:00:00Z`, `-000001-01-01T00:00:00Z`), which no answer or database can carry. They are imported, not left out: the words are the author's whatever the date says. Each such post has its `published_at` set to the time of its first ingest and the date as written in its `unread_date`. */
+                unread_dates: number;
+                /** @description The earliest date read among `posts` (posts with an unread date do not count); null when no post's date could be read. */
+                first_post_at: components["schemas"]["Timestamp"] | null;
+                /** @description The latest date read among `posts`, as `first_post_at`. */
+                last_post_at: components["schemas"]["Timestamp"] | null;
             };
             /** @description The archive account of `handle`, which ingests from this export. */
             account: components["schemas"]["Account"] | null;

@@ -15,7 +15,7 @@ import {
 } from './types.js';
 import { jsonBody, memoized, send, sendJson } from './http.js';
 import { postProblem } from '../services/platform-text.js';
-import { count, dateOf, httpUrl, tidy } from './text.js';
+import { count, dated, dateOf, httpUrl, tidy } from './text.js';
 import { detectFacets, facetsOf } from './bluesky-facets.js';
 
 const HANDLE = /^@?((?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62})$/i;
@@ -114,14 +114,14 @@ async function createSession(ctx: AdapterContext, handle: string, creds: Credent
 const sessionOnce = (ctx: AdapterContext, handle: string, creds: Credentials) =>
   memoized(ctx, `bluesky:session:${handle}:${creds.secret}`, () => createSession(ctx, handle, creds));
 
-function toPost(item: FeedItem, did: string, handle: string): FetchedPost | null {
+function toPost(item: FeedItem, did: string, handle: string, now: Date): FetchedPost | null {
   const p = item.post;
   // Reposts (a `reason`) and other authors' posts are not the handle's own writing.
   if (!p || item.reason || p.author?.did !== did || typeof p.uri !== 'string') return null;
   const text = tidy(p.record?.text ?? '');
-  const publishedAt = dateOf(p.record?.createdAt) ?? dateOf(p.indexedAt);
+  const { publishedAt, unreadDate } = dated(p.record?.createdAt, dateOf(p.record?.createdAt) ?? dateOf(p.indexedAt), now);
   const media = blueskyMedia(p.embed);
-  if ((!text && !media.length) || !publishedAt) return null;
+  if (!text && !media.length) return null;
   return {
     externalId: p.uri,
     url: postUrl(handle, p.uri),
@@ -129,6 +129,7 @@ function toPost(item: FeedItem, did: string, handle: string): FetchedPost | null
     publishedAt,
     metrics: { likes: count(p.likeCount), reposts: count(p.repostCount), replies: count(p.replyCount), quotes: count(p.quoteCount) },
     media,
+    unreadDate,
   };
 }
 
@@ -276,7 +277,7 @@ export const blueskyAdapter: PlatformAdapter = {
       });
       if (!Array.isArray(page.feed)) throw new Err('invalid_response', 'getAuthorFeed answered without a feed');
       for (const item of page.feed) {
-        const p = toPost(item, s.did, s.handle);
+        const p = toPost(item, s.did, s.handle, ctx.now);
         if (p) posts.push(p);
       }
       if (!page.cursor || page.feed.length === 0) break;

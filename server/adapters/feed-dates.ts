@@ -3,7 +3,10 @@
 // -0300`, `lun., 24 sept. 2018`, `Mo, 24 Sep 2018`, `lun, 24 sep 2018`); Atom and `dc:date` are
 // ISO 8601. The weekday is ignored (it says nothing the date does not); the month is read from its
 // name or abbreviation in English, Portuguese, Spanish, French, German, Italian and Dutch; the zone
-// from an offset or a common abbreviation. Anything else is unread (null): the caller says so.
+// from an offset or a common abbreviation. Anything else is unread (null): the caller says so; so is
+// a date outside the years 0001–9999, which the service cannot store or answer.
+
+import { representable } from '../lib/instants.js';
 
 /** Month names (accents removed, lower case), January first. */
 const MONTHS: string[][] = [
@@ -83,6 +86,14 @@ const RFC822 =
   /^\s*(?:[^\d\s,]+\.?,?\s+)?(\d{1,2})\.?\s+([^\d\s,.]+)\.?,?\s+(\d{2}|\d{4})(?:,?\s+(\d{1,2}):(\d\d)(?::(\d\d))?)?(?:\s+([+-]\d\d:?\d\d|[a-z]{1,5}))?\s*$/i;
 const ISO = /^\s*\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(?:Z|[+-]\d\d:?\d\d)?)?\s*$/i;
 
+/** A UTC time of any year (Date.UTC reads the years 0–99 as 1900–1999: `24 Sep 0018` is not 1918). */
+function utc(year: number, month: number, day: number, h: number, min: number, sec: number): Date {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, day);
+  d.setUTCHours(h, min, sec, 0);
+  return d;
+}
+
 /** A feed's date, or null when it cannot be read (never a guess). */
 export function feedDate(raw: string): Date | null {
   const s = raw.trim();
@@ -96,16 +107,15 @@ export function feedDate(raw: string): Date | null {
     if (r[3]!.length === 2) year += year < 50 ? 2000 : 1900;
     const [day, h, min, sec] = [Number(r[1]), Number(r[4] ?? 0), Number(r[5] ?? 0), Number(r[6] ?? 0)];
     if (day < 1 || day > 31 || h > 23 || min > 59 || sec > 60) return null;
-    const t = Date.UTC(year, month, day, h, min, sec) - offset * 60_000;
-    const d = new Date(t);
+    const at = utc(year, month, day, h, min, sec);
+    const d = representable(new Date(at.getTime() - offset * 60_000));
     // 31 Feb is not a date: the day must still be the day once the month is known.
-    return new Date(Date.UTC(year, month, day)).getUTCDate() === day ? d : null;
+    return d && at.getUTCDate() === day ? d : null;
   }
   if (ISO.test(s)) {
     // `2018-09-24 19:42:40` (no zone) is read as UTC, as feeds without a zone mean in practice.
     const iso = s.replace(' ', 'T');
-    const d = new Date(/T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(iso) ? `${iso}Z` : iso);
-    return Number.isNaN(d.getTime()) ? null : d;
+    return representable(new Date(/T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(iso) ? `${iso}Z` : iso));
   }
   return null;
 }

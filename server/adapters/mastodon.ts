@@ -3,7 +3,7 @@
 // https://<instance> through the outbound client.
 import { jsonBody, memoized, send, sendJson } from './http.js';
 import { postProblem } from '../services/platform-text.js';
-import { count, dateOf, htmlToText, httpUrl, plainText, withPoll } from './text.js';
+import { count, dated, dateOf, htmlToText, httpUrl, plainText, withPoll } from './text.js';
 import {
   AdapterError,
   type AdapterContext,
@@ -98,7 +98,7 @@ const AUDIENCES: Record<string, FetchedPost['visibility'] | null> = { public: 'p
 /** Whether a status is a direct message: never a source, and reported as withdrawn (see PostListing). */
 export const isDirect = (s: Pick<Status, 'visibility'>): boolean => s.visibility === 'direct';
 
-function toPost(s: Status): FetchedPost | null {
+function toPost(s: Status, now: Date): FetchedPost | null {
   // An unknown audience is treated as the narrowest that is not a direct message.
   const visibility = s.visibility === undefined ? 'public' : s.visibility in AUDIENCES ? AUDIENCES[s.visibility] : 'followers';
   if (!visibility) return null;
@@ -107,9 +107,9 @@ function toPost(s: Status): FetchedPost | null {
   const text = withPoll(htmlToText(s.content ?? ''), poll);
   // `content` is HTML; `spoiler_text` is plain text (Mastodon's API gives it as the author typed it).
   const warning = plainText(s.spoiler_text ?? '');
-  const publishedAt = dateOf(s.created_at);
+  const { publishedAt, unreadDate } = dated(s.created_at, dateOf(s.created_at), now);
   const media = mastodonMedia(s.media_attachments);
-  if ((!text && !media.length) || !publishedAt || typeof s.id !== 'string') return null;
+  if ((!text && !media.length) || typeof s.id !== 'string') return null;
   return {
     externalId: s.id,
     url: httpUrl(s.url) ?? httpUrl(s.uri),
@@ -120,6 +120,7 @@ function toPost(s: Status): FetchedPost | null {
     visibility,
     contentWarning: warning || null,
     poll,
+    unreadDate,
   };
 }
 
@@ -237,7 +238,7 @@ export const mastodonAdapter: PlatformAdapter = {
       if (!Array.isArray(page)) throw new AdapterError('invalid_response', 'statuses did not answer a list');
       for (const s of page) {
         if (!s.reblog && isDirect(s) && typeof s.id === 'string') withdrawn.push(s.id);
-        const p = s.reblog ? null : toPost(s);
+        const p = s.reblog ? null : toPost(s, ctx.now);
         if (p) posts.push(p);
       }
       if (page.length < PAGE) break;

@@ -9,7 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { decodeXml } from '../lib/charset.js';
 import { feedDate } from './feed-dates.js';
 import { send } from './http.js';
-import { count, htmlToText, httpUrl, plainText } from './text.js';
+import { count, dated, htmlToText, httpUrl, plainText } from './text.js';
 import { AdapterError, type AdapterContext, type FetchedPost, type MediaRef, type MediaType, type PlatformAdapter } from './types.js';
 
 /** The largest feed document read (16 MiB: a podcast's whole history with its show notes fits). */
@@ -109,15 +109,8 @@ function joinText(t: string, b: string): string {
   return `${t}\n\n${b}`;
 }
 
-/**
- * A feed item's date: read, or — when it is missing or cannot be read — the time of the fetch,
- * with the date as written in `unreadDate` ('' when there was none), so that nobody takes it for
- * the publication date. Ingest keeps the first fetch's time: a re-ingest does not move the post.
- */
-function dated(raw: string, now: Date): { publishedAt: Date; unreadDate: string | null } {
-  const d = feedDate(raw);
-  return d ? { publishedAt: d, unreadDate: null } : { publishedAt: now, unreadDate: raw.trim().slice(0, 200) };
-}
+/** A feed item's date, or the fetch's time with the date as written (`dated`). */
+const feedDated = (raw: string, now: Date) => dated(raw, feedDate(raw), now);
 
 /** The id of an item without one: its text and written date, so that the same item keeps it at every fetch. */
 const contentId = (raw: string, text: string) => createHash('sha256').update(`${raw}\n${text}`).digest('hex');
@@ -129,7 +122,7 @@ function toPost(item: Node, atom: boolean, now: Date): FetchedPost | null {
   const text = joinText(title, body);
   if (!text) return null;
   const raw = str(atom ? item.published || item.updated : item.pubDate || item['dc:date']);
-  const { publishedAt: published, unreadDate } = dated(raw, now);
+  const { publishedAt: published, unreadDate } = feedDated(raw, now);
   const id = str(atom ? item.id : item.guid) || url || contentId(raw, text);
   return {
     unreadDate,
@@ -202,7 +195,7 @@ export function parseJsonFeed(doc: unknown, now: Date): { title: string; posts: 
     const text = html ? joinText(title, htmlToText(html)) : [title, plainText(str(item.content_text) || str(item.summary))].filter(Boolean).join('\n\n');
     if (!text) continue;
     const raw = str(item.date_published) || str(item.date_modified);
-    const { publishedAt, unreadDate } = dated(raw, now);
+    const { publishedAt, unreadDate } = feedDated(raw, now);
     const url = httpUrl(item.url) ?? httpUrl(item.external_url);
     const id = str(item.id) || url || contentId(raw, text);
     posts.push({

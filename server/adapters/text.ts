@@ -1,6 +1,7 @@
 // Plain text out of the HTML that feeds and Mastodon carry (once, where it is read: what a post
 // stores is plain text), text that is plain already, and small coercions shared by adapters.
 import { Parser } from 'htmlparser2';
+import { representable } from '../lib/instants.js';
 import type { Poll } from './types.js';
 
 export const MAX_TEXT = 100_000;
@@ -94,11 +95,27 @@ export function count(v: unknown): number {
   return Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), 2_147_483_647) : 0;
 }
 
-/** A date, or null when the value is not one. */
+/** A date, or null when the value is not one or is outside the years 0001–9999 (`representable`). */
 export function dateOf(v: unknown): Date | null {
   if (typeof v !== 'string' && typeof v !== 'number') return null;
-  const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? null : d;
+  return representable(new Date(v));
+}
+
+/** The longest date as written that a post keeps in `unreadDate`. */
+const UNREAD_DATE_MAX = 200;
+
+/**
+ * A post's date: `read` (the source's date, parsed and representable), or — when it is missing,
+ * cannot be read, or is outside the years 0001–9999 — `now` (the time of the fetch or import),
+ * with the date as written in `unreadDate` ('' when there was none), so that nobody takes it for
+ * the publication date. The post itself is kept: its words matter more than its date. Ingest keeps
+ * the first ingest's time: a re-ingest does not move the post.
+ */
+export function dated(raw: unknown, read: Date | null, now: Date): { publishedAt: Date; unreadDate: string | null } {
+  if (read) return { publishedAt: read, unreadDate: null };
+  const written = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : '';
+  // Never between the two halves of a character outside the BMP.
+  return { publishedAt: now, unreadDate: written.slice(0, UNREAD_DATE_MAX).replace(/[\uD800-\uDBFF]$/, '') };
 }
 
 /** An http(s) URL as given, or null (post URLs must be addresses a reader can open). */

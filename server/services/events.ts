@@ -5,6 +5,7 @@
 // (other instances hear of it through PostgreSQL's NOTIFY, sent at commit).
 import type { components } from '../../generated/api.js';
 import { backendUnavailable, validationFailed } from '../errors.js';
+import { representable } from '../lib/instants.js';
 import { isUniqueViolation, type Db } from '../store/database.js';
 import * as store from '../store/events.js';
 import type { Caller, ServiceDeps } from './context.js';
@@ -113,14 +114,14 @@ async function workspaceFor(deps: Pick<ServiceDeps, 'db' | 'config'>, data: Reco
 
 /**
  * The sender's `created_at` as a time the databases can store: a leap second (`:60`, valid in
- * RFC 3339, unknown to JavaScript dates) is read as `:59` plus 999 ms; year 0 (valid ISO 8601,
- * not storable in PostgreSQL) is refused.
+ * RFC 3339, unknown to JavaScript dates) is read as `:59` plus 999 ms; a time outside the years
+ * 0001–9999 in UTC (year 0 is valid ISO 8601 but not storable in PostgreSQL; `9999-12-31T23:00:00-02:00`
+ * is year 10000) is refused.
  */
 function createdAtOf(raw: string): Date {
   let d = new Date(raw);
   if (Number.isNaN(d.getTime())) d = new Date(new Date(raw.replace(/:60(?=(\.\d+)?(z|[+-]\d\d:\d\d)$)/i, ':59')).getTime() + 999);
-  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1)
-    throw validationFailed('body.created_at', `${JSON.stringify(raw)} is not a time this service can store.`);
+  if (!representable(d)) throw validationFailed('body.created_at', `${JSON.stringify(raw)} is not a time this service can store.`);
   return d;
 }
 

@@ -8,6 +8,7 @@ import type { components } from '../../generated/api.js';
 import { ArchiveError, bufferSource, scanExport, SKIP_REASONS, type ArchiveFormat, type ByteSource, type Scan } from '../adapters/archive/index.js';
 import { archiveAdapter } from '../adapters/archive/adapter.js';
 import { AppError, notFound, validationFailed } from '../errors.js';
+import { isInstantText } from '../lib/instants.js';
 import { receiveUpload, uploadBounds } from './upload-body.js';
 import { blobStore } from '../store/blobs.js';
 import * as store from '../store/imports.js';
@@ -31,10 +32,20 @@ function archiveAppError(err: ArchiveError): AppError {
   return validationFailed(err.field, `is not an export we can import: ${err.message}`);
 }
 
-/** Imports recorded before a skip reason existed count zero of it. */
-function withAllSkips(summary: S['Import']['summary']): S['Import']['summary'] {
+/**
+ * A stored summary as answered: imports recorded before a skip reason (or `unread_dates`) existed
+ * count zero of it, and a first or last date outside the years 0001–9999 (recorded before dates
+ * were checked where they are read) is null, as when no date could be read.
+ */
+function summaryView(summary: Omit<S['Import']['summary'], 'unread_dates'> & { unread_dates?: number }): S['Import']['summary'] {
   const zeros = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as S['Import']['summary']['skipped'];
-  return { ...summary, skipped: { ...zeros, ...summary.skipped } };
+  return {
+    ...summary,
+    skipped: { ...zeros, ...summary.skipped },
+    unread_dates: summary.unread_dates ?? 0,
+    first_post_at: isInstantText(summary.first_post_at) ? summary.first_post_at : null,
+    last_post_at: isInstantText(summary.last_post_at) ? summary.last_post_at : null,
+  };
 }
 
 export function importView(row: ImportRow, account: S['Account'] | null): S['Import'] {
@@ -48,7 +59,7 @@ export function importView(row: ImportRow, account: S['Account'] | null): S['Imp
     sha256: row.sha256,
     // SQLite keeps a boolean as 0/1, PostgreSQL as a boolean.
     include_non_public: Boolean(row.includeNonPublic),
-    summary: withAllSkips(JSON.parse(row.summary) as S['Import']['summary']),
+    summary: summaryView(JSON.parse(row.summary) as Parameters<typeof summaryView>[0]),
     account,
     created_at: row.createdAt.toISOString(),
   };
@@ -78,9 +89,9 @@ function normalizeHandle(handle: string): string {
   }
 }
 
-async function scan(source: ByteSource, format: string | undefined, includeNonPublic: boolean): Promise<Scan> {
+async function scan(source: ByteSource, format: string | undefined, includeNonPublic: boolean, now: Date): Promise<Scan> {
   try {
-    return await scanExport(source, { format: format ?? null, includeNonPublic });
+    return await scanExport(source, { format: format ?? null, includeNonPublic, now });
   } catch (err) {
     if (err instanceof ArchiveError) throw archiveAppError(err);
     throw err;
@@ -116,7 +127,7 @@ export async function createImport(
   if (earlier) return earlier;
   let found: Scan;
   try {
-    found = await scan(blobSource(deps, got.blobId, got.size), q.format, includeNonPublic);
+    found = await scan(blobSource(deps, got.blobId, got.size), q.format, includeNonPublic, deps.clock.now());
   } catch (err) {
     await blobs(deps).remove(got.blobId);
     throw err;
@@ -207,6 +218,6 @@ export async function exportToRead(
   }
   // An export connected through accounts/connect: its content is the credential.
   const source = bufferSource(Buffer.from(creds.secret, 'utf8'));
-  const found = await scan(source, creds.secondary ?? undefined, false);
+  const found = await scan(source, creds.secondary ?? undefined, false, deps.clock.now());
   return { source, format: found.layout.format, includeNonPublic: false, ownUserId: found.ownUserId, total: found.summary.posts };
 }

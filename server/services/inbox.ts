@@ -9,6 +9,7 @@ import type { PostRow } from '../store/posts.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { accountIssues, ingestIssues, pipelineFacts, publishRemedy, variantEndpoint, type Facts } from './diagnose.js';
 import { mediaIssues, mediaOf } from './media-items.js';
+import { postDate } from './views.js';
 
 type S = components['schemas'];
 type Item = S['InboxItem'];
@@ -186,7 +187,7 @@ function sourceItems(posts: PostRow[]): Item[] {
     kind: 'source_without_artifact',
     priority: PRIORITY.sourceMin + (best > 0 ? Math.round((span * engagement(p)) / best) : 0),
     title: `Draft from: ${firstLine(p.text) || p.id}`,
-    created_at: p.publishedAt.toISOString(),
+    created_at: postDate(p).at,
     post_id: p.id,
     suggested_action: 'draft_post',
     suggested_endpoint: `POST ${API_PREFIX}/posts/${p.id}/draft`,

@@ -211,7 +211,12 @@ async function ingestArchive(ctx: JobContext, pipeline: { id: string; handle: st
     await setRunProgress(deps.db, { id: run.id, done: out.fetched, total: Math.max(exp.total, out.fetched) });
   };
   try {
-    for await (const p of readExport(exp.source, { format: exp.format, includeNonPublic: exp.includeNonPublic, ownUserId: exp.ownUserId })) {
+    for await (const p of readExport(exp.source, {
+      format: exp.format,
+      includeNonPublic: exp.includeNonPublic,
+      ownUserId: exp.ownUserId,
+      now: deps.clock.now(),
+    })) {
       if (ctx.signal.aborted) throw new Error('stopping');
       batch.push(batchPostOf(ctx, pipeline.id, 'archive', p));
       if (batch.length >= ARCHIVE_BATCH) await flush();

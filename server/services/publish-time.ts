@@ -5,6 +5,7 @@
 // only behind a flag), a spec-complete implementation on the same Intl data.
 import { Temporal as TemporalPolyfill } from 'temporal-polyfill';
 import { invalid } from '../errors.js';
+import { representable } from '../lib/instants.js';
 
 const Temporal: typeof TemporalPolyfill = (globalThis as { Temporal?: typeof TemporalPolyfill }).Temporal ?? TemporalPolyfill;
 type ZonedDateTime = InstanceType<typeof Temporal.ZonedDateTime>;
@@ -101,6 +102,8 @@ export function publishTime(input: PublishTimeInput, now: Date): PublishTime | n
     result = { at: z.at, localTime: local, timeZone: z.zone };
     field = 'local_time';
   } else return null;
+  // `9999-12-31T23:59:59-01:00` is year 10000 in UTC: no database stores it, no answer could carry it.
+  if (!representable(result.at)) throw invalid(`body.${field} is after the year 9999 in UTC; send a time of the years 0001–9999.`);
   if (result.at.getTime() < now.getTime()) {
     throw invalid(`body.${field} is in the past (${result.at.toISOString()}, now is ${now.toISOString()}); to publish now, send no time.`);
   }

@@ -8,10 +8,24 @@ import type { PostRow } from '../store/posts.js';
 import type { VariantRow } from '../store/variants.js';
 import { countLength, fitsOnePost, isTargetPlatform, PLATFORM_RULES } from './platform-text.js';
 import { mediaIssues, mediaOf } from './media-items.js';
+import { instantText, isInstantText } from '../lib/instants.js';
 
 type S = components['schemas'];
 const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * A post's date as answered: its `publishedAt`, or — when the database holds one outside the
+ * years 0001–9999 (stored before dates were checked where they are read; the startup migration
+ * repairs such rows) — its first ingest's time, with the stored date in `unread_date`, exactly as
+ * for a date that could not be read. Never a value the contract's `date-time` refuses.
+ */
+export function postDate(p: Pick<PostRow, 'publishedAt' | 'createdAt' | 'unreadDate'>): { at: string; unreadDate: string | null } {
+  const at = instantText(p.publishedAt);
+  if (at !== null) return { at, unreadDate: p.unreadDate };
+  const stored = Number.isNaN(p.publishedAt.getTime()) ? '' : p.publishedAt.toISOString();
+  return { at: instantText(p.createdAt) ?? new Date(0).toISOString(), unreadDate: p.unreadDate ?? stored };
+}
 
 export function runView(r: RunRow): S['Run'] {
   // A queued run keeps the error of its last transient failure until the next attempt starts (jobs/worker.ts).
@@ -55,21 +69,25 @@ export function pipelineView(p: PipelineRow, counts: { posts: number; artifacts:
   };
 }
 
+/** A stored poll as answered: a closing time outside the years 0001–9999 (stored before dates were checked) is unknown (null). */
+const pollView = (poll: S['SourcePoll']): S['SourcePoll'] => (poll.closes_at === null || isInstantText(poll.closes_at) ? poll : { ...poll, closes_at: null });
+
 export function postView(p: PostRow): S['SourcePost'] {
+  const date = postDate(p);
   return {
     id: p.id,
     pipeline_id: p.pipelineId,
     platform: p.platform as S['Platform'],
     url: p.url,
     text: p.text,
-    published_at: iso(p.publishedAt),
-    unread_date: p.unreadDate,
+    published_at: date.at,
+    unread_date: date.unreadDate,
     metrics: { likes: p.likes, reposts: p.reposts, replies: p.replies, quotes: p.quotes },
     visibility: p.visibility as S['Visibility'],
     media: JSON.parse(p.media) as S['MediaRef'][],
     reply_to: p.replyTo,
     content_warning: p.contentWarning,
-    poll: p.poll === null ? null : (JSON.parse(p.poll) as S['SourcePoll']),
+    poll: p.poll === null ? null : pollView(JSON.parse(p.poll) as S['SourcePoll']),
     first_version_url: p.firstVersionUrl,
     has_artifact: p.artifactCount > 0,
     created_at: iso(p.createdAt),

@@ -111,7 +111,19 @@ export function sqliteDialect(raw: Sqlite.Database): SqliteDialect {
   return new SqliteDialect({ database: new CachingSqlite(raw) });
 }
 
-const utcTimestamp = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
+/**
+ * A `timestamp` as PostgreSQL writes it (`2026-11-22 17:00:05.252`), read as UTC. A year past 9999
+ * (`10000-01-01 00:00:00`) or before 1 (`0002-01-01 00:00:00 BC`, year -1) is read as the instant
+ * it is, in JavaScript's extended years, rather than as an invalid Date: the views answer such a
+ * value as an unread date (issue 30), and nothing that reads it throws.
+ */
+function utcTimestamp(s: string): Date {
+  if (s.charCodeAt(4) === 45 && !s.endsWith(' BC')) return new Date(`${s.replace(' ', 'T')}Z`);
+  const m = /^(\d+)(-\d\d-\d\d) ([\d:.]+)( BC)?$/.exec(s);
+  if (!m) return new Date(Number.NaN);
+  const year = m[4] ? 1 - Number(m[1]) : Number(m[1]);
+  return new Date(`${year < 0 ? '-' : '+'}${String(Math.abs(year)).padStart(6, '0')}${m[2]}T${m[3]}Z`);
+}
 
 /** Type parsers of the store's pool only (the process-wide defaults of pg are left alone). */
 const pgTypes: pg.CustomTypesConfig = {

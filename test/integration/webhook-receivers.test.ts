@@ -256,6 +256,16 @@ describe('refusing a body or headers', () => {
     expect(await stored(e.id)).toBeNull();
   });
 
+  it('422 naming body.created_at for a time outside the years 0001-9999 in UTC (issue 30: it would poison every list of events)', async () => {
+    for (const created_at of ['9999-12-31T23:00:00-02:00', '0000-12-31T23:00:00Z', '0001-01-01T00:30:00+01:00']) {
+      const e = { ...riffReady(), created_at };
+      const r = await deliver(BACKEND, e);
+      expect(r.response.status, created_at).toBe(422);
+      expect(r.error?.error.message).toMatch(/created_at/);
+      expect(await stored(e.id)).toBeNull();
+    }
+  });
+
   it('422 when X-Service-Event-Type or X-Service-Event-Id differs from the body', async () => {
     const e = riffReady();
     const t = await deliver(BACKEND, e, { headers: { 'X-Service-Event-Type': 'post.ready' } });

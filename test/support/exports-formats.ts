@@ -117,6 +117,8 @@ export interface BlueskyOptions {
   seed?: number;
   /** Block order: as the reference PDS writes it (commit, tree, records) or records first. */
   order?: 'tree-first' | 'records-first';
+  /** The `createdAt` of some records, by index, written as given (an export with odd dates). */
+  dates?: Map<number, string>;
 }
 
 export interface GeneratedCar {
@@ -155,7 +157,8 @@ export async function blueskyRepo(o: BlueskyOptions): Promise<GeneratedCar> {
   let thread: { root: { uri: string; cid: CID }; parent: { uri: string; cid: CID } } | null = null;
   for (let i = 0; i < o.posts; i++) {
     const created = new Date(base - i * 3_600_000 - (i % 7) * 61_000);
-    const createdAt = created.toISOString();
+    const odd = o.dates?.get(i);
+    const createdAt = odd ?? created.toISOString();
     const rkey = tid(created.getTime() * 1000, i);
     const uni = UNICODE_SAMPLES[i % UNICODE_SAMPLES.length]!;
     const kind = i % 20;
@@ -274,6 +277,7 @@ export async function blueskyRepo(o: BlueskyOptions): Promise<GeneratedCar> {
       likes: 0,
       reposts: 0,
       publishedAt: createdAt,
+      ...(odd === undefined ? {} : { unreadDate: odd }),
     });
   }
   // The tree, over the sorted keys.

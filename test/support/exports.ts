@@ -20,6 +20,8 @@ export interface ExpectedPost {
   likes: number;
   reposts: number;
   publishedAt: string;
+  /** The date as written, when the export's date is one the service cannot read (`dates` of a builder). */
+  unreadDate?: string;
 }
 
 export interface Generated {
@@ -294,6 +296,8 @@ export interface MastodonOptions {
   posts: number;
   seed?: number;
   filler?: number;
+  /** The `published` of some posts, by index, written as given (an export with odd dates). */
+  dates?: Map<number, string>;
 }
 
 const AS_PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
@@ -313,7 +317,8 @@ export function mastodonArchive(o: MastodonOptions): Generated {
     const filler = fillerText(r, o.filler);
     const sid = String(110_000_000_000_000_000n + BigInt(i) * 104729n);
     const id = `${actor}/statuses/${sid}`;
-    const published = stamp(base, i).toISOString().replace('.000Z', 'Z');
+    const odd = o.dates?.get(i);
+    const published = odd ?? stamp(base, i).toISOString().replace('.000Z', 'Z');
     const kind = i % 16;
     const uni = UNICODE_SAMPLES[i % UNICODE_SAMPLES.length]!;
     if (kind === 0) {
@@ -418,7 +423,8 @@ export function mastodonArchive(o: MastodonOptions): Generated {
       replyTo,
       likes: 0,
       reposts: 0,
-      publishedAt: new Date(published).toISOString(),
+      publishedAt: odd ?? new Date(published).toISOString(),
+      ...(odd === undefined ? {} : { unreadDate: odd }),
     };
     if (visibility === 'followers') {
       nonPublicPosts.set(id, expected);

@@ -42,6 +42,12 @@ describe('publishTime', () => {
     expect(refusal({ at: '2026-12-01T09:30' }).status).toBe(422);
   });
 
+  it('refuses a time past the year 9999 in UTC (issue 30: no database stores it, no answer carries it), in either form', () => {
+    expect(refusal({ at: '9999-12-31T23:59:59-01:00' }).message).toMatch(/^body\.at .*year 9999/);
+    expect(refusal({ local_time: '9999-12-31T23:30', time_zone: 'America/New_York' }).message).toMatch(/^body\.local_time .*year 9999/);
+    expect(publishTime({ at: '9999-12-31T23:59:59Z' }, NOW)?.at.toISOString()).toBe('9999-12-31T23:59:59.000Z');
+  });
+
   it('refuses a time in the past, in either form', () => {
     const past = refusal({ at: '2026-06-01T11:59:59Z' });
     expect([past.status, past.code]).toEqual([422, 'validation_failed']);

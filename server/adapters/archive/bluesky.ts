@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import { asyncIterableReader, readBlockHead, readHeader } from '@ipld/car/decoder';
 import { decode as decodeCbor } from '@ipld/dag-cbor';
 import { CID } from 'multiformats/cid';
-import { dateOf, httpUrl, isShownAddress, MAX_TEXT } from '../text.js';
+import { dated, dateOf, httpUrl, isShownAddress, MAX_TEXT } from '../text.js';
 import { ArchiveError } from './errors.js';
 import type { ArchiveItem, MediaRef, ReadOptions } from './types.js';
 
@@ -206,15 +206,15 @@ function withCard(text: string, embed: Node): string {
 }
 
 /** One record, classified: the author's posts and self-threads in, everything else counted out. */
-export function blueskyItem(record: unknown, rkey: string | undefined, repo: RepoIndex): ArchiveItem | null {
+export function blueskyItem(record: unknown, rkey: string | undefined, repo: RepoIndex, now: Date): ArchiveItem | null {
   const r = obj(record);
   const type = str(r.$type);
   if (!type) return null; // not a record (a stale tree node, a blob-less leftover)
   if (type === 'app.bsky.feed.repost') return { skip: 'repost' };
   if (type === 'app.bsky.feed.like') return { skip: 'like' };
   if (type !== 'app.bsky.feed.post') return { skip: 'not_a_post' };
-  const publishedAt = dateOf(r.createdAt);
-  if (!rkey || !publishedAt || typeof r.text !== 'string') return { skip: 'unreadable' };
+  if (!rkey || typeof r.text !== 'string') return { skip: 'unreadable' };
+  const { publishedAt, unreadDate } = dated(r.createdAt, dateOf(r.createdAt), now);
   const own = `at://${repo.did}/`;
   const reply = obj(r.reply);
   let replyTo: string | null = null;
@@ -244,22 +244,24 @@ export function blueskyItem(record: unknown, rkey: string | undefined, repo: Rep
       visibility: 'public',
       media,
       replyTo,
+      unreadDate,
     },
   };
 }
 
 /** Both passes over the CAR (`open` streams it from the start each time). */
-export async function* readBluesky(open: () => Readable, what: string, _opts: ReadOptions): AsyncGenerator<ArchiveItem> {
+export async function* readBluesky(open: () => Readable, what: string, opts: ReadOptions): AsyncGenerator<ArchiveItem> {
   const repo = await indexRepo(open(), what);
   let root: CID | null = null;
   // Every post the tree names must be there (the scan before an import reads to the end, so a CAR
   // cut between blocks is refused before anything is imported).
   let found = 0;
+  const now = opts.now ?? new Date();
   for await (const b of blocks(open(), what, (r) => (root = r[0] ?? null))) {
     if (looksLikeNode(b.bytes) || (root && b.cid.equals(root))) continue;
     const rkey = repo.rkeys.get(cidKey(b.cid));
     if (rkey !== undefined) found += 1;
-    const item = blueskyItem(decode(b), rkey, repo);
+    const item = blueskyItem(decode(b), rkey, repo, now);
     if (item) yield item;
   }
   if (found < repo.rkeys.size) throw truncated(what);

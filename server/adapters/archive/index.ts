@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { DEFAULT_LIMITS, openArchive, type ArchiveLimits, type ByteSource, type ContainerKind, type OpenedArchive } from './container.js';
 import { ArchiveError, clip } from './errors.js';
 import { turns } from './turns.js';
+import { instantText } from '../../lib/instants.js';
 import { readBluesky } from './bluesky.js';
 import { instagramVisibility, readInstagram } from './instagram.js';
 import { readLinkedIn } from './linkedin.js';
@@ -192,6 +193,9 @@ export interface ScanSummary {
   /** Of `posts`: media references kept. */
   media: number;
   skipped: Record<SkipReason, number>;
+  /** Of `posts`: those whose date could not be read or is outside the years 0001–9999 (kept, flagged `unread_date`). */
+  unread_dates: number;
+  /** The earliest and latest date read (null when no post's date could be read). */
   first_post_at: string | null;
   last_post_at: string | null;
 }
@@ -257,11 +261,20 @@ async function* items(archive: OpenedArchive, layout: ExportLayout, opts: ReadOp
 const zeroSkips = () => Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as Record<SkipReason, number>;
 
 /** What the scan counts of a post. */
-type Counted = Pick<ArchivePost, 'visibility' | 'replyTo' | 'publishedAt'> & { media: unknown[] };
-const counted = (p: ArchivePost): Counted => ({ visibility: p.visibility, replyTo: p.replyTo, publishedAt: p.publishedAt, media: p.media });
+type Counted = Pick<ArchivePost, 'visibility' | 'replyTo' | 'publishedAt' | 'unreadDate'> & { media: unknown[] };
+const counted = (p: ArchivePost): Counted => ({
+  visibility: p.visibility,
+  replyTo: p.replyTo,
+  publishedAt: p.publishedAt,
+  unreadDate: p.unreadDate ?? null,
+  media: p.media,
+});
 
 /** Reads the whole export once: what an ingest will import, and everything left out, by reason. */
-export async function scanExport(src: ByteSource, opts: { format?: string | null; includeNonPublic: boolean; limits?: ArchiveLimits }): Promise<Scan> {
+export async function scanExport(
+  src: ByteSource,
+  opts: { format?: string | null; includeNonPublic: boolean; limits?: ArchiveLimits; now?: Date },
+): Promise<Scan> {
   const archive = await openArchive(src, opts.limits ?? DEFAULT_LIMITS);
   try {
     const limits = opts.limits ?? DEFAULT_LIMITS;
@@ -276,6 +289,7 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
       self_replies: 0,
       media: 0,
       skipped: zeroSkips(),
+      unread_dates: 0,
       first_post_at: null,
       last_post_at: null,
     };
@@ -286,8 +300,12 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
       summary.by_visibility[p.visibility] += 1;
       summary.media += p.media.length;
       if (p.replyTo) summary.self_replies += 1;
-      first = Math.min(first, p.publishedAt.getTime());
-      last = Math.max(last, p.publishedAt.getTime());
+      // A post whose date could not be read carries the import's time, which is not a date of the export.
+      if (p.unreadDate !== null) summary.unread_dates += 1;
+      else {
+        first = Math.min(first, p.publishedAt.getTime());
+        last = Math.max(last, p.publishedAt.getTime());
+      }
     };
     // X without account.js: replies wait until every post id is known, to find the account's own id.
     // Only what `count` needs is kept of them, not the posts.
@@ -297,7 +315,7 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
     const turn = turns();
     // With account.js nothing waits (and no id is kept); without it the ids are bounded.
     const inferring = layout.format === 'x' && !layout.side.account;
-    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, limits })) {
+    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, limits, now: opts.now })) {
       if (item.skip) summary.skipped[item.skip] += 1;
       else if (item.replyToUser !== undefined) pending.push({ post: counted(item.post), user: item.replyToUser });
       else count(item.post);
@@ -330,8 +348,9 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
         .join(', ');
       throw new ArchiveError('unreadable', `The ${layout.format} export holds no post to import${left ? ` (left out: ${left})` : ''}.`);
     }
-    summary.first_post_at = new Date(first).toISOString();
-    summary.last_post_at = new Date(last).toISOString();
+    // Every date counted is representable (`dated`); none counted (every date unread) is null.
+    summary.first_post_at = instantText(new Date(first));
+    summary.last_post_at = instantText(new Date(last));
     return { layout, summary, ownUserId };
   } finally {
     archive.close();
@@ -341,13 +360,13 @@ export async function scanExport(src: ByteSource, opts: { format?: string | null
 /** The posts to import, in the export's order (a scan found the layout and the X account id). */
 export async function* readExport(
   src: ByteSource,
-  opts: { format: ArchiveFormat; includeNonPublic: boolean; ownUserId: string | null; limits?: ArchiveLimits },
+  opts: { format: ArchiveFormat; includeNonPublic: boolean; ownUserId: string | null; limits?: ArchiveLimits; now?: Date },
 ): AsyncGenerator<ArchivePost> {
   const archive = await openArchive(src, opts.limits ?? DEFAULT_LIMITS);
   try {
     const limits = opts.limits ?? DEFAULT_LIMITS;
     const layout = await inspectExport(archive, opts.format, limits);
-    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, ownUserId: opts.ownUserId, limits }))
+    for await (const item of items(archive, layout, { includeNonPublic: opts.includeNonPublic, ownUserId: opts.ownUserId, limits, now: opts.now }))
       if (item.post) yield item.post;
   } finally {
     archive.close();

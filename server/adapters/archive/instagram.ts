@@ -12,7 +12,7 @@
 // `unmojibake` undoes it where a string has that shape.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { count, MAX_TEXT } from '../text.js';
+import { dated, dateOf, MAX_TEXT } from '../text.js';
 import { DEFAULT_LIMITS, readText } from './container.js';
 import { jsonArrayElements } from './json-stream.js';
 import type { ArchiveItem, MediaRef, MediaType, ReadOptions, Visibility } from './types.js';
@@ -67,13 +67,24 @@ export async function instagramVisibility(stream: Readable | null): Promise<Visi
   }
 }
 
-const seconds = (v: unknown) => count(v) || null;
+/** A creation time as Instagram writes it (seconds since 1970, a number or a numeric string), whole seconds; null when it is none. */
+const seconds = (v: unknown): number | null => {
+  const n = typeof v === 'string' ? Number(v) : typeof v === 'number' ? v : NaN;
+  return Number.isFinite(n) && n >= 1 ? Math.floor(n) : null;
+};
 
 export function instagramItem(entry: unknown, ctx: InstagramContext, opts: ReadOptions): ArchiveItem {
   const p = obj(entry);
   const files = list(p.media);
-  const at = seconds(p.creation_timestamp) ?? files.map((m) => seconds(m.creation_timestamp)).find((t) => t !== null) ?? null;
-  if (!at || !files.length) return { skip: 'unreadable' };
+  if (!files.length) return { skip: 'unreadable' };
+  const written = [p.creation_timestamp, ...files.map((m) => m.creation_timestamp)];
+  const at = written.map(seconds).find((t) => t !== null) ?? null;
+  // Seconds past the year 9999 (or none) are a date that cannot be read: the post is kept, flagged.
+  const { publishedAt, unreadDate } = dated(
+    written.find((v) => v !== undefined && v !== null) ?? '',
+    dateOf(at === null ? null : at * 1000),
+    opts.now ?? new Date(),
+  );
   if (ctx.visibility !== 'public' && !opts.includeNonPublic) return { skip: 'followers_only' };
   const caption = (str(p.title) || files.map((m) => str(m.title)).find(Boolean) || '')
     .replace(/\r\n?/g, '\n')
@@ -91,10 +102,14 @@ export function instagramItem(entry: unknown, ctx: InstagramContext, opts: ReadO
   const first = str(files[0]!.uri);
   return {
     post: {
-      externalId: `instagram:${createHash('sha256').update(`${at}\n${first}`).digest('hex').slice(0, 32)}`,
+      externalId: `instagram:${createHash('sha256')
+        .update(`${at ?? unreadDate}\n${first}`)
+        .digest('hex')
+        .slice(0, 32)}`,
       url: null,
       text: caption,
-      publishedAt: new Date(at * 1000),
+      publishedAt,
+      unreadDate,
       metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 },
       visibility: ctx.visibility,
       media,

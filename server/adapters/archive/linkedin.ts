@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
-import { dateOf, httpUrl } from '../text.js';
+import { dated, dateOf, httpUrl } from '../text.js';
 import { DEFAULT_LIMITS } from './container.js';
 import { ArchiveError } from './errors.js';
 import { turns } from './turns.js';
@@ -66,8 +66,8 @@ export function linkedInItem(r: Record<string, string | undefined>, opts: ReadOp
   const raw = (r.ShareCommentary ?? '').trim();
   const date = r.Date ?? '';
   // LinkedIn writes "YYYY-MM-DD HH:MM:SS" in UTC.
-  const publishedAt = dateOf(/^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?$/.test(date) ? `${date.replace(' ', 'T')}Z` : date);
-  if (!publishedAt) return { skip: 'unreadable' };
+  const read = dateOf(/^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?$/.test(date) ? `${date.replace(' ', 'T')}Z` : date);
+  const { publishedAt, unreadDate } = dated(date, read, opts.now ?? new Date());
   const mediaUrl = httpUrl(r.MediaUrl?.trim());
   if (!raw) return { skip: r.SharedUrl?.trim() || mediaUrl ? 'repost' : 'empty' };
   const visibility = linkedInVisibility(r.Visibility);
@@ -87,6 +87,7 @@ export function linkedInItem(r: Record<string, string | undefined>, opts: ReadOp
       visibility,
       media,
       replyTo: null,
+      unreadDate,
     },
   };
 }

@@ -6,7 +6,7 @@
 // a `Question` whose options are `oneOf` (one choice) or `anyOf` (several), each a `Note` with
 // its `name` and its votes in `replies.totalItems`.
 import type { Readable } from 'node:stream';
-import { count, dateOf, htmlToText, httpUrl, plainText, withPoll } from '../text.js';
+import { count, dated, dateOf, htmlToText, httpUrl, plainText, withPoll } from '../text.js';
 import { DEFAULT_LIMITS } from './container.js';
 import { jsonArrayElements } from './json-stream.js';
 import type { Poll } from '../types.js';
@@ -85,8 +85,9 @@ export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<
   const inReplyTo = typeof o.inReplyTo === 'string' ? o.inReplyTo : null;
   if (inReplyTo && !(actor && inReplyTo.startsWith(`${actor}/`))) return { skip: 'reply' };
   const id = typeof o.id === 'string' ? o.id : typeof a.id === 'string' ? a.id : '';
-  const publishedAt = dateOf(o.published ?? a.published);
-  if (!id || !publishedAt) return { skip: 'unreadable' };
+  if (!id) return { skip: 'unreadable' };
+  const written = o.published ?? a.published;
+  const { publishedAt, unreadDate } = dated(written, dateOf(written), opts.now ?? new Date());
   const media = mediaOf(o, entries, root);
   const poll = pollOf(o);
   const text = withPoll(htmlToText(typeof o.content === 'string' ? o.content : ''), poll);
@@ -105,6 +106,7 @@ export function mastodonItem(activity: unknown, opts: ReadOptions, entries: Set<
       replyTo: inReplyTo,
       contentWarning: warning || null,
       poll,
+      unreadDate,
     },
   };
 }

@@ -68,6 +68,11 @@ export interface ReadOptions {
   ownUserId?: string | null;
   /** The bounds the readers enforce (DEFAULT_LIMITS when absent). */
   limits?: ArchiveLimits;
+  /**
+   * The time a post whose date cannot be read (or is outside the years 0001–9999) is given, its
+   * date as written kept in `unreadDate` (`dated`): the import's or the ingest's time.
+   */
+  now?: Date;
 }
 
 /** The files of the archive the reader uses, by role; `path` is the entry name ('' for a bare file). */

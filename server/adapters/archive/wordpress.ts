@@ -11,7 +11,7 @@
 // pasted into posts, stray `&`), which a strict parser (saxes) refuses for the whole file.
 import type { Readable } from 'node:stream';
 import { Parser } from 'htmlparser2';
-import { count, dateOf, htmlToText, httpUrl, MAX_TEXT } from '../text.js';
+import { count, dated, dateOf, htmlToText, httpUrl, MAX_TEXT } from '../text.js';
 import { ArchiveError } from './errors.js';
 import type { ArchiveItem, ReadOptions } from './types.js';
 
@@ -61,7 +61,7 @@ function gmtDate(v: string): Date | null {
   return dateOf(`${m[1]}T${m[2]}Z`);
 }
 
-export function wordpressItem(it: WxrItem, _opts: ReadOptions): ArchiveItem {
+export function wordpressItem(it: WxrItem, opts: ReadOptions): ArchiveItem {
   const type = it.postType.trim() || 'post';
   if (type !== 'post') return { skip: 'not_a_post' };
   const status = it.status.trim();
@@ -69,10 +69,11 @@ export function wordpressItem(it: WxrItem, _opts: ReadOptions): ArchiveItem {
   if (status === 'private' || (status === 'publish' && it.password.trim())) return { skip: 'private' };
   // draft, pending, future, auto-draft, inherit, and any state a plugin adds: not published.
   if (status !== 'publish') return { skip: 'draft' };
-  const publishedAt = gmtDate(it.postDateGmt) ?? dateOf(it.pubDate.trim() || null);
   const link = httpUrl(it.link.trim());
   const id = it.guid.trim() || link || (it.postId.trim() ? `wp-post-${it.postId.trim()}` : '');
-  if (!publishedAt || !id) return { skip: 'unreadable' };
+  if (!id) return { skip: 'unreadable' };
+  const read = gmtDate(it.postDateGmt) ?? dateOf(it.pubDate.trim() || null);
+  const { publishedAt, unreadDate } = dated(it.pubDate.trim() || it.postDateGmt, read, opts.now ?? new Date());
   const title = htmlToText(it.title);
   const body = htmlToText(it.content, { links: true });
   const tags = [
@@ -100,6 +101,7 @@ export function wordpressItem(it: WxrItem, _opts: ReadOptions): ArchiveItem {
       visibility: 'public',
       media: [],
       replyTo: null,
+      unreadDate,
     },
   };
 }

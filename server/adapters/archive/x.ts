@@ -8,7 +8,7 @@
 // `readX` makes one post of each chain (see `mergeChain`).
 import { decodeHTML } from 'entities';
 import type { Readable } from 'node:stream';
-import { count, dateOf, httpUrl } from '../text.js';
+import { count, dated, dateOf, httpUrl } from '../text.js';
 import { DEFAULT_LIMITS, type ArchiveLimits } from './container.js';
 import { jsonArrayElements } from './json-stream.js';
 import type { ArchiveItem, MediaRef, MediaType, ReadOptions, Visibility } from './types.js';
@@ -214,8 +214,8 @@ export function xItem(entry: unknown, ctx: XContext, opts: ReadOptions): Archive
   const t = e.tweet ? obj(e.tweet) : e;
   const id = str(t.id_str) ?? str(t.id);
   const raw = str(t.full_text) ?? str(t.text);
-  const publishedAt = dateOf(t.created_at);
-  if (!id || raw === null || !publishedAt) return { skip: 'unreadable' };
+  if (!id || raw === null) return { skip: 'unreadable' };
+  const { publishedAt, unreadDate } = dated(t.created_at, dateOf(t.created_at), opts.now ?? new Date());
   if (raw.startsWith('RT @')) return { skip: 'repost' };
   // Replies to other people are not source material; the author's own threads are.
   const replyTo = str(t.in_reply_to_status_id_str) ?? str(t.in_reply_to_status_id);
@@ -223,7 +223,8 @@ export function xItem(entry: unknown, ctx: XContext, opts: ReadOptions): Archive
   const own = ctx.ownUserId ?? opts.ownUserId ?? null;
   const pending = replyTo !== null && own === null && opts.ownUserId === undefined && replyToUser !== null;
   if (replyTo && !pending && (replyToUser === null || replyToUser !== own)) return { skip: 'reply' };
-  const visibility = visibilityAt(ctx, publishedAt);
+  // Without its date, a post of an account that was protected for a while may have been for followers only.
+  const visibility = unreadDate === null ? visibilityAt(ctx, publishedAt) : ctx.protectedSpans.length ? 'followers' : 'public';
   if (visibility !== 'public' && !opts.includeNonPublic) return { skip: 'followers_only' };
   const entities = obj(t.entities);
   const media = mediaOf(t, id, ctx);
@@ -233,7 +234,7 @@ export function xItem(entry: unknown, ctx: XContext, opts: ReadOptions): Archive
     ...[...mediaLinks].map((link): [string, string] => [link, '']),
     ...list(entities.urls).map((u): [string | null, string | null] => [str(u.url), str(u.expanded_url)]),
   ]);
-  text = (noteText(ctx, publishedAt, text) ?? text).replace(/\r\n?/g, '\n').trim();
+  text = ((unreadDate === null ? noteText(ctx, publishedAt, text) : null) ?? text).replace(/\r\n?/g, '\n').trim();
   if (!text && !media.length) return { skip: 'empty' };
   const post = {
     externalId: id,
@@ -246,6 +247,7 @@ export function xItem(entry: unknown, ctx: XContext, opts: ReadOptions): Archive
     visibility,
     media,
     replyTo,
+    unreadDate,
   };
   return pending ? { post, replyToUser: replyToUser! } : { post };
 }
@@ -285,11 +287,13 @@ export function mergeChain(initial: string, order: string[] | null, versions: Ve
   const last = sorted[sorted.length - 1]!.item;
   if (!last.post) return last;
   const first = sorted.find((v) => v.id === initial)?.item.post ?? sorted.find((v) => v.item.post)!.item.post!;
-  const earliest = Math.min(...sorted.flatMap((v) => (v.item.post ? [v.item.post.publishedAt.getTime()] : [])));
+  // The earliest date read among the versions (a version whose date could not be read has none).
+  const read = sorted.flatMap((v) => (v.item.post && v.item.post.unreadDate == null ? [v.item.post] : []));
+  const earliest = read.length ? read.reduce((a, b) => (b.publishedAt < a.publishedAt ? b : a)) : null;
   const post = {
     ...last.post,
     externalId: initial,
-    publishedAt: new Date(Math.min(first.publishedAt.getTime(), earliest)),
+    ...(earliest ? { publishedAt: earliest.publishedAt, unreadDate: null } : { publishedAt: first.publishedAt, unreadDate: first.unreadDate ?? null }),
     replyTo: first.replyTo ?? last.post.replyTo,
     firstVersionUrl: ctx.username
       ? `https://x.com/${encodeURIComponent(ctx.username)}/status/${encodeURIComponent(initial)}`

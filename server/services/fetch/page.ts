@@ -5,6 +5,7 @@ import { Readability } from '@mozilla/readability';
 import * as cheerio from 'cheerio';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+import { instantText } from '../../lib/instants.js';
 import { absoluteUrl, clip, collapse } from './values.js';
 
 export const MAX_MARKDOWN = 2_000_000;
@@ -57,11 +58,10 @@ function firstOf($: cheerio.CheerioAPI, candidates: Array<[string, string | null
   return null;
 }
 
-/** ISO 8601 UTC when the text parses as a date, else null. */
+/** ISO 8601 UTC when the text parses as a date of the years 0001–9999, else null. */
 export function isoDate(text: string | null | undefined): string | null {
   if (!text) return null;
-  const t = Date.parse(text.trim());
-  return Number.isNaN(t) ? null : new Date(t).toISOString();
+  return instantText(new Date(text.trim()));
 }
 
 const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
