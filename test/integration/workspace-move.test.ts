@@ -195,7 +195,7 @@ describe(`SQLite → ${targetKind}`, () => {
       expect(bytes.length).toBe(Number(row.sizeBytes));
       expect((await read(dst)).equals(bytes)).toBe(true);
     }
-  });
+  }, 90_000);
 
   it('refuses a second import of the same archive, changing nothing', async () => {
     const posts = await countRows(dst.running.deps.db, 'SourcePost');
