@@ -161,6 +161,7 @@ export async function backupSqlite(dataDir: string, file: string, clock: () => D
 
 /** Reads and checks a backup's manifest and files into `into`; refuses a damaged or foreign archive before writing to the data directory. */
 async function unpack(file: string, into: string): Promise<{ manifest: BackupManifest; entries: Map<string, ArchiveEntry> }> {
+  rmSync(into, { recursive: true, force: true });
   const { manifest: m, entries } = await readTarGz<BackupManifest>(file, into, {
     manifestName: MANIFEST,
     allowed: (name) => name === DB_FILE || name === KEY_FILE || name === TOKEN_FILE || (name.startsWith('blobs/') && BLOB_NAME.test(name.slice(6))),

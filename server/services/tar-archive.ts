@@ -4,7 +4,7 @@
 // measured on the way (and refused past its declared size as it inflates) and checked against the
 // manifest before anything is used (tar-stream + node:zlib).
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -121,7 +121,8 @@ export async function readTarGz<M extends { files: ArchiveFile[] }>(
     noManifest: string;
   },
 ): Promise<{ manifest: M; entries: Map<string, ArchiveEntry> }> {
-  mkdirSync(into, { recursive: true });
+  // Made here, and only here (it must not exist: a link planted at its path is refused, not followed).
+  mkdirSync(into, { mode: 0o700 });
   let manifest: M | null = null;
   let listed: Map<string, ArchiveFile> | null = null;
   const entries = new Map<string, ArchiveEntry>();
@@ -160,7 +161,12 @@ export async function readTarGz<M extends { files: ArchiveFile[] }>(
         }
         if (!manifest || typeof manifest !== 'object') throw new ArchiveError(opts.noManifest);
         listed = listedFiles(manifest.files, opts.allowed, opts.noManifest);
-        for (const f of listed.values()) budget += f.bytes + 1536;
+        let declared = 0;
+        for (const f of listed.values()) declared += f.bytes;
+        budget += declared + listed.size * 1536;
+        const fs = statfsSync(into);
+        if (declared > fs.bavail * fs.bsize)
+          throw new ArchiveError(`${file} declares ${declared} bytes of files; the file system of ${into} has ${fs.bavail * fs.bsize} free: not reading it.`);
         continue;
       }
       if (type !== 'file' || !opts.allowed(name)) throw new ArchiveError(opts.foreign(name));

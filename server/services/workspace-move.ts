@@ -287,6 +287,7 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x)
  * on this host's file system.
  */
 async function unpack(file: string, stage: string): Promise<Unpacked> {
+  rmSync(stage, { recursive: true, force: true });
   const { manifest: m, entries } = await readTarGz<WorkspaceManifest>(file, stage, {
     manifestName: MANIFEST,
     allowed: (name) => TABLE_FILE.test(name) || (name.startsWith('media/') && BLOB_NAME.test(name.slice(6))),
@@ -329,7 +330,6 @@ async function unpack(file: string, stage: string): Promise<Unpacked> {
 
 /** The manifest of an archive, checked, without importing it. */
 export async function checkWorkspaceArchive(file: string, scratch: string): Promise<WorkspaceManifest> {
-  rmSync(scratch, { recursive: true, force: true });
   try {
     return (await unpack(file, scratch)).manifest;
   } finally {
@@ -346,9 +346,12 @@ function rowName(table: string, row: Record<string, unknown>): string {
   return `${table} ${(spec?.key ?? []).map((k) => JSON.stringify(row[k] ?? null)).join('/')}`;
 }
 
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function valueFits(v: unknown, kind: ColumnKind | undefined): boolean {
   if (v === null || v === undefined) return true;
-  if (kind === 'date') return typeof v === 'string' && !Number.isNaN(Date.parse(v));
+  // As the export writes them: ISO 8601 UTC with milliseconds, years 0000 to 9999 (a value no response could carry is refused here).
+  if (kind === 'date') return typeof v === 'string' && ISO_INSTANT.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v;
   if (kind === 'boolean') return typeof v === 'boolean';
   if (kind === 'bytes') return typeof v === 'string';
   return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));

@@ -227,6 +227,30 @@ const workspaceMutations: fc.Arbitrary<Mutation> = fc.oneof(
       says: /Import \S+: its blobId "\w+" is not a medium the archive carries/,
     },
   ),
+  // Values no column of that kind holds: instants no response could carry, objects for text.
+  fc
+    .record({
+      value: fc.constantFrom<unknown>('+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', '2026-02-30T00:00:00.000Z', 'yesterday', 1_700_000_000_000),
+      which: fc.nat(),
+    })
+    .map(({ value, which }) => ({
+      name: `a post dated ${JSON.stringify(value)}`,
+      apply: (c: Crafted) => {
+        const rows = rowsOf(c, 'SourcePost');
+        rows[which % rows.length]!.publishedAt = value;
+        putRows(c, 'SourcePost', rows);
+      },
+      says: /SourcePost \S+: its publishedAt is not a date value/,
+    })),
+  fc.constantFrom<unknown>({ $ne: null }, ['a'], true).map((value) => ({
+    name: `a pipeline handle ${JSON.stringify(value)}`,
+    apply: (c: Crafted) => {
+      const rows = rowsOf(c, 'Pipeline');
+      rows[0]!.handle = value;
+      putRows(c, 'Pipeline', rows);
+    },
+    says: /Pipeline \S+: its handle is not a text or number value/,
+  })),
   // Manifest names that are not entries: a host path for a medium or a table.
   fc
     .record({ host: fc.constantFrom('../../../../etc/passwd', '/etc/passwd', 'media/../../../../etc/hostname'), kind: fc.constantFrom('media', 'table') })
@@ -487,6 +511,15 @@ const backupMutations: fc.Arbitrary<Mutation> = fc.oneof(
         e.data = Buffer.from(e.data.toString('utf8').replace(/^./, (ch) => (ch === 'A' ? 'B' : 'A')));
       },
       says: /is damaged: credentials-key is missing or differs/,
+    },
+    {
+      name: 'the database declared larger than the disk',
+      apply: (c) => {
+        const { manifest, put } = manifestOf<BackupManifest>(c.entries, BACKUP);
+        manifest.files.find((f) => f.path === 'content-pipeline.db')!.bytes = 2 ** 52;
+        put(manifest);
+      },
+      says: /declares \d+ bytes of files; the file system of .* has \d+ free/,
     },
     {
       name: 'the manifest after the files',
