@@ -65,6 +65,9 @@ export const MAX_MANIFEST_BYTES = 64 * 1024 ** 2;
 /** The largest entry read past without writing (a README). */
 export const MAX_SKIPPED_BYTES = 1024 ** 2;
 const SHA256 = /^[0-9a-f]{64}$/;
+/** Past this many inflated bytes, an archive inflating more than BOMB_RATIO times is refused (deflate's limit is about 1032; text and databases stay under 20). */
+export const BOMB_FLOOR_BYTES = 64 * 1024 ** 2;
+export const BOMB_RATIO = 200;
 
 /** Reads a stream to its end, in memory, refusing more than `limit` bytes as they inflate. */
 async function collect(stream: AsyncIterable<unknown>, limit: number, tooBig: () => string): Promise<Buffer> {
@@ -130,15 +133,25 @@ export async function readTarGz<M extends { files: ArchiveFile[] }>(
   // with a header and padding per entry and tar's end blocks.
   let budget = MAX_MANIFEST_BYTES + MAX_SKIPPED_BYTES + 64 * 1024;
   let inflated = 0;
+  let packed = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      packed += chunk.length;
+      done(null, chunk);
+    },
+  });
   const meter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       inflated += chunk.length;
       if (inflated > budget) done(new ArchiveError(`${file} inflates to more than its manifest declares: not reading it.`));
+      // Even within what a manifest declares: what the service writes (databases, exports, images) never inflates like a bomb.
+      else if (inflated > BOMB_FLOOR_BYTES && inflated > BOMB_RATIO * packed)
+        done(new ArchiveError(`${file} inflates more than ${BOMB_RATIO} times its size (a gzip bomb, not an archive this service wrote): not reading it.`));
       else done(null, chunk);
     },
   });
   const extract = tar.extract();
-  const feeding = pipeline(createReadStream(file), createGunzip(), meter, extract);
+  const feeding = pipeline(createReadStream(file), counter, createGunzip(), meter, extract);
   feeding.catch(() => {}); // awaited below
   try {
     for await (const entry of extract) {

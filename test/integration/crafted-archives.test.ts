@@ -348,7 +348,7 @@ const workspaceMutations: fc.Arbitrary<Mutation> = fc.oneof(
       apply: (c) => {
         c.trailing = 80 * 1024 ** 2;
       },
-      says: /inflates to more than its manifest declares/,
+      says: /inflates (to more than its manifest declares|more than 200 times its size)/,
     },
   ),
   // Lying sizes: an entry far larger than its manifest says (zeros: a gzip bomb).
@@ -386,10 +386,12 @@ describe(`crafted workspace archives into ${testDbKind()}`, () => {
         const file = path.join(scratch, `crafted-${++n}.tar.gz`);
         await writeEntries(file, c.entries, c.trailing);
         const stage = path.join(scratch, `stage-${n}`);
-        const err = await importWorkspace(dst.running.deps, file, { scratch: stage }).then(
-          () => null,
-          (e: unknown) => e as Error,
-        );
+        const err = await importWorkspace(dst.running.deps, file, { scratch: stage })
+          .then(
+            () => null,
+            (e: unknown) => e as Error,
+          )
+          .finally(() => rmSync(file));
         expect(err, mutations.map((m) => m.name).join(' + ')).not.toBeNull();
         expect(err!.constructor.name).toBe('MoveError');
         expect(
@@ -399,7 +401,6 @@ describe(`crafted workspace archives into ${testDbKind()}`, () => {
         expect(existsSync(stage)).toBe(false);
         expect(existsSync('/tmp/cp-crafted-escape')).toBe(false);
         expect(await snapshot(dst)).toEqual(before);
-        rmSync(file);
       }),
       { numRuns: 60 },
     );
@@ -513,6 +514,17 @@ const backupMutations: fc.Arbitrary<Mutation> = fc.oneof(
       says: /is damaged: credentials-key is missing or differs/,
     },
     {
+      name: 'a bomb declared at its own size, with a hash it does not have',
+      apply: (c) => {
+        const { manifest, put } = manifestOf<BackupManifest>(c.entries, BACKUP);
+        const e = c.entries.find((x) => x.name === 'content-pipeline.db')!;
+        e.zeros = 96 * 1024 ** 2;
+        manifest.files.find((f) => f.path === e.name)!.bytes = e.data.length + e.zeros;
+        put(manifest);
+      },
+      says: /inflates more than 200 times its size \(a gzip bomb/,
+    },
+    {
       name: 'the database declared larger than the disk',
       apply: (c) => {
         const { manifest, put } = manifestOf<BackupManifest>(c.entries, BACKUP);
@@ -539,7 +551,7 @@ const backupMutations: fc.Arbitrary<Mutation> = fc.oneof(
       apply: (c) => {
         c.trailing = 80 * 1024 ** 2;
       },
-      says: /inflates to more than its manifest declares/,
+      says: /inflates (to more than its manifest declares|more than 200 times its size)/,
     },
   ),
   fc
@@ -587,10 +599,12 @@ describe('crafted backups', () => {
         const file = path.join(scratch, `crafted-backup-${++n}.tar.gz`);
         await writeEntries(file, c.entries, c.trailing);
         const target = replace ? held : path.join(scratch, `fresh-${n}`);
-        const err = await restoreSqlite(target, file, { replace }).then(
-          () => null,
-          (e: unknown) => e as Error,
-        );
+        const err = await restoreSqlite(target, file, { replace })
+          .then(
+            () => null,
+            (e: unknown) => e as Error,
+          )
+          .finally(() => rmSync(file));
         expect(err, mutations.map((m) => m.name).join(' + ')).not.toBeNull();
         expect(err!.constructor.name).toBe('BackupError');
         expect(
@@ -600,11 +614,29 @@ describe('crafted backups', () => {
         if (replace) expect(tree(held)).toEqual(heldBefore);
         else expect(existsSync(target)).toBe(false);
         expect(existsSync('/tmp/cp-crafted-escape')).toBe(false);
-        rmSync(file);
         expect(readdirSync(scratch).sort()).toEqual(around);
       }),
       { numRuns: 50 },
     );
+  });
+
+  it('a gzip bomb declared at its own size stops as it inflates, from the command line, leaving nothing', async () => {
+    const c: Crafted = { entries: await readEntries(goodBackup), trailing: 0 };
+    const { manifest, put } = manifestOf<BackupManifest>(c.entries, BACKUP);
+    const db = c.entries.find((x) => x.name === 'content-pipeline.db')!;
+    db.zeros = 300 * 1024 ** 2;
+    manifest.files.find((f) => f.path === db.name)!.bytes = db.data.length + db.zeros;
+    put(manifest);
+    const file = path.join(scratch, 'bomb-backup.tar.gz');
+    await writeEntries(file, c.entries);
+    const dataDir = path.join(scratch, 'bomb-restore');
+    const r = await runCli(['admin', 'restore', file], { env: { DATA_DIR: dataDir, PORT: '1' } });
+    expect(r.code).toBe(8);
+    expect(r.stderr.trim()).toMatch(
+      /^Error: \S+bomb-backup\.tar\.gz inflates more than 200 times its size \(a gzip bomb, not an archive this service wrote\): not reading it\.$/,
+    );
+    expect(existsSync(dataDir)).toBe(false);
+    rmSync(file);
   });
 
   it('restore from the command line refuses `blobs/../../x` with one line, exit 8, and leaves no .restore- folder', async () => {

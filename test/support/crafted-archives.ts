@@ -2,8 +2,10 @@
 // together entry by entry, so that a test can change what no exporter would write: a row, a
 // manifest's name, an entry's name or type (links), its declared size, its order.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip, gunzipSync } from 'node:zlib';
 import tar from 'tar-stream';
 
 export interface CraftedEntry {
@@ -32,13 +34,10 @@ export async function readEntries(file: string): Promise<CraftedEntry[]> {
   return out;
 }
 
-/** Writes `entries` as a .tar.gz; `trailingZeros` bytes of zeros after tar's end (a bomb past the archive). */
+/** Writes `entries` as a .tar.gz, streamed (a bomb is never whole in memory); `trailingZeros` bytes of zeros after tar's end, as a second gzip member (a bomb past the archive). */
 export async function writeEntries(file: string, entries: CraftedEntry[], trailingZeros = 0): Promise<void> {
   const pack = tar.pack();
-  const parts: Buffer[] = [];
-  const collected = (async () => {
-    for await (const c of pack) parts.push(c as Buffer);
-  })();
+  const written = pipeline(pack, createGzip({ level: 9 }), createWriteStream(file));
   const mtime = new Date(Date.UTC(2026, 0, 1));
   for (const e of entries) {
     const type = e.type ?? 'file';
@@ -47,19 +46,19 @@ export async function writeEntries(file: string, entries: CraftedEntry[], traili
       continue;
     }
     const zeros = e.zeros ?? 0;
-    const size = e.data.length + zeros;
-    await new Promise<void>((resolve, reject) => {
-      const s = pack.entry({ name: e.name, size, mode: 0o600, mtime }, (err) => (err ? reject(err) : resolve()));
-      s.write(e.data);
-      const block = Buffer.alloc(1024 * 1024);
-      for (let left = zeros; left > 0; left -= block.length) s.write(left >= block.length ? block : block.subarray(0, left));
-      s.end(Buffer.alloc(0));
-    });
+    const body = pack.entry({ name: e.name, size: e.data.length + zeros, mode: 0o600, mtime });
+    await pipeline(Readable.from(withZeros(e.data, zeros)), body);
   }
   pack.finalize();
-  await collected;
-  const body = gzipSync(Buffer.concat(parts), { level: 9 });
-  writeFileSync(file, trailingZeros ? Buffer.concat([body, gzipSync(Buffer.alloc(trailingZeros), { level: 9 })]) : body);
+  await written;
+  if (trailingZeros)
+    await pipeline(Readable.from(withZeros(Buffer.alloc(0), trailingZeros)), createGzip({ level: 9 }), createWriteStream(file, { flags: 'a' }));
+}
+
+function* withZeros(data: Buffer, zeros: number): Generator<Buffer> {
+  if (data.length) yield data;
+  const block = Buffer.alloc(1024 * 1024);
+  for (let left = zeros; left > 0; left -= block.length) yield left >= block.length ? block : block.subarray(0, left);
 }
 
 export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
