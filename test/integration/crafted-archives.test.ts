@@ -374,6 +374,24 @@ describe(`crafted workspace archives into ${testDbKind()}`, () => {
     }
   });
 
+  it('an earlier export’s token rows of its own workspace are checked and not loaded: they grant nothing, the issued token works', async () => {
+    const other = await startTestServer();
+    try {
+      const c: Crafted = { entries: await readEntries(good), trailing: 0 };
+      const ws = rowsOf(c, 'Workspace')[0]!.id as string;
+      const old = 'e'.repeat(64);
+      putRows(c, 'AgentToken', [{ id: id('tok'), workspaceId: ws, tokenHash: hashToken(old), createdAt: now() }]);
+      const file = path.join(scratch, 'with-tokens.tar.gz');
+      await writeEntries(file, c.entries);
+      const out = await importWorkspace(other.running.deps, file, { scratch: path.join(scratch, 'in-tokens') });
+      expect((await rawRequest(other, `${V1}/pipelines`, { token: old })).res.status).toBe(401);
+      expect((await rawRequest(other, `${V1}/pipelines`, { token: out.token })).res.status).toBe(200);
+      expect(await countRows(other.running.deps.db, 'AgentToken', { workspaceId: ws })).toBe(1);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('none of the crafted archives imports; the reason is named; the target and the temporary directory are unchanged', async () => {
     const before = await snapshot(dst);
     const base = await readEntries(good);
