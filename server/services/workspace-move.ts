@@ -474,8 +474,12 @@ export async function importWorkspace(
     const kinds = new Map<string, Map<string, ColumnKind>>();
     const known = new Map(exportedTables());
     for (const t of m.tables) {
-      if (!known.has(t.table as never) && !NOT_IMPORTED.has(t.table))
+      if (!known.has(t.table as never) && !NOT_IMPORTED.has(t.table)) {
+        const scope = Object.hasOwn(WORKSPACE_TABLES, t.table) ? WORKSPACE_TABLES[t.table as Table] : null;
+        if (scope && 'leftOut' in scope)
+          throw new MoveError(`The archive has a table ${t.table}, which no workspace archive carries (${scope.leftOut}): nothing imported.`);
         throw new MoveError(`The archive has a table ${t.table} that this version of the service does not know: upgrade it first.`);
+      }
       const k = await columnKinds(dst.db, dst.provider, t.table as never);
       const unknown = t.columns.filter((c) => !k.has(c));
       if (unknown.length) throw new MoveError(`The archive's ${t.table} has columns this version does not know (${unknown.join(', ')}): upgrade it first.`);

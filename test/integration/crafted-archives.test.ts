@@ -163,6 +163,18 @@ const workspaceMutations: fc.Arbitrary<Mutation> = fc.oneof(
     },
     says: /AgentToken tok_\w+: its workspaceId .* is not the archive's workspace/,
   }),
+  // Rows of tables no workspace archive carries (instance settings: the cursor key; replays; deliveries).
+  fc
+    .constantFrom(
+      { t: 'Setting', row: { key: 'cursor_signing_key', value: 'chosen' } },
+      { t: 'BlobChunk', row: { blobId: 'blob_x', seq: 0, data: 'eA==', createdAt: '2026-01-01T00:00:00.000Z' } },
+      { t: 'RateLimitWindow', row: { key: 'k', windowStart: 0, count: 0 } },
+    )
+    .map(({ t, row }) => ({
+      name: `a ${t} table`,
+      apply: (c: Crafted) => putRows(c, t, [row]),
+      says: new RegExp(`table ${t}, which no workspace archive carries`),
+    })),
   // A second Workspace row, or the workspace renamed to the target's.
   fc.constantFrom<Mutation>(
     {
