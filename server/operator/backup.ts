@@ -27,11 +27,11 @@ function configOf(cli: Cli, opts: OperatorOptions): Config {
   }
 }
 
-/** Whether a server answers on the instance's configured address. */
+/** Whether a server answers on the instance's configured address (a loaded machine may take seconds: a restore over a live instance is worse than a wait). */
 async function serverAnswers(config: Config): Promise<boolean> {
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   try {
-    const res = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}/api/health`, { signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}/api/health`, { signal: AbortSignal.timeout(5000) });
     return res.ok;
   } catch {
     return false;

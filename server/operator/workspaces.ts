@@ -9,6 +9,7 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { randomIds } from '../lib/clock.js';
 import { action } from '../../clients/cli/src/context.js';
 import { CliError, EXIT } from '../../clients/cli/src/errors.js';
+import { io } from '../../clients/cli/src/io.js';
 import { note, printJson } from '../../clients/cli/src/output.js';
 import { withDatabase, type OperatorOptions } from './database.js';
 
@@ -28,7 +29,7 @@ export function registerWorkspaceCommands(admin: CommandUnknownOpts, opts: Opera
         });
         if (cli.json) return printJson({ workspace_id: workspaceId, name, token });
         note(`Created workspace ${workspaceId} (${JSON.stringify(name)}). Its agent token follows; it is shown only this once:`);
-        process.stdout.write(`${token}\n`);
+        io.stdout.write(`${token}\n`);
       }),
     );
   workspace
@@ -59,7 +60,9 @@ export function registerWorkspaceCommands(admin: CommandUnknownOpts, opts: Opera
 
   workspace
     .command('import')
-    .description('load a workspace archive made by `cpa admin workspace export` into this instance, keeping every id (refused when the workspace exists here)')
+    .description(
+      'load a workspace archive made by `cpa admin workspace export` into this instance, keeping every id, and print its new agent token once (refused when the workspace exists here, or when a row of it is not the workspace’s own)',
+    )
     .argument('<file>', 'the archive')
     .option('--passphrase-file <file>', 'the passphrase of an archive exported --with-secrets')
     .option('--check', 'only read and check the archive (every file against its manifest); change nothing')
@@ -74,14 +77,15 @@ export function registerWorkspaceCommands(admin: CommandUnknownOpts, opts: Opera
           return;
         }
         const passphrase = o.passphraseFile ? readPassphrase(o.passphraseFile) : undefined;
-        const { manifest, accountsToReconnect } = await withDatabase(cli, opts, (db, { provider, config }) =>
+        const { manifest, accountsToReconnect, token } = await withDatabase(cli, opts, (db, { provider, config }) =>
           move.importWorkspace({ db, provider, config }, path.resolve(file), { passphrase, scratch }).catch(failed),
         );
-        if (cli.json) return printJson({ workspace_id: manifest.workspace_id, accounts_to_reconnect: accountsToReconnect, tables: manifest.tables });
+        if (cli.json) return printJson({ workspace_id: manifest.workspace_id, accounts_to_reconnect: accountsToReconnect, tables: manifest.tables, token });
         const rows = Object.fromEntries(manifest.tables.map((t) => [t.table, t.rows]));
         note(
-          `Imported workspace ${manifest.workspace_id}: ${rows.Pipeline} pipelines, ${rows.SourcePost} posts, ${rows.Artifact} artifacts, ${manifest.media.length} media files. Its agent tokens work here now.${accountsToReconnect ? ` ${accountsToReconnect} accounts came without their credentials: connect them again (cpa accounts connect).` : ''} Queued runs (schedules) run here from now on: pause or delete the workspace on the old instance so that nothing is published twice.`,
+          `Imported workspace ${manifest.workspace_id}: ${rows.Pipeline} pipelines, ${rows.SourcePost} posts, ${rows.Artifact} artifacts, ${manifest.media.length} media files.${accountsToReconnect ? ` ${accountsToReconnect} accounts came without their credentials: connect them again (cpa accounts connect).` : ''} Queued runs (schedules) run here from now on: pause or delete the workspace on the old instance so that nothing is published twice. The tokens of the old instance do not work here; the workspace's agent token on this instance follows, shown only this once:`,
         );
+        io.stdout.write(`${token}\n`);
       }),
     );
 }

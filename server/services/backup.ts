@@ -17,7 +17,7 @@
 import { existsSync, linkSync, copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { ArchiveError, checkFiles, describeFiles, readTarGz, rethrowAs, writeTarGz } from './tar-archive.js';
+import { ArchiveError, describeFiles, readTarGz, rethrowAs, writeTarGz, type ArchiveEntry } from './tar-archive.js';
 import { KEY_FILE } from './crypto.js';
 import { TOKEN_FILE } from '../../shared/token-file.js';
 
@@ -160,9 +160,9 @@ export async function backupSqlite(dataDir: string, file: string, clock: () => D
 }
 
 /** Reads and checks a backup's manifest and files into `into`; refuses a damaged or foreign archive before writing to the data directory. */
-async function unpack(file: string, into: string): Promise<BackupManifest> {
-  mkdirSync(path.join(into, 'blobs'), { recursive: true });
-  const { manifest: m, seen } = await readTarGz<BackupManifest>(file, into, {
+async function unpack(file: string, into: string): Promise<{ manifest: BackupManifest; entries: Map<string, ArchiveEntry> }> {
+  rmSync(into, { recursive: true, force: true });
+  const { manifest: m, entries } = await readTarGz<BackupManifest>(file, into, {
     manifestName: MANIFEST,
     allowed: (name) => name === DB_FILE || name === KEY_FILE || name === TOKEN_FILE || (name.startsWith('blobs/') && BLOB_NAME.test(name.slice(6))),
     foreign: (name) => `The archive holds ${JSON.stringify(name)}, which no backup of this service has: not restoring it.`,
@@ -171,13 +171,8 @@ async function unpack(file: string, into: string): Promise<BackupManifest> {
   }).catch(rethrowAs(BackupError));
   if ((m.format as string) !== BACKUP_FORMAT) throw new BackupError(`${file} is not a backup of this service (no ${MANIFEST} with format ${BACKUP_FORMAT}).`);
   if (m.version !== BACKUP_VERSION) throw new BackupError(`${file} is a version ${m.version} backup; this service reads version ${BACKUP_VERSION}.`);
-  try {
-    checkFiles(file, m.files, seen);
-  } catch (err) {
-    rethrowAs(BackupError)(err);
-  }
-  if (!seen.has(DB_FILE)) throw new BackupError(`${file} holds no database.`);
-  return m;
+  if (!entries.has(DB_FILE)) throw new BackupError(`${file} holds no database.`);
+  return { manifest: m, entries };
 }
 
 /**
@@ -195,11 +190,18 @@ export async function restoreSqlite(
     throw new BackupError(
       `${dataDir} already holds a database; restore into an empty data directory, or pass --replace (what is there is moved aside, not deleted).`,
     );
+  const made = !existsSync(dataDir);
   mkdirSync(dataDir, { recursive: true });
   const stage = path.join(dataDir, `.restore-${process.pid}`);
   rmSync(stage, { recursive: true, force: true });
+  let done = false;
   try {
-    const manifest = await unpack(file, stage);
+    const { manifest, entries } = await unpack(file, stage);
+    // Each file restored is an entry the manifest lists, read into the staging folder under a name
+    // of our own; it is moved to the place its (checked) name says, and nowhere else.
+    const restored = path.join(stage, 'restored');
+    mkdirSync(path.join(restored, 'blobs'), { recursive: true });
+    for (const e of entries.values()) renameSync(e.staged, path.join(restored, e.path));
     let movedAside: string | null = null;
     const current = [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, 'blobs', KEY_FILE, TOKEN_FILE].filter((n) => existsSync(path.join(dataDir, n)));
     if (current.length) {
@@ -207,17 +209,20 @@ export async function restoreSqlite(
       mkdirSync(movedAside);
       for (const n of current) renameSync(path.join(dataDir, n), path.join(movedAside, n));
     }
-    for (const n of [DB_FILE, 'blobs', KEY_FILE, TOKEN_FILE]) if (existsSync(path.join(stage, n))) renameSync(path.join(stage, n), path.join(dataDir, n));
+    for (const n of [DB_FILE, 'blobs', KEY_FILE, TOKEN_FILE]) if (existsSync(path.join(restored, n))) renameSync(path.join(restored, n), path.join(dataDir, n));
+    done = true;
     return { manifest, movedAside };
   } finally {
     rmSync(stage, { recursive: true, force: true });
+    // A refused archive leaves nothing: not even the data directory this call made for it.
+    if (!done && made) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 /** The manifest of a backup file, read without restoring it (`cpa admin restore --check`). */
 export async function checkBackup(file: string, scratch: string): Promise<BackupManifest> {
   try {
-    return await unpack(file, scratch);
+    return (await unpack(file, scratch)).manifest;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -22,6 +22,13 @@ export async function createWorkspace(deps: Pick<ServiceDeps, 'db' | 'ids'>, nam
   return { workspaceId, token };
 }
 
+/** A new token for an existing workspace (in the caller's transaction when `db` is one); answers the token, shown once. */
+export async function issueToken(deps: Pick<ServiceDeps, 'db' | 'ids'>, workspaceId: string): Promise<string> {
+  const token = generateToken();
+  await store.addToken(deps.db, { id: deps.ids.id('tok'), workspaceId, tokenHash: hashToken(token) });
+  return token;
+}
+
 function writeTokenFile(file: string, token: string) {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
@@ -46,8 +53,7 @@ export async function ensureDesktopToken(deps: ServiceDeps, dataDir: string): Pr
     writeTokenFile(file, token);
     return { file, created: 'workspace' };
   }
-  const token = generateToken();
-  await store.addToken(deps.db, { id: deps.ids.id('tok'), workspaceId: workspace.id, tokenHash: hashToken(token) });
+  const token = await issueToken(deps, workspace.id);
   writeTokenFile(file, token);
   return { file, created: 'token' };
 }

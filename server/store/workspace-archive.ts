@@ -28,7 +28,7 @@ const own = (key: string[] = ['id']): Exported => ({ scope: { column: 'workspace
 /** Every table: exported (in this order: parents before children) or left out, with why. */
 export const WORKSPACE_TABLES: { [T in Table]: Scope } = {
   Workspace: { scope: { column: 'id' }, key: ['id'] },
-  AgentToken: own(),
+  AgentToken: { leftOut: 'credentials: the import issues the workspace a token of the new instance’s own (an archive’s tokens grant nothing)' },
   Account: own(),
   Pipeline: own(),
   Import: own(),
@@ -58,6 +58,95 @@ export const WORKSPACE_TABLES: { [T in Table]: Scope } = {
   Delivery: { leftOut: 'webhook deliveries to the old instance’s receivers' },
   DeliveryAttempt: { leftOut: 'attempts of webhook deliveries to the old instance’s receivers' },
 };
+
+/**
+ * The references a row of the archive holds to other rows, by column: each must name a row of the
+ * same archive, or no row of the instance it is imported into (a row of another workspace there is
+ * refused). `json` columns hold JSON text whose ids `ids` lists; `manual` values (`manual:<platform>`,
+ * a destination posted by hand) name no row.
+ */
+export interface Reference {
+  column: string;
+  table: Table;
+  /** For a JSON column: the ids it names. */
+  ids?: (value: unknown) => unknown[];
+  manual?: true;
+}
+
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const field = (key: string) => (v: unknown) => list(v).map((x) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[key] : undefined));
+const key = (k: string) => (v: unknown) => [v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined];
+
+export const WORKSPACE_REFERENCES: Partial<Record<Table, Reference[]>> = {
+  Pipeline: [{ column: 'destinations', table: 'Account', ids: field('account_id') }],
+  SourcePost: [{ column: 'pipelineId', table: 'Pipeline' }],
+  Decode: [{ column: 'postId', table: 'SourcePost' }],
+  Pattern: [{ column: 'pipelineId', table: 'Pipeline' }],
+  Run: [
+    { column: 'pipelineId', table: 'Pipeline' },
+    { column: 'input', table: 'Artifact', ids: key('artifact_id') },
+    { column: 'input', table: 'Source', ids: key('source_id') },
+  ],
+  Artifact: [
+    { column: 'pipelineId', table: 'Pipeline' },
+    { column: 'sourcePostId', table: 'SourcePost' },
+    { column: 'parentArtifactId', table: 'Artifact' },
+    { column: 'rootArtifactId', table: 'Artifact' },
+    { column: 'publishRunId', table: 'Run' },
+    { column: 'ancestors', table: 'Artifact', ids: list },
+    { column: 'sourcePostIds', table: 'SourcePost', ids: list },
+    { column: 'media', table: 'MediaUpload', ids: field('upload_id') },
+    { column: 'media', table: 'SourcePost', ids: field('source_post_id') },
+  ],
+  ArtifactDestination: [
+    { column: 'artifactId', table: 'Artifact' },
+    { column: 'destination', table: 'Account', manual: true },
+    { column: 'accountId', table: 'Account' },
+    { column: 'runId', table: 'Run' },
+  ],
+  ArtifactVariant: [{ column: 'artifactId', table: 'Artifact' }],
+  ArtifactUpload: [
+    { column: 'artifactId', table: 'Artifact' },
+    { column: 'uploadId', table: 'MediaUpload' },
+  ],
+  PublishedPart: [
+    { column: 'artifactId', table: 'Artifact' },
+    { column: 'destination', table: 'Account', manual: true },
+  ],
+  PublishedPartMedia: [
+    { column: 'artifactId', table: 'Artifact' },
+    { column: 'destination', table: 'Account', manual: true },
+  ],
+  SessionItem: [
+    { column: 'sessionId', table: 'Session' },
+    { column: 'artifactId', table: 'Artifact' },
+    { column: 'sourceId', table: 'Source' },
+  ],
+  VariantRound: [
+    { column: 'sessionId', table: 'Session' },
+    { column: 'variantId', table: 'SessionItem' },
+    { column: 'runId', table: 'Run' },
+    { column: 'artifactId', table: 'Artifact' },
+  ],
+  Activity: [{ column: 'sessionId', table: 'Session' }],
+  Source: [{ column: 'lastSnapshotId', table: 'Snapshot' }],
+  Snapshot: [{ column: 'sourceId', table: 'Source' }],
+};
+
+/** Which of `ids` are rows of `table` on this instance (by its `id` column; Session by its id in any workspace). */
+export async function existingIds(db: Db, table: Table, ids: string[]): Promise<string[]> {
+  const q = db as unknown as import('kysely').Kysely<Record<string, Record<string, unknown>>>;
+  const found: string[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await q
+      .selectFrom(table)
+      .select('id')
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
+    for (const r of rows) found.push(r.id as string);
+  }
+  return found;
+}
 
 export const exportedTables = (): Array<[Table, Exported]> =>
   (Object.entries(WORKSPACE_TABLES) as Array<[Table, Scope]>).filter((e): e is [Table, Exported] => !('leftOut' in e[1]));

@@ -2,7 +2,8 @@
 // archive of a few thousand posts imported through POST /imports, drafts with variants, an uploaded
 // image on a draft, a scheduled artifact, a Mastodon account) exported with `cpa admin workspace
 // export` and imported into a PostgreSQL instance (SQLite when no TEST_PG_ADMIN_URL is given)
-// answers the same GETs with the same bodies, ids included; a second import is refused; the
+// answers the same GETs with the same bodies, ids included, to the token the import issued (the
+// old instance's token is not carried); a second import is refused; the
 // account's secret is absent from the archive's bytes without --with-secrets and only encrypted
 // with it. On a PostgreSQL run the workspace goes on from there back to SQLite (blobs read from
 // the database's chunks). 20,000 posts: `npm run bench -- --only=workspace-move` (BENCHMARKS.md).
@@ -38,6 +39,9 @@ let src: TestServer;
 const started: TestServer[] = [];
 let workspaceId: string;
 const gets: string[] = [];
+/** The token an import issued, per instance (the source's own token works only on the source). */
+const issued = new Map<TestServer, string>();
+const tokenOn = (s: TestServer) => issued.get(s) ?? src.token;
 
 const startTarget = async (kind: 'sqlite' | 'postgresql') => {
   const t = await startTestServer({ kind, env: { JOB_POLL_MS: '60000' } });
@@ -47,7 +51,7 @@ const startTarget = async (kind: 'sqlite' | 'postgresql') => {
 
 /** A GET's body as the source token sees it, a list's cursor reduced to its unsigned position (the signature is the instance's own key). */
 async function body(s: TestServer, url: string): Promise<unknown> {
-  const r = await rawRequest(s, `${V1}${url}`, { token: src.token });
+  const r = await rawRequest(s, `${V1}${url}`, { token: tokenOn(s) });
   expect(r.res.status, `${url}: ${r.text}`).toBe(200);
   const b = JSON.parse(r.text) as Record<string, unknown>;
   if (typeof b.next_cursor === 'string') b.next_cursor = b.next_cursor.split('.')[0];
@@ -104,7 +108,7 @@ async function postPages(s: TestServer, pipelineId: string): Promise<unknown[]> 
   let cursor: string | null = null;
   do {
     const r = await rawRequest(s, `${V1}/pipelines/${pipelineId}/posts?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
-      token: src.token,
+      token: tokenOn(s),
     });
     expect(r.res.status, r.text).toBe(200);
     const b = JSON.parse(r.text) as { next_cursor: string | null };
@@ -162,10 +166,15 @@ describe(`SQLite → ${targetKind}`, () => {
     expect(sealedAccounts.find((x) => x.platform === 'mastodon')?.credentials).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
   });
 
-  it('imports into another instance keeping every id: the same GETs answer the same bodies, with the same token', async () => {
+  it('imports into another instance keeping every id: the same GETs answer the same bodies, with the token the import issued', async () => {
     dst = await startTarget(targetKind);
     const out = await importWorkspace(dst.running.deps, sealed, { passphrase: PASSPHRASE, scratch: path.join(scratch, 'in-1') });
     expect(out.manifest.workspace_id).toBe(workspaceId);
+    // The archive carries no token: the old instance's grants nothing here, the new one is the workspace's.
+    expect(out.manifest.tables.map((t) => t.table)).not.toContain('AgentToken');
+    expect(out.token).toMatch(/^[0-9a-f]{64}$/);
+    expect((await rawRequest(dst, `${V1}${gets[0]!}`, { token: src.token })).res.status).toBe(401);
+    issued.set(dst, out.token);
     expect(out.accountsToReconnect).toBe(0);
     // The secret came through the passphrase and is sealed with this instance's key now.
     const account = await findUsableAccount(dst.running.deps, workspaceId, 'mastodon', mastodon.handle);
@@ -186,7 +195,7 @@ describe(`SQLite → ${targetKind}`, () => {
       expect(bytes.length).toBe(Number(row.sizeBytes));
       expect((await read(dst)).equals(bytes)).toBe(true);
     }
-  });
+  }, 90_000);
 
   it('refuses a second import of the same archive, changing nothing', async () => {
     const posts = await countRows(dst.running.deps.db, 'SourcePost');
@@ -249,6 +258,9 @@ describe(`SQLite → ${targetKind}`, () => {
     const cli = await runCli(['admin', 'workspace', 'import', plain], { env: { DATA_DIR: other.db.dataDir } });
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stderr).toMatch(/1 accounts came without their credentials/);
+    // The token it printed, once, is the workspace's on this instance.
+    issued.set(other, cli.stdout.trim());
+    expect(cli.stdout.trim()).toMatch(/^[0-9a-f]{64}$/);
     const again = await runCli(['admin', 'workspace', 'import', plain], { env: { DATA_DIR: other.db.dataDir } });
     expect(again.code).toBe(8);
     expect(again.stderr).toMatch(/exists on this instance already/);
@@ -258,7 +270,7 @@ describe(`SQLite → ${targetKind}`, () => {
     const diagnose = (await body(other, `/pipelines/${mPipeline}/diagnose`)) as { issues: Array<{ code: string; suggested_action: string }> };
     expect(diagnose.issues).toContainEqual(expect.objectContaining({ code: 'credential_dead', suggested_action: 'connect_account' }));
     // The archive pipeline works as before: its account's credentials (no secret) came along.
-    const x = await startPipeline(other, 'ada-x-2024', undefined, src.token);
+    const x = await startPipeline(other, 'ada-x-2024', undefined, tokenOn(other));
     await expectRunSucceeded(other.running.deps, x.run_id);
   });
 
@@ -266,7 +278,7 @@ describe(`SQLite → ${targetKind}`, () => {
     const back = path.join(scratch, 'back.tar.gz');
     await exportWorkspace(dst.running.deps, back, { workspaceId, passphrase: PASSPHRASE });
     const third = await startTarget('sqlite');
-    await importWorkspace(third.running.deps, back, { passphrase: PASSPHRASE, scratch: path.join(scratch, 'in-7') });
+    issued.set(third, (await importWorkspace(third.running.deps, back, { passphrase: PASSPHRASE, scratch: path.join(scratch, 'in-7') })).token);
     await sameAnswers(src, third);
   });
 });
