@@ -16,6 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { Config } from '../config.js';
 import { randomIds, type IdSource } from '../lib/clock.js';
+import { isRepresentable } from '../lib/instants.js';
 import { blobStore } from '../store/blobs.js';
 import { isUniqueViolation, type Db, type Provider } from '../store/database.js';
 import {
@@ -350,8 +351,8 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function valueFits(v: unknown, kind: ColumnKind | undefined): boolean {
   if (v === null || v === undefined) return true;
-  // As the export writes them: ISO 8601 UTC with milliseconds, years 0000 to 9999 (a value no response could carry is refused here).
-  if (kind === 'date') return typeof v === 'string' && ISO_INSTANT.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v;
+  // As the export writes them: ISO 8601 UTC with milliseconds, years 0001 to 9999 (a value no response could carry is refused here).
+  if (kind === 'date') return typeof v === 'string' && ISO_INSTANT.test(v) && isRepresentable(Date.parse(v)) && new Date(v).toISOString() === v;
   if (kind === 'boolean') return typeof v === 'boolean';
   if (kind === 'bytes') return typeof v === 'string';
   return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
