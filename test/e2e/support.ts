@@ -21,7 +21,9 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 export const cpaBin = path.join(projectRoot, 'clients/cli/bin/cpa.js');
 
 export interface CpaResult {
+  /** The exit code; -1 when a signal ended the process (`signal` says which). */
   code: number;
+  signal?: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -55,7 +57,8 @@ export interface RunningCpa {
   /** Resolves when stdout or stderr (so far or later) matches. */
   waitFor(stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void>;
   done: Promise<CpaResult>;
-  kill(): void;
+  /** Sends `signal` (SIGTERM unless told). */
+  kill(signal?: NodeJS.Signals): void;
 }
 
 export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
@@ -68,8 +71,8 @@ export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
   child.stderr.on('data', (d: Buffer) => ((out.stderr += d.toString()), check()));
   const done = new Promise<CpaResult>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => {
-      resolve({ code: code ?? -1, ...out });
+    child.on('close', (code, signal) => {
+      resolve({ code: code ?? -1, signal, ...out });
       check();
     });
   });
@@ -101,7 +104,7 @@ export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
       });
     },
     done,
-    kill: () => child.kill('SIGTERM'),
+    kill: (signal = 'SIGTERM') => child.kill(signal),
   };
 }
 
