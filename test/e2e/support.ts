@@ -135,11 +135,12 @@ export function expectExit(r: CpaResult, code: number) {
 }
 
 /**
- * A test server for a file of `cpa` tests (started in beforeAll, stopped in afterAll), with `run`
+ * A test server for a file of `cpa` tests (started in beforeAll, stopped in afterAll; `env` is read
+ * then: the settings of fakes started by a beforeAll registered before this call), with `run`
  * (cpa with its address and token) and seeds made through the CLI and the store.
  */
-export function cliServer() {
-  const suite = serverSuite();
+export function cliServer(env?: () => Record<string, string>) {
+  const suite = serverSuite(env);
   const self = {
     get s(): TestServer {
       if (!suite.s) throw new Error('the server is not started yet');
