@@ -20,6 +20,13 @@ import { unique } from '../support/api.js';
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const cpaBin = path.join(projectRoot, 'clients/cli/bin/cpa.js');
 
+/**
+ * A bash function that makes `npx cpa …` in a documented example run the bin directly: npm's own
+ * start-up (about a second a call) is left out. That `npx cpa` reaches the bin is tested in
+ * cli.test.ts; any other `npx` command goes to the real one.
+ */
+export const NPX_CPA_SHIM = `npx() { if [ "$1" = cpa ]; then shift; node ${JSON.stringify(cpaBin)} "$@"; else command npx "$@"; fi; }`;
+
 export interface CpaResult {
   /** The exit code; -1 when a signal ended the process (`signal` says which). */
   code: number;
