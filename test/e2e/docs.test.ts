@@ -47,6 +47,8 @@ describe('README: Ways in', () => {
     const r = await sh(['bash', '-c', script], { DATA_DIR: s.db.dataDir });
     expect(r.code, `${r.stdout}\n--- stderr:\n${r.stderr}`).toBe(0);
     expect(r.stdout).toContain('{"status":"ok"}');
+    // the pipeline reads a handle of yours: the upload made just before it
+    expect(r.stdout).toMatch(/"handle":"my-export"[^\n]*"format":"mastodon"/);
     expect(r.stdout).toMatch(/\{"pipeline_id":"pl_\w+","run_id":"run_\w+","resumed":false\}/);
     expect(r.stdout).toMatch(/HTTP\/1\.1 404[\s\S]*X-Request-Id: req_\w+[\s\S]*"code":"not_found"/);
     // the cpa block imports the sample export (the table of the import), then works on it
