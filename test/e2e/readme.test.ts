@@ -137,6 +137,9 @@ const EFFECTS: Record<string, (w: World, r: CpaResult, vars: Record<string, stri
     expect(r.stdout).not.toContain('name a destination with --to');
     const artifact = await expectPublishedJourney(w, vars);
     expect(artifact.state).toBe('published');
+    // `publish --wait` showed each destination's state and its posts' URLs (on stderr, beside its progress)
+    for (const d of artifact.destinations) for (const p of d.parts) expect(r.stderr).toContain(`part ${p.position}: ${p.url}`);
+    expect(r.stderr).toMatch(/^mastodon \S+ {2}live {2}https:\/\/\S+$/m);
   },
   /** The same with curl, ending with the X variant recorded as posted by hand. */
   async curl(w, r, vars) {
