@@ -2,7 +2,9 @@
 // and a reconnect with backoff and Last-Event-ID across a server restart (same port, same
 // database) that loses no event.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { unwrap } from '../../clients/typescript/src/index.js';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { followEvents, unwrap } from '../../clients/typescript/src/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { seedPosts, workspaceOf } from '../support/seed.js';
@@ -118,6 +120,31 @@ describe('cpa stream', () => {
       expect(r.stderr).toContain(`interrupted (${signal})`);
     });
   }
+});
+
+describe('followEvents (what cpa stream is built on)', () => {
+  it('ends when its signal aborts on a quiet stream, even after a garbage collection', async () => {
+    // The abort used to reach the body only through Request objects held weakly: once collected,
+    // the loop waited for the next chunk for ever. A real collection, not a mock of one.
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const controller = new AbortController();
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const events = followEvents(s.client(), { events: ['artifact.scheduled'], signal: controller.signal, onOpen: () => opened() });
+    const received: unknown[] = [];
+    const done = (async () => {
+      for await (const e of events) received.push(e);
+    })();
+    await open;
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((r) => setImmediate(r));
+    }
+    controller.abort();
+    await done; // without the fix: never (the test's own timeout fails it)
+    expect(received).toEqual([]);
+  }, 30_000);
 });
 
 describe('other commands that wait', () => {
