@@ -20,7 +20,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { writeZip, xArchive } from '../support/exports.js';
 import { outboundEnvFor } from '../support/https-fake.js';
@@ -155,25 +155,24 @@ const EFFECTS: Record<string, (w: World, r: CpaResult, vars: Record<string, stri
   },
 };
 
-let current: World | null = null;
-afterEach(async () => {
-  await current?.stop();
-  current = null;
-});
-
 describe("README: the shell blocks marked 'readme-test'", () => {
   it('finds the marked blocks, and knows what each must do', () => {
     expect([...blocks.keys()].sort()).toEqual(Object.keys(EFFECTS).sort());
   });
 
+  // Each block has an instance and fakes of its own: they run side by side.
   for (const name of Object.keys(EFFECTS)) {
-    it(`${name}: runs as written and does what it says`, async () => {
+    it.concurrent(`${name}: runs as written and does what it says`, async ({ expect }) => {
       const block = blocks.get(name);
       expect(block, `README.md has no block marked <!-- readme-test: ${name} -->`).toBeDefined();
-      current = await world();
-      const { r, vars } = await current.run(block!);
-      expect(r.code, `${r.stdout}\n--- stderr:\n${r.stderr}`).toBe(0);
-      await EFFECTS[name]!(current, r, vars);
+      const w = await world();
+      try {
+        const { r, vars } = await w.run(block!);
+        expect(r.code, `${r.stdout}\n--- stderr:\n${r.stderr}`).toBe(0);
+        await EFFECTS[name]!(w, r, vars);
+      } finally {
+        await w.stop();
+      }
     });
   }
 });
