@@ -16,7 +16,8 @@
 //     directory, HOME being a temporary one), `mastodon-token.txt` and
 //     `bluesky-app-password.txt`, and the credentials written inline (`MASTODON_TOKEN`,
 //     `BLUESKY_APP_PASSWORD`) replaced by the fakes';
-//   - `npx cpa` runs the bin directly (NPX_CPA_SHIM), leaving npm's start-up out.
+//   - `npx cpa` runs the bin directly (NPX_CPA_SHIM), leaving npm's start-up out; a bare `cpa`
+//     is not found, as in a reader's shell (PATH without node_modules/.bin).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +49,13 @@ export function markedBlocks(markdown: string): Map<string, string> {
 const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
 const blocks = markedBlocks(readme);
 
+/** PATH without the `node_modules/.bin` folders npm and npx add to it. */
+const readerPath = () =>
+  (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => !dir.endsWith(`node_modules${path.sep}.bin`))
+    .join(path.delimiter);
+
 /** A fresh instance with the Mastodon and Bluesky fakes, and a working directory holding a reader's files. */
 async function world() {
   const mastodon = await startMastodonFake();
@@ -78,7 +86,9 @@ async function world() {
       const r = await spawnCpa([], {
         command: ['bash', '-c', script],
         cwd: home,
-        env: { HOME: home, DATA_DIR: s.db.dataDir, CPA_BASE_URL: s.url },
+        // a reader's shell: no node_modules/.bin on PATH (npm puts it there for the test run), so
+        // that a bare `cpa` fails here as it does for them
+        env: { HOME: home, DATA_DIR: s.db.dataDir, CPA_BASE_URL: s.url, PATH: readerPath() },
         input: '',
       }).done;
       const vars = Object.fromEntries([...(/^README-TEST (.*)$/m.exec(r.stdout)?.[1] ?? '').matchAll(/(\w+)=(\S*)/g)].map((m) => [m[1]!, m[2]!]));
