@@ -906,6 +906,9 @@ export interface paths {
          *     from). A missing `Content-Type` counts as HTML when the body starts with `<`. Anything else
          *     (JSON, XML feeds, PDF, images, …) is `422` naming `url`.
          *
+         *     **Idempotency.** `idempotency_key` is optional: a request that carries one is answered once
+         *     and replayed for the same key and body (see `FetchRequest`); one without is fetched each time.
+         *
          *     **Upstream failures.** A non-2xx answer, a timeout, an oversize body, too many redirects or
          *     a connection failure is `502 backend_unavailable`; when the upstream answered, its HTTP
          *     status is in `error.upstream_status` (and in the message). `llm` without a configured provider is `503 backend_unavailable`
@@ -2537,6 +2540,13 @@ export interface components {
              * @example product
              */
             schema_id?: string;
+            /**
+             * @description Optional here, as fetching changes nothing on the service: without a key every request
+             *     fetches the page; with one, the same key and body within 24 hours answer the first fetch's
+             *     result again (`Idempotent-Replayed: true`, the page not fetched twice), and the same key
+             *     with another body is `422` naming `idempotency_key`, as for every operation that takes a key.
+             */
+            idempotency_key?: components["schemas"]["IdempotencyKey"];
         };
         /**
          * @description The fetched page, structured. Page metadata (`title` … `links`) is filled in every mode for
@@ -3752,6 +3762,7 @@ export interface components {
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
@@ -5180,6 +5191,7 @@ export interface operations {
             200: components["responses"]["FetchUrlOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["FetchUrlValidationFailed"];

@@ -38,7 +38,7 @@ export interface HandlerResponseHeaders {
   diagnosePipeline: { 200: {} };
   draftFromPost: { 202: { "Idempotent-Replayed"?: "true"; } };
   exchangeDeskSignIn: { 200: {} };
-  fetchUrl: { 200: {} };
+  fetchUrl: { 200: { "Idempotent-Replayed"?: "true"; } };
   getArtifact: { 200: {} };
   getCalendar: { 200: {} };
   getHealth: { 200: {} };

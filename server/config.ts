@@ -186,6 +186,13 @@ export function loadConfig(env: Env = process.env): Config {
     .map((u) => u.trim())
     .filter(Boolean);
   for (const t of webhookTargets) if (!/^https?:\/\/\S+$/.test(t)) problems.push(`WEBHOOK_TARGETS holds ${JSON.stringify(t)}, which is not an http(s) URL`);
+  // No default model: a name that one provider has (gpt-4o-mini) is one a local server (Ollama,
+  // llama.cpp) does not, and every draft would then fail at the provider. Say so at start instead.
+  const llmModel = env.LLM_MODEL?.trim() ?? '';
+  if (llmBase && !llmModel)
+    problems.push(
+      'LLM_MODEL must be set with LLM_BASE_URL: the name of a model your provider serves (`ollama list` names those of Ollama, e.g. llama3.2:3b; GET LLM_BASE_URL/models lists them on any OpenAI-compatible server)',
+    );
   Object.assign(config, {
     outbound: {
       allowHosts,
@@ -193,7 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
       allowHttpForAllowedHosts: boolVar(env, 'OUTBOUND_ALLOW_HTTP_FOR_ALLOWED_HOSTS', false, problems),
       userAgent: env.OUTBOUND_USER_AGENT?.trim() || 'ContentPipeline/1.0 (+https://github.com/content-pipeline/content-pipeline)',
     },
-    llm: llmBase ? { baseUrl: llmBase.replace(/\/+$/, ''), apiKey: env.LLM_API_KEY?.trim() || null, model: env.LLM_MODEL?.trim() || 'gpt-4o-mini' } : null,
+    llm: llmBase ? { baseUrl: llmBase.replace(/\/+$/, ''), apiKey: env.LLM_API_KEY?.trim() || null, model: llmModel } : null,
     credentialsKey,
     webhookTargets,
     workerConcurrency: intVar(env, 'WORKER_CONCURRENCY', 2, 1, 64, problems),

@@ -20,7 +20,7 @@ export interface Route {
   operationId: string;
   /** true when the operation requires the bearer token */
   bearer: boolean;
-  /** the schema of the body has an `idempotency_key` */
+  /** the schema of the body has an `idempotency_key` (required, or optional as on fetch) */
   idempotent: boolean;
   /** the body is raw bytes (every media type's schema is `format: binary`): streamed to the handler, never parsed */
   binaryBody: boolean;

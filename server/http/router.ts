@@ -98,7 +98,10 @@ async function dispatch(route: Route, handler: Handler<OpId>, deps: ClaimStore, 
   } as unknown as HandlerRequest<OpId>;
 
   if (route.bearer && !req.caller) throw new Error(`${route.operationId} requires the bearer token, but reached its handler without a caller`);
-  if (!route.idempotent || !req.caller) {
+  // A key is required where the body schema says so; where it is optional (fetch), a request
+  // without one is simply not idempotent.
+  const keyed = route.idempotent && typeof (req.body as { idempotency_key?: unknown } | undefined)?.idempotency_key === 'string';
+  if (!keyed || !req.caller) {
     send(res, await handler(hreq));
     return;
   }

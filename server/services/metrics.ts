@@ -88,7 +88,7 @@ export function createMetrics(deps: Pick<ServiceDeps, 'db' | 'clock'>, sources: 
     ['platform', 'status'],
     () => store.publishCounts(deps.db),
   );
-  countGauge('cpa_webhook_deliveries', 'Outbound webhook deliveries by status (pending, delivered, failed).', ['status'], () => store.deliveryCounts(deps.db));
+  countGauge('cpa_webhook_deliveries', 'Outbound webhook deliveries by status (pending, succeeded, failed).', ['status'], () => store.deliveryCounts(deps.db));
   new Gauge({
     name: 'cpa_sse_subscribers',
     help: 'Event-stream (SSE) subscribers connected to this instance.',

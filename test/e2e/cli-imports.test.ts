@@ -49,6 +49,19 @@ describe('cpa imports upload', () => {
     expect(r.stderr).toMatch(/ingest\): succeeded · \d+ of \d+ \(100%\)/);
   });
 
+  it('without --intent, prints the import and the table of what it imports and what it leaves out, by reason', async () => {
+    const r = await run(['imports', 'upload', file, '--handle', 'ada-masto-table']);
+    expectExit(r, 0);
+    expect(r.stdout).toMatch(/^format\tmastodon$/m);
+    // piped: the table's rows as tab-separated lines (a terminal shows them under a header)
+    expect(r.stdout).toContain(`imports\tposts\t${g.publicPosts.size}\n`);
+    const reasons = Object.entries(g.skipped).filter(([, n]) => n > 0);
+    expect(reasons.length).toBeGreaterThan(1);
+    for (const [reason, n] of reasons) expect(r.stdout).toContain(`leaves out\t${reason.replaceAll('_', ' ')}\t${n}\n`);
+    const tty = await cpaIn(['--base-url', s.url, '--token', s.token, 'imports', 'upload', file, '--handle', 'ada-masto-table'], { tty: true });
+    expect(tty.stdout).toMatch(/│\s*leaves out\s*│\s*repost\s*│\s*\d+\s*│/);
+  });
+
   it("uploads a Bluesky .car and a WordPress .xml as downloaded (their content types are the contract's)", async () => {
     const car = path.join(tmp, 'repo.car');
     writeFileSync(car, (await (await blueskyRepo({ posts: 40 })).write())!);

@@ -2,13 +2,22 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startBlueskyFake } from '../support/platforms.js';
 import { photoWithGps } from '../support/images.js';
 import { cliServer, expectExit, json } from './support.js';
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-const t = cliServer();
+// A Bluesky fake: an account to connect, to be a pipeline's default destination.
+let bluesky: Awaited<ReturnType<typeof startBlueskyFake>>;
+beforeAll(async () => {
+  bluesky = await startBlueskyFake();
+});
+afterAll(async () => {
+  await bluesky?.fake.close();
+});
+const t = cliServer(() => ({ ...bluesky.fake.outboundEnv, ...bluesky.env }));
 
 const TEXT = [
   'Shipped v2.3 of the importer today 👩‍👩‍👧‍👦: it is 4x faster on large CSV files, because rows are streamed instead of loaded whole.',
@@ -23,7 +32,9 @@ describe('cpa artifacts variant / get', () => {
     const set = await t.run(['artifacts', 'variant', artifactId, 'bluesky', '--text', TEXT, '--numbered']);
     expectExit(set, 0);
     // never "published here": the variant says what publishing it takes (issue 23)
-    expect(set.stdout).toMatch(/^── bluesky: thread of 2, \d+\/300 graphemes, text, can be published \(name a destination with --to\)$/m);
+    expect(set.stdout).toMatch(
+      /^── bluesky: thread of 2, \d+\/300 graphemes, text, can be published \(name a destination with --to, or set the pipeline's: cpa pipelines destinations\)$/m,
+    );
     expect(set.stdout).not.toContain('published here');
     expect(set.stdout).toMatch(/^\[1\/2\] \d+\/300$/m);
     expect(set.stdout).toMatch(/^\[2\/2\] \d+\/300$/m);
@@ -48,6 +59,28 @@ describe('cpa artifacts variant / get', () => {
     expect(get.stdout).toMatch(/^\[2\/2\] 16\/280\n {2}日本語の二番目。$/m);
     const asJson = json<{ variants: Array<{ platform: string }> }>(await t.run(['artifacts', 'get', artifactId, '--json']));
     expect(asJson.variants.map((v) => v.platform)).toEqual(['bluesky', 'x']);
+  });
+
+  it("names the pipeline's default destinations as where a variant goes, never asking for --to when the pipeline has them", async () => {
+    const { artifactId, pipelineId } = await t.artifact('review');
+    expectExit(
+      await t.spawn(['accounts', 'connect', '--platform', 'bluesky', '--handle', 'ada.bsky.social', '--auth-material-file', '-'], {
+        input: bluesky.state.appPassword,
+      }),
+      0,
+    );
+    expectExit(await t.run(['pipelines', 'destinations', pipelineId, '--to', 'bluesky:ada.bsky.social']), 0);
+    const set = await t.run(['artifacts', 'variant', artifactId, 'bluesky', '--text', 'Shipped.']);
+    expectExit(set, 0);
+    expect(set.stdout).toMatch(
+      /^── bluesky: one post, \d+\/300 graphemes, text, publishing sends it to ada\.bsky\.social \(the pipeline's default destination\)$/m,
+    );
+    expectExit(await t.run(['artifacts', 'variant', artifactId, 'mastodon', '--text', 'Shipped.']), 0);
+    const get = await t.run(['artifacts', 'get', artifactId]);
+    expectExit(get, 0);
+    expect(get.stdout).not.toContain('name a destination with --to)');
+    expect(get.stdout).toMatch(/^── bluesky: .*publishing sends it to ada\.bsky\.social \(the pipeline's default destination\)$/m);
+    expect(get.stdout).toMatch(/^── mastodon: .*not among the pipeline's default destinations \(bluesky:ada\.bsky\.social\): name one with --to$/m);
   });
 
   it('shows which images each part of a publishable thread carries (4 with part 1, the rest with part 2), and marks an image without alt text', async () => {

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { cpaBin, cpaEnv, projectRoot, spawnCpa, type CpaResult } from './support.js';
+import { cpaEnv, NPX_CPA_SHIM, projectRoot, spawnCpa, type CpaResult } from './support.js';
 
 // Many subprocesses (npx, tsx): generous limits for a loaded machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
@@ -42,14 +42,13 @@ describe('README: Ways in', () => {
   });
 
   it('the shell examples (curl, cpa, MCP over curl) run in order and do what they say', async () => {
-    // `npx cpa …` runs the bin directly: npm's own start-up (about a second a call) is left out.
-    // That `npx cpa` reaches the bin is tested in cli.test.ts, and the MCP stdio configuration
-    // below goes through the real npx.
-    const shim = `npx() { if [ "$1" = cpa ]; then shift; node ${JSON.stringify(cpaBin)} "$@"; else command npx "$@"; fi; }`;
-    const script = `set -euo pipefail\n${shim}\n${blocks('bash').map(localize).join('\n')}`;
+    // `npx cpa …` runs the bin directly (the MCP stdio configuration below goes through the real npx).
+    const script = `set -euo pipefail\n${NPX_CPA_SHIM}\n${blocks('bash').map(localize).join('\n')}`;
     const r = await sh(['bash', '-c', script], { DATA_DIR: s.db.dataDir });
     expect(r.code, `${r.stdout}\n--- stderr:\n${r.stderr}`).toBe(0);
     expect(r.stdout).toContain('{"status":"ok"}');
+    // the pipeline reads a handle of yours: the upload made just before it
+    expect(r.stdout).toMatch(/"handle":"my-export"[^\n]*"format":"mastodon"/);
     expect(r.stdout).toMatch(/\{"pipeline_id":"pl_\w+","run_id":"run_\w+","resumed":false\}/);
     expect(r.stdout).toMatch(/HTTP\/1\.1 404[\s\S]*X-Request-Id: req_\w+[\s\S]*"code":"not_found"/);
     // the cpa block imports the sample export (the table of the import), then works on it

@@ -20,8 +20,17 @@ import { unique } from '../support/api.js';
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const cpaBin = path.join(projectRoot, 'clients/cli/bin/cpa.js');
 
+/**
+ * A bash function that makes `npx cpa …` in a documented example run the bin directly: npm's own
+ * start-up (about a second a call) is left out. That `npx cpa` reaches the bin is tested in
+ * cli.test.ts; any other `npx` command goes to the real one.
+ */
+export const NPX_CPA_SHIM = `npx() { if [ "$1" = cpa ]; then shift; node ${JSON.stringify(cpaBin)} "$@"; else command npx "$@"; fi; }`;
+
 export interface CpaResult {
+  /** The exit code; -1 when a signal ended the process (`signal` says which). */
   code: number;
+  signal?: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -55,7 +64,8 @@ export interface RunningCpa {
   /** Resolves when stdout or stderr (so far or later) matches. */
   waitFor(stream: 'stdout' | 'stderr', pattern: RegExp): Promise<void>;
   done: Promise<CpaResult>;
-  kill(): void;
+  /** Sends `signal` (SIGTERM unless told). */
+  kill(signal?: NodeJS.Signals): void;
 }
 
 export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
@@ -68,8 +78,8 @@ export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
   child.stderr.on('data', (d: Buffer) => ((out.stderr += d.toString()), check()));
   const done = new Promise<CpaResult>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code) => {
-      resolve({ code: code ?? -1, ...out });
+    child.on('close', (code, signal) => {
+      resolve({ code: code ?? -1, signal, ...out });
       check();
     });
   });
@@ -101,7 +111,7 @@ export function spawnCpa(args: string[], opts: CpaOptions = {}): RunningCpa {
       });
     },
     done,
-    kill: () => child.kill('SIGTERM'),
+    kill: (signal = 'SIGTERM') => child.kill(signal),
   };
 }
 
@@ -132,11 +142,12 @@ export function expectExit(r: CpaResult, code: number) {
 }
 
 /**
- * A test server for a file of `cpa` tests (started in beforeAll, stopped in afterAll), with `run`
+ * A test server for a file of `cpa` tests (started in beforeAll, stopped in afterAll; `env` is read
+ * then: the settings of fakes started by a beforeAll registered before this call), with `run`
  * (cpa with its address and token) and seeds made through the CLI and the store.
  */
-export function cliServer() {
-  const suite = serverSuite();
+export function cliServer(env?: () => Record<string, string>) {
+  const suite = serverSuite(env);
   const self = {
     get s(): TestServer {
       if (!suite.s) throw new Error('the server is not started yet');

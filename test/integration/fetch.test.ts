@@ -10,7 +10,7 @@ import { caught } from '../support/caught.js';
 import { encodeLegacy } from '../support/feeds.js';
 import { reply, startFake, type Fake } from '../support/https-fake.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { V1 } from '../support/api.js';
+import { uniqueKey, V1 } from '../support/api.js';
 
 const pagesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/pages');
 const page = (name: string) => readFileSync(path.join(pagesDir, name));
@@ -150,6 +150,34 @@ describe('markdown mode', () => {
     const untyped = await fetchPage({ url: `${site.url}/untyped` });
     expect(untyped.content_type).toBe('text/html');
     expect(untyped.title).toBe('Weeknight Tomato Soup');
+  });
+});
+
+describe('idempotency_key (optional on fetch)', () => {
+  const hits = (p: string) => site.requests.filter((r) => r.url === p).length;
+
+  it('replays the first answer for the same key and body without fetching again; another body with that key is 422', async () => {
+    const url = `${site.url}/changelog`;
+    const before = hits('/changelog');
+    const body = { url, mode: 'markdown' as const, idempotency_key: uniqueKey('fetch') };
+    const first = await s.client().POST(`${V1}/fetch`, { body });
+    const again = await s.client().POST(`${V1}/fetch`, { body });
+    expect(first.response.status).toBe(200);
+    expect(again.response.status).toBe(200);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.data).toEqual(first.data);
+    expect(hits('/changelog') - before).toBe(1);
+    const other = await caught(fetchPage({ ...body, url: `${site.url}/recipes/tomato-soup` }), ContentPipelineError);
+    expect(other).toMatchObject({ status: 422, code: 'validation_failed' });
+    expect(other.message).toContain('idempotency_key');
+  });
+
+  it('without a key, every request fetches the page', async () => {
+    const before = hits('/grinders/eg-42');
+    await fetchPage({ url: `${site.url}/grinders/eg-42`, mode: 'markdown' });
+    const second = await s.client().POST(`${V1}/fetch`, { body: { url: `${site.url}/grinders/eg-42`, mode: 'markdown' } });
+    expect(second.response.headers.get('idempotent-replayed')).toBeNull();
+    expect(hits('/grinders/eg-42') - before).toBe(2);
   });
 });
 

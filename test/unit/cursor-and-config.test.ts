@@ -25,6 +25,16 @@ describe('configuration', () => {
     expect([c.host, c.port, c.rateLimitPerMinute, c.instanceMode, c.databaseUrl, c.heartbeatSeconds]).toEqual(['127.0.0.1', 8787, 600, 'desktop', null, 15]);
     expect(c.dataDir.endsWith('/data')).toBe(true);
   });
+  it('asks for LLM_MODEL with LLM_BASE_URL instead of a default model a local server does not have', () => {
+    expect(() => loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1' })).toThrow(/LLM_MODEL must be set with LLM_BASE_URL/);
+    expect(loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1/', LLM_MODEL: 'llama3.2:3b' }).llm).toEqual({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      apiKey: null,
+      model: 'llama3.2:3b',
+    });
+    expect(loadConfig({ LLM_MODEL: 'llama3.2:3b' }).llm).toBeNull();
+  });
+
   it('reports every problem at once, naming the variable', () => {
     try {
       loadConfig({ PORT: 'eighty', RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: 'mysql://x', INSTANCE_MODE: 'cloud', WEBHOOK_SIGNING_SECRET: 'short' });

@@ -30,7 +30,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   8   state: the resource's state forbids it (state_conflict, forbidden)
   9   unavailable: the server cannot be reached, or failed (backend_unavailable, internal_error)
   10  \`cpa wait\` (or --wait): the run failed
-  11  \`cpa wait\` (or --wait): the run did not finish within --timeout`;
+  11  \`cpa wait\` (or --wait): the run did not finish within --timeout
+  130, 143  ended by Ctrl-C (SIGINT) or SIGTERM, as a shell reports any command a signal ended`;
 
 const BY_KIND: Record<ErrorKind, number> = {
   authentication: EXIT.authentication,

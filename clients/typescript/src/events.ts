@@ -64,8 +64,13 @@ export async function* followEvents(client: ApiClient, opts: FollowEventsOptions
       opts.onOpen?.({ lastEventId, reconnect: opened });
       opened = true;
       attempt = 0;
+      // The caller's signal ends the read itself, not only the request: the signal `fetch` got is
+      // derived from it through the Request objects built on the way (openapi-fetch's, the retry
+      // layer's clone), which the runtime holds only weakly; once they are collected, an abort
+      // no longer reaches a body that is waiting for its next chunk, and the loop would wait
+      // for ever on a quiet stream (`cpa stream` ignored Ctrl-C and SIGTERM).
       const frames = (data as ReadableStream<Uint8Array>)
-        .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
+        .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>, opts.signal ? { signal: opts.signal } : {})
         .pipeThrough(new EventSourceParserStream({ onRetry: (ms) => (serverRetry = ms), onComment: () => opts.onHeartbeat?.() }));
       for await (const frame of frames as unknown as AsyncIterable<{ id?: string; data: string }>) {
         if (!frame.data) continue;

@@ -21,10 +21,11 @@ export type KeyedOperation = {
 }[keyof paths];
 
 /**
- * Where each keyed operation carries its key. The type makes the compiler list every operation
- * that takes a key (a new one fails `npm run lint:ts` until it is added here) and no other.
+ * Where each keyed operation carries its key (`optional`: in the body, and only when the caller
+ * gives one). The type makes the compiler list every operation that takes a key (a new one fails
+ * `npm run lint:ts` until it is added here) and no other.
  */
-export const KEYED_OPERATIONS: { readonly [K in KeyedOperation]: 'body' | 'query' } = {
+export const KEYED_OPERATIONS: { readonly [K in KeyedOperation]: 'body' | 'query' | 'optional' } = {
   'POST /api/agent/v1/pipelines/from-intent': 'body',
   'POST /api/agent/v1/posts/{id}/draft': 'body',
   'POST /api/agent/v1/artifacts/{id}/publish': 'body',
@@ -34,6 +35,9 @@ export const KEYED_OPERATIONS: { readonly [K in KeyedOperation]: 'body' | 'query
   'POST /api/agent/v1/imports': 'query',
   'POST /api/agent/v1/media': 'query',
   'POST /api/sessions/{sessionId}/items': 'body',
+  // Fetching changes nothing: a key is the caller's choice, never made here (each fetched page
+  // would otherwise be kept 24 hours for a replay nobody asked for).
+  'POST /api/agent/v1/fetch': 'optional',
 };
 
 // The typed client lets the caller leave `idempotency_key` out (the middleware fills it in).
@@ -55,11 +59,11 @@ export interface IdempotencyOptions {
 /** The middleware that puts an idempotency key on each keyed request that has none. */
 export function idempotencyMiddleware(opts: IdempotencyOptions = {}): Middleware {
   const newKey = opts.newKey ?? newIdempotencyKey;
-  const places: Readonly<Record<string, 'body' | 'query'>> = KEYED_OPERATIONS;
+  const places: Readonly<Record<string, 'body' | 'query' | 'optional'>> = KEYED_OPERATIONS;
   return {
     async onRequest({ request, schemaPath }) {
       const place = places[`${request.method} ${schemaPath}`];
-      if (!place) return undefined;
+      if (!place || place === 'optional') return undefined;
       if (place === 'query') {
         const url = new URL(request.url);
         const given = url.searchParams.get('idempotency_key');

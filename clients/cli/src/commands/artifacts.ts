@@ -21,9 +21,14 @@ export const TARGETS: Target[] = ['mastodon', 'bluesky', 'x', 'linkedin', 'threa
  * A variant as people read it: a heading with the platform's rule, then each post numbered with
  * its counted length against the limit (a thread preview), or the reason it cannot be posted.
  */
-export function variantPreview(v: Variant, media: Schemas['ArtifactMedia'][] = [], destinations: Schemas['ArtifactDestination'][] = []): string {
+export function variantPreview(
+  v: Variant,
+  media: Schemas['ArtifactMedia'][] = [],
+  destinations: Schemas['ArtifactDestination'][] = [],
+  defaults: Schemas['PipelineDestination'][] | null = null,
+): string {
   const kind = v.problem ? 'cannot be posted' : v.is_thread ? `thread of ${v.parts.length}` : 'one post';
-  const who = whereItGoes(v, destinations);
+  const who = whereItGoes(v, destinations, defaults);
   const lines = [`── ${v.platform}: ${kind}, ${v.length}/${v.limit} ${v.counting}, ${v.origin}, ${who}`];
   if (v.problem) lines.push(`   ${v.problem}`);
   const carried = v.publishable && !v.problem ? imagesByPart(media, v.parts.length) : [];
@@ -37,14 +42,20 @@ export function variantPreview(v: Variant, media: Schemas['ArtifactMedia'][] = [
 
 /**
  * Where a variant goes, as it stands: the destinations of its platform with their state
- * (`to @ada@mastodon.social: live`), or what publishing it takes. Never "published" for a variant
- * that went nowhere.
+ * (`to @ada@mastodon.social: live`), or where publishing sends it (the pipeline's default
+ * destinations of its platform, `defaults`; null when not known), or what publishing it takes.
+ * Never "published" for a variant that went nowhere.
  */
-function whereItGoes(v: Variant, destinations: Schemas['ArtifactDestination'][]): string {
+function whereItGoes(v: Variant, destinations: Schemas['ArtifactDestination'][], defaults: Schemas['PipelineDestination'][] | null): string {
   const here = destinations.filter((d) => d.platform === v.platform);
   if (here.length)
     return here.map((d) => `${d.manual ? 'posted by hand' : `to ${d.handle ?? d.destination}`}: ${d.state}${d.url ? ` ${d.url}` : ''}`).join('; ');
-  return v.publishable ? 'can be published (name a destination with --to)' : 'export only (post it yourself, then: cpa artifacts mark-published)';
+  if (!v.publishable) return 'export only (post it yourself, then: cpa artifacts mark-published)';
+  const byDefault = (defaults ?? []).filter((d) => d.platform === v.platform);
+  if (byDefault.length) return `publishing sends it to ${byDefault.map((d) => d.handle).join(', ')} (the pipeline's default destination)`;
+  if (defaults?.length)
+    return `not among the pipeline's default destinations (${defaults.map((d) => `${d.platform}:${d.handle}`).join(', ')}): name one with --to`;
+  return "can be published (name a destination with --to, or set the pipeline's: cpa pipelines destinations)";
 }
 
 /** Images per post when publishing (Mastodon and Bluesky: 4; see the publish operation's description). */
@@ -56,12 +67,23 @@ function imagesByPart(media: Schemas['ArtifactMedia'][], parts: number): Schemas
   return Array.from({ length: parts }, (_, i) => images.slice(i * IMAGES_PER_POST, (i + 1) * IMAGES_PER_POST));
 }
 
-function printArtifact(cli: Cli, a: Schemas['Artifact']) {
+/**
+ * The pipeline's default destinations, when one of `variants` went nowhere yet (publishing sends
+ * it there); null when none is pending.
+ */
+async function defaultsFor(cli: Cli, a: Pick<Schemas['Artifact'], 'pipeline_id' | 'destinations'>, variants: Variant[]) {
+  const pending = variants.some((v) => v.publishable && !a.destinations.some((d) => d.platform === v.platform));
+  if (!pending) return null;
+  return (await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}', { params: { path: { id: a.pipeline_id } } }))).destinations;
+}
+
+async function printArtifact(cli: Cli, a: Schemas['Artifact']) {
   if (cli.json) return printJson(a);
+  const defaults = await defaultsFor(cli, a, a.variants);
   show(false, { ...a, variants: a.variants.map((v) => v.platform) }, ['text', 'media', 'media_issues', 'destinations', 'published_parts']);
   printMedia(a);
   printText(a.text);
-  for (const v of a.variants) printText(variantPreview(v, a.media ?? [], a.destinations));
+  for (const v of a.variants) printText(variantPreview(v, a.media ?? [], a.destinations, defaults));
   // Where it went: each destination with its state, then its posts' addresses.
   if (a.destinations.length)
     printText(a.destinations.map((d) => [destinationLine(d), ...d.parts.map((p) => `  part ${p.position}: ${p.url ?? p.external_id}`)].join('\n')).join('\n'));
@@ -85,7 +107,7 @@ export function registerArtifactCommands(program: Command) {
     .argument('<artifact>', 'artifact id')
     .action(
       action(async (cli, id) => {
-        printArtifact(cli, await unwrap(cli.client().GET('/api/agent/v1/artifacts/{id}', { params: { path: { id } } })));
+        await printArtifact(cli, await unwrap(cli.client().GET('/api/agent/v1/artifacts/{id}', { params: { path: { id } } })));
       }),
     );
 
@@ -98,7 +120,7 @@ export function registerArtifactCommands(program: Command) {
   ).action(
     action(async (cli, id, o) => {
       const body = { to: o.to, idempotency_key: o.idempotencyKey };
-      printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/transition', { params: { path: { id } }, body })));
+      await printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/transition', { params: { path: { id } }, body })));
     }),
   );
 
@@ -179,7 +201,7 @@ export function registerArtifactCommands(program: Command) {
             media.push({ id: made.id });
           } else media.push({ id: item, ...(alts.has(item) ? { alt_text: alts.get(item) } : {}) });
         }
-        printArtifact(cli, await unwrap(client.PUT('/api/agent/v1/artifacts/{id}/media', { params: { path: { id } }, body: { media } })));
+        await printArtifact(cli, await unwrap(client.PUT('/api/agent/v1/artifacts/{id}/media', { params: { path: { id } }, body: { media } })));
       }),
     );
 
@@ -198,8 +220,9 @@ export function registerArtifactCommands(program: Command) {
         if (o.text !== undefined && o.part) throw new CliError('give --text or --part, not both.', EXIT.usage);
         const body = { ...(o.text !== undefined ? { text: o.text } : {}), ...(o.part ? { parts: o.part } : {}), ...(o.numbered ? { numbered: true } : {}) };
         const v = await unwrap(cli.client().PUT('/api/agent/v1/artifacts/{id}/variants/{platform}', { params: { path: { id, platform } }, body }));
-        if (cli.json) printJson(v);
-        else io.stdout.write(`${variantPreview(v)}\n`);
+        if (cli.json) return printJson(v);
+        const a = v.publishable ? await unwrap(cli.client().GET('/api/agent/v1/artifacts/{id}', { params: { path: { id } } })) : null;
+        io.stdout.write(`${variantPreview(v, [], a?.destinations ?? [], a ? await defaultsFor(cli, a, [v]) : null)}\n`);
       }),
     );
 
@@ -214,7 +237,7 @@ export function registerArtifactCommands(program: Command) {
   ).action(
     action(async (cli, id, o) => {
       const body = { platform: o.platform, url: o.url, ...(o.handle ? { handle: o.handle } : {}), idempotency_key: o.idempotencyKey };
-      printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/mark-published', { params: { path: { id } }, body })));
+      await printArtifact(cli, await unwrap(cli.client().POST('/api/agent/v1/artifacts/{id}/mark-published', { params: { path: { id } }, body })));
     }),
   );
 
@@ -224,7 +247,7 @@ export function registerArtifactCommands(program: Command) {
     .argument('<artifact>', 'artifact id')
     .action(
       action(async (cli, id) => {
-        printArtifact(cli, await unwrap(cli.client().DELETE('/api/agent/v1/artifacts/{id}/schedule', { params: { path: { id } } })));
+        await printArtifact(cli, await unwrap(cli.client().DELETE('/api/agent/v1/artifacts/{id}/schedule', { params: { path: { id } } })));
       }),
     );
 

@@ -5,8 +5,24 @@ import { unwrap, UploadArgumentError, uploadImport } from '../../../typescript/s
 import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action, idCommand } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
-import { note, show } from '../output.js';
+import { note, printTable, show } from '../output.js';
+import type { Schemas } from '../../../typescript/src/index.js';
 import { io } from '../io.js';
+
+/**
+ * What an import will import and what it leaves out, by reason: the rows of the table
+ * `imports upload` prints (`imports` / `leaves out`, the kind, the count; only counts above zero).
+ */
+export function summaryRows(s: Schemas['Import']['summary']): Array<[string, string, number]> {
+  const rows: Array<[string, string, number]> = [['imports', 'posts', s.posts]];
+  for (const [visibility, n] of Object.entries(s.by_visibility)) if (n > 0) rows.push(['imports', `${visibility} posts`, n]);
+  if (s.self_replies > 0) rows.push(['imports', 'replies to yourself (threads)', s.self_replies]);
+  if (s.media > 0) rows.push(['imports', 'media', s.media]);
+  const skipped = Object.entries(s.skipped).filter(([, n]) => n > 0);
+  for (const [reason, n] of skipped) rows.push(['leaves out', reason.replaceAll('_', ' '), n]);
+  if (!skipped.length) rows.push(['leaves out', 'nothing', 0]);
+  return rows;
+}
 
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
@@ -88,9 +104,7 @@ export function registerImportCommands(program: Command) {
       if (!o.intent) {
         show(cli.json, imported, ['summary', 'account']);
         if (!cli.json) {
-          note(
-            `${s.posts} posts to import (${s.by_visibility.public} public${s.by_visibility.followers + s.by_visibility.connections ? `, ${s.by_visibility.followers + s.by_visibility.connections} non-public` : ''}); left out: ${left || 'nothing'}.`,
-          );
+          printTable(['', 'what', 'count'], summaryRows(s));
           note(`Ingest it: cpa pipelines create --handle ${imported.handle} --intent "…" --wait`);
         }
         return;

@@ -5,6 +5,7 @@ import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { note, printJsonLine } from '../output.js';
 import { io } from '../io.js';
+import { interruptible } from '../interrupt.js';
 
 export function registerStreamCommand(program: Command) {
   program
@@ -17,19 +18,16 @@ export function registerStreamCommand(program: Command) {
       action(async (cli, o) => {
         const max = o.maxEvents === undefined ? Infinity : Number(o.maxEvents);
         if (!(max >= 1)) throw new CliError('--max-events must be at least 1.', EXIT.usage);
-        const controller = new AbortController();
-        const stop = () => controller.abort();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
         let n = 0;
-        try {
+        // Ctrl-C and SIGTERM end it at once, even while no event arrives (exit 130 / 143).
+        await interruptible(async (signal) => {
           const events = followEvents(cli.client(), {
             events: o.events
               ?.split(',')
               .map((e) => e.trim())
               .filter(Boolean),
             lastEventId: o.lastEventId,
-            signal: controller.signal,
+            signal,
             onOpen: ({ reconnect, lastEventId }) =>
               note(reconnect ? `reconnected${lastEventId ? ` (after ${lastEventId})` : ''}` : 'connected; waiting for events (Ctrl-C to stop)'),
             onReconnect: ({ delayMs, error, lastEventId }) =>
@@ -42,11 +40,7 @@ export function registerStreamCommand(program: Command) {
             else io.stdout.write(`${e.created_at}  ${e.type.padEnd(17)} ${e.id}  ${JSON.stringify(e.data)}\n`);
             if (++n >= max) break;
           }
-        } finally {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          controller.abort();
-        }
+        });
       }),
     );
 }
