@@ -16,7 +16,7 @@ import { cancelQueuedRun } from '../store/runs.js';
 import { listVariantsOf } from '../store/variants.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { recordEvent } from './events.js';
-import { listVariants, publishableParts } from './variants.js';
+import { listVariants, publishableParts, refusedPart } from './variants.js';
 import { publishTime } from './publish-time.js';
 import { decodeTimeCursor, encodeTimeCursor } from './cursor.js';
 import { DEFAULT_PAGE_SIZE } from './posts.js';
@@ -130,10 +130,8 @@ export async function publishArtifact(
   for (const platform of new Set(chosen.map((c) => c.platform as Platform))) {
     const adapter = adapterFor(platform);
     const texts = await publishableParts(deps, a, platform);
-    for (const [i, text] of texts.entries()) {
-      const why = adapter.refusesText?.(text);
-      if (why) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${i + 1}): ${why}.`, fetchIt(id));
-    }
+    const unfit = refusedPart(adapter, texts, a.contentWarning);
+    if (unfit) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${unfit.position + 1}): ${unfit.why}.`, fetchIt(id));
     // Its images: each an image with alt text the platform takes, and room for all in the thread.
     const refused = refuseMedia(mediaOf(a), platform as MediaPlatform, texts.length, body.allow_missing_alt_text === true, fetchIt(id));
     if (refused) throw refused;

@@ -36,7 +36,7 @@ export async function seedPosts(deps: ServiceDeps, q: { workspaceId: string; pip
 
 export async function seedArtifact(
   deps: ServiceDeps,
-  q: { workspaceId: string; pipelineId: string; postId: string; state: string; text?: string; sourceVisibility?: string },
+  q: { workspaceId: string; pipelineId: string; postId: string; state: string; text?: string; sourceVisibility?: string; contentWarning?: string | null },
 ) {
   const id = deps.ids.id('art');
   return createArtifact(deps.db, {
@@ -51,6 +51,7 @@ export async function seedArtifact(
     text: q.text ?? 'A draft.',
     state: q.state,
     sourceVisibility: q.sourceVisibility ?? 'public',
+    contentWarning: q.contentWarning ?? null,
     now: deps.clock.now(),
   });
 }
