@@ -2273,7 +2273,12 @@ export interface components {
             platform: "x" | "linkedin" | "threads";
             /**
              * Format: uri
-             * @description The address of the post (of the first post, for a thread).
+             * @description The address of the post (of the first post, for a thread): `https`, on the platform's own
+             *     public hosts — `x`: x.com, www.x.com, mobile.x.com, twitter.com, www.twitter.com,
+             *     mobile.twitter.com; `linkedin`: linkedin.com, www.linkedin.com; `threads`: threads.net,
+             *     www.threads.net, threads.com, www.threads.com — with a path to the post, and no user name,
+             *     password, port or IP address. Anything else (another platform's host, a local or private
+             *     address) is `422` naming `body.url`, and nothing is recorded. Stored as given.
              */
             url: string;
             /** @description The account you posted as (printable ASCII, e.g. `@ada_lovelace`), when you want it recorded. */
@@ -4031,6 +4036,7 @@ export interface components {
         CreateDeskSignInLinkCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4046,6 +4052,7 @@ export interface components {
         ExchangeDeskSignInOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
                 [name: string]: unknown;
             };
             content: {
@@ -4424,6 +4431,11 @@ export interface components {
         RetryAfter: number;
         /** @description Present and `true` when this response is the stored first response to an earlier request with the same `idempotency_key`. */
         IdempotentReplayed: "true";
+        /**
+         * @description `no-store`: the answer carries a secret (an agent token, a sign-in code), which no browser,
+         *     proxy or cache may keep.
+         */
+        CacheControlNoStore: "no-store";
     };
     pathItems: never;
 }
