@@ -6,28 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { newIdempotencyKey } from '../../clients/typescript/src/index.js';
 import { MANUAL_POST_HOSTS } from '../../server/services/artifacts.js';
 import { V1 } from '../support/api.js';
-import { countRows, insertRow } from '../support/rows.js';
-import { seedArtifact, seedPosts } from '../support/seed.js';
+import { countRows } from '../support/rows.js';
+import { seedArtifact, seedPipelineWithPost } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 
 const t = serverSuite();
 
 async function readyArtifact() {
   const deps = t.s.running.deps;
-  const pipelineId = (
-    await insertRow(deps.db, 'Pipeline', {
-      id: deps.ids.id('pl'),
-      workspaceId: t.ws,
-      handle: `mark-url-${deps.ids.id('h')}`,
-      intent: 'Posted by hand',
-      tone: null,
-      platform: 'archive',
-      createdAt: new Date(),
-      updatedAt: new Date(),
-    })
-  ).id;
-  const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });
-  return seedArtifact(deps, { workspaceId: t.ws, pipelineId, postId: postId!, state: 'ready', text: 'Posted by hand' });
+  const { pipelineId, postId } = await seedPipelineWithPost(deps, { workspaceId: t.ws, platform: 'archive', intent: 'Posted by hand' });
+  return seedArtifact(deps, { workspaceId: t.ws, pipelineId, postId, state: 'ready', text: 'Posted by hand' });
 }
 
 const mark = (id: string, platform: 'x' | 'linkedin' | 'threads', url: string) =>

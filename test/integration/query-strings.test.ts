@@ -6,27 +6,14 @@
 // the value must be, never with "must be url encoded".
 import { describe, expect, it } from 'vitest';
 import { rawRequest, V1 } from '../support/api.js';
-import { seedArtifact, seedPosts } from '../support/seed.js';
+import { seedArtifact, seedPipelineWithPost } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
-import { insertRow } from '../support/rows.js';
 
 const t = serverSuite();
 
 async function pipelineWithArtifacts(states: string[]) {
   const deps = t.s.running.deps;
-  const pipelineId = (
-    await insertRow(deps.db, 'Pipeline', {
-      id: deps.ids.id('pl'),
-      workspaceId: t.ws,
-      handle: `query-strings-${deps.ids.id('h')}`,
-      intent: 'Query strings',
-      tone: null,
-      platform: 'rss',
-      createdAt: new Date(),
-      updatedAt: new Date(),
-    })
-  ).id;
-  const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });
+  const { pipelineId, postId } = await seedPipelineWithPost(deps, { workspaceId: t.ws, platform: 'rss', intent: 'Query strings' });
   const ids: Record<string, string> = {};
   for (const state of states)
     ids[state] = (await seedArtifact(deps, { workspaceId: t.ws, pipelineId, postId: postId!, state, text: `An artifact in ${state}` })).id;
