@@ -2020,7 +2020,7 @@ export interface components {
         /** @description One post of a variant, as it will be posted (its numbering included), with its counted length. */
         VariantPart: {
             text: string;
-            /** @description The part's length, counted the platform's way (`counting`); at most `limit`. */
+            /** @description The part's length, counted the platform's way (`counting`); at most `limit`. The first part is counted with the artifact's `content_warning`, which it carries (Mastodon counts its `spoiler_text` with the text; on Bluesky it is the `CW: <warning>` line and empty line the post opens with); the replies carry none. */
             length: number;
         };
         /**
@@ -2037,7 +2037,7 @@ export interface components {
         PlatformVariant: {
             platform: components["schemas"]["TargetPlatform"];
             text: string;
-            /** @description The whole text's length, counted the platform's way. */
+            /** @description The whole text's length, counted the platform's way as one post would be: on Mastodon and Bluesky with the artifact's `content_warning` (see `VariantPart.length`). */
             length: number;
             /** @description The most one post may count on the platform: mastodon 500, bluesky 300, x 280, linkedin 3000, threads 500. */
             limit: number;
@@ -2290,7 +2290,12 @@ export interface components {
             platform: "x" | "linkedin" | "threads";
             /**
              * Format: uri
-             * @description The address of the post (of the first post, for a thread).
+             * @description The address of the post (of the first post, for a thread): `https`, on the platform's own
+             *     public hosts — `x`: x.com, www.x.com, mobile.x.com, twitter.com, www.twitter.com,
+             *     mobile.twitter.com; `linkedin`: linkedin.com, www.linkedin.com; `threads`: threads.net,
+             *     www.threads.net, threads.com, www.threads.com — with a path to the post, and no user name,
+             *     password, port or IP address. Anything else (another platform's host, a local or private
+             *     address) is `422` naming `body.url`, and nothing is recorded. Stored as given.
              */
             url: string;
             /** @description The account you posted as (printable ASCII, e.g. `@ada_lovelace`), when you want it recorded. */
@@ -4060,6 +4065,7 @@ export interface components {
         CreateDeskSignInLinkCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4075,6 +4081,7 @@ export interface components {
         ExchangeDeskSignInOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
                 [name: string]: unknown;
             };
             content: {
@@ -4269,7 +4276,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+        /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
         Cursor: string;
         /** @description Page size, 1 to 100. Default 20. */
         PostsLimit: number;
@@ -4290,23 +4297,24 @@ export interface components {
         /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
         PipelineIdFilter: components["schemas"]["ResourceId"];
         /**
-         * @description Only artifacts in one of these states. Several states repeat the parameter
-         *     (`?state=review&state=ready`, the OpenAPI default `style: form, explode: true`, which the typed
-         *     client writes for an array); at most 8. An unknown state is `422` naming `query.state`.
+         * @description Only artifacts in one of these states: separated by commas (`?state=review,ready`, the
+         *     `style: form, explode: false` declared here), or the parameter repeated (`?state=review&state=ready`,
+         *     which the typed client writes for an array); both are accepted, at most 8 states. An unknown state
+         *     is `422` naming `query.state`.
          */
         ArtifactStates: components["schemas"]["ArtifactState"][];
         /**
-         * @description Only artifacts scheduled at or after this instant (`scheduled` ones; an artifact without a schedule never matches). With `scheduled_before`, a window; the same instant twice is an empty window.
+         * @description Only artifacts scheduled at or after this instant (`scheduled` ones; an artifact without a schedule never matches). With `scheduled_before`, a window; the same instant twice is an empty window. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
          * @example 2026-12-01T00:00:00Z
          */
         ScheduledAfter: string;
         /**
-         * @description Only artifacts scheduled strictly before this instant (`scheduled` ones). Earlier than `scheduled_after` is `422`.
+         * @description Only artifacts scheduled strictly before this instant (`scheduled` ones). Earlier than `scheduled_after` is `422`. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
          * @example 2026-12-08T00:00:00Z
          */
         ScheduledBefore: string;
         /**
-         * @description Only artifacts whose `updated_at` is at or after this instant (a new state, text, variant, media list or schedule moves it), to pick up what changed since the last look.
+         * @description Only artifacts whose `updated_at` is at or after this instant (a new state, text, variant, media list or schedule moves it), to pick up what changed since the last look. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
          * @example 2026-11-25T18:00:00Z
          */
         UpdatedSince: string;
@@ -4366,9 +4374,9 @@ export interface components {
          * @example med_5b0e2f7a9c4d1e38
          */
         MediaId: components["schemas"]["ResourceId"];
-        /** @description Only runs in one of these statuses; several repeat the parameter (`?status=queued&status=running`). A run waiting to retry is `queued`. */
+        /** @description Only runs in one of these statuses; several are separated by commas (`?status=queued,running`) or repeat the parameter (`?status=queued&status=running`), both accepted. A run waiting to retry is `queued`. */
         RunStatuses: ("queued" | "running" | "succeeded" | "failed")[];
-        /** @description Only runs of one of these kinds; several repeat the parameter (`?kind=ingest&kind=publish`). */
+        /** @description Only runs of one of these kinds; several are separated by commas (`?kind=ingest,publish`) or repeat the parameter (`?kind=ingest&kind=publish`), both accepted. */
         RunKinds: ("ingest" | "draft" | "regenerate_variant" | "refresh_source" | "publish")[];
         /**
          * @description The run's id (the `run_id` an operation answered with).
@@ -4376,12 +4384,12 @@ export interface components {
          */
         RunId: components["schemas"]["ResourceId"];
         /**
-         * @description The start of the window (inclusive), an instant with its offset (`2026-11-30T00:00:00+01:00`).
+         * @description The start of the window (inclusive), an instant with its offset (`2026-11-30T00:00:00+01:00`). Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
          * @example 2026-11-30T00:00:00Z
          */
         CalendarFrom: string;
         /**
-         * @description The end of the window (exclusive); after `from` and at most 92 days after it, else `422` naming `query.to`.
+         * @description The end of the window (exclusive); after `from` and at most 92 days after it, else `422` naming `query.to`. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
          * @example 2026-12-07T00:00:00Z
          */
         CalendarTo: string;
@@ -4452,6 +4460,11 @@ export interface components {
         RetryAfter: number;
         /** @description Present and `true` when this response is the stored first response to an earlier request with the same `idempotency_key`. */
         IdempotentReplayed: "true";
+        /**
+         * @description `no-store`: the answer carries a secret (an agent token, a sign-in code), which no browser,
+         *     proxy or cache may keep.
+         */
+        CacheControlNoStore: "no-store";
     };
     pathItems: never;
 }
@@ -4460,7 +4473,7 @@ export interface operations {
     listPipelines: {
         parameters: {
             query?: {
-                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["PostsLimit"];
@@ -4576,7 +4589,7 @@ export interface operations {
     listPipelinePosts: {
         parameters: {
             query?: {
-                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["PostsLimit"];
@@ -4607,7 +4620,7 @@ export interface operations {
     listPipelineSchedule: {
         parameters: {
             query?: {
-                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["ScheduleLimit"];
@@ -4698,30 +4711,31 @@ export interface operations {
     listArtifacts: {
         parameters: {
             query?: {
-                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["PostsLimit"];
                 /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
                 pipeline_id?: components["parameters"]["PipelineIdFilter"];
                 /**
-                 * @description Only artifacts in one of these states. Several states repeat the parameter
-                 *     (`?state=review&state=ready`, the OpenAPI default `style: form, explode: true`, which the typed
-                 *     client writes for an array); at most 8. An unknown state is `422` naming `query.state`.
+                 * @description Only artifacts in one of these states: separated by commas (`?state=review,ready`, the
+                 *     `style: form, explode: false` declared here), or the parameter repeated (`?state=review&state=ready`,
+                 *     which the typed client writes for an array); both are accepted, at most 8 states. An unknown state
+                 *     is `422` naming `query.state`.
                  */
                 state?: components["parameters"]["ArtifactStates"];
                 /**
-                 * @description Only artifacts scheduled at or after this instant (`scheduled` ones; an artifact without a schedule never matches). With `scheduled_before`, a window; the same instant twice is an empty window.
+                 * @description Only artifacts scheduled at or after this instant (`scheduled` ones; an artifact without a schedule never matches). With `scheduled_before`, a window; the same instant twice is an empty window. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
                  * @example 2026-12-01T00:00:00Z
                  */
                 scheduled_after?: components["parameters"]["ScheduledAfter"];
                 /**
-                 * @description Only artifacts scheduled strictly before this instant (`scheduled` ones). Earlier than `scheduled_after` is `422`.
+                 * @description Only artifacts scheduled strictly before this instant (`scheduled` ones). Earlier than `scheduled_after` is `422`. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
                  * @example 2026-12-08T00:00:00Z
                  */
                 scheduled_before?: components["parameters"]["ScheduledBefore"];
                 /**
-                 * @description Only artifacts whose `updated_at` is at or after this instant (a new state, text, variant, media list or schedule moves it), to pick up what changed since the last look.
+                 * @description Only artifacts whose `updated_at` is at or after this instant (a new state, text, variant, media list or schedule moves it), to pick up what changed since the last look. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
                  * @example 2026-11-25T18:00:00Z
                  */
                 updated_since?: components["parameters"]["UpdatedSince"];
@@ -4961,7 +4975,7 @@ export interface operations {
     listAccounts: {
         parameters: {
             query?: {
-                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["PostsLimit"];
@@ -5009,7 +5023,7 @@ export interface operations {
     listImports: {
         parameters: {
             query?: {
-                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["PostsLimit"];
@@ -5275,13 +5289,13 @@ export interface operations {
     listRuns: {
         parameters: {
             query?: {
-                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["PostsLimit"];
-                /** @description Only runs in one of these statuses; several repeat the parameter (`?status=queued&status=running`). A run waiting to retry is `queued`. */
+                /** @description Only runs in one of these statuses; several are separated by commas (`?status=queued,running`) or repeat the parameter (`?status=queued&status=running`), both accepted. A run waiting to retry is `queued`. */
                 status?: components["parameters"]["RunStatuses"];
-                /** @description Only runs of one of these kinds; several repeat the parameter (`?kind=ingest&kind=publish`). */
+                /** @description Only runs of one of these kinds; several are separated by commas (`?kind=ingest,publish`) or repeat the parameter (`?kind=ingest&kind=publish`), both accepted. */
                 kind?: components["parameters"]["RunKinds"];
                 /** @description Only the items of this pipeline (a pipeline of another workspace, or none, gives an empty list). */
                 pipeline_id?: components["parameters"]["PipelineIdFilter"];
@@ -5327,16 +5341,16 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The start of the window (inclusive), an instant with its offset (`2026-11-30T00:00:00+01:00`).
+                 * @description The start of the window (inclusive), an instant with its offset (`2026-11-30T00:00:00+01:00`). Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
                  * @example 2026-11-30T00:00:00Z
                  */
                 from: components["parameters"]["CalendarFrom"];
                 /**
-                 * @description The end of the window (exclusive); after `from` and at most 92 days after it, else `422` naming `query.to`.
+                 * @description The end of the window (exclusive); after `from` and at most 92 days after it, else `422` naming `query.to`. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
                  * @example 2026-12-07T00:00:00Z
                  */
                 to: components["parameters"]["CalendarTo"];
-                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. */
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["PostsLimit"];

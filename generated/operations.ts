@@ -31,13 +31,13 @@ export interface OperationsByTag {
 export interface HandlerResponseHeaders {
   addSessionItem: { 201: { "Idempotent-Replayed"?: "true"; } };
   connectAccount: { 200: { "Idempotent-Replayed"?: "true"; } };
-  createDeskSignInLink: { 201: {} };
+  createDeskSignInLink: { 201: { "Cache-Control": "no-store"; } };
   createImport: { 200: { "Idempotent-Replayed"?: "true"; }; 201: {} };
   createPipelineFromIntent: { 202: { "Idempotent-Replayed"?: "true"; } };
   deleteFetchSchema: { 200: {} };
   diagnosePipeline: { 200: {} };
   draftFromPost: { 202: { "Idempotent-Replayed"?: "true"; } };
-  exchangeDeskSignIn: { 200: {} };
+  exchangeDeskSignIn: { 200: { "Cache-Control": "no-store"; } };
   fetchUrl: { 200: { "Idempotent-Replayed"?: "true"; } };
   getArtifact: { 200: {} };
   getCalendar: { 200: {} };

@@ -14,7 +14,7 @@ import {
   type Published,
 } from './types.js';
 import { jsonBody, memoized, send, sendJson } from './http.js';
-import { postProblem } from '../services/platform-text.js';
+import { postProblem, withWarning, type PostExtras } from '../services/platform-text.js';
 import { count, dated, dateOf, httpUrl, tidy } from './text.js';
 import { detectFacets, facetsOf } from './bluesky-facets.js';
 
@@ -174,12 +174,16 @@ async function readRecord(ctx: AdapterContext, s: Session, rkey: string): Promis
   return found ? recordRef(found) : null;
 }
 
-/** Bluesky's rules as the variants count them (services/platform-text.ts): 300 graphemes, 3,000 bytes of UTF-8. */
-/** The text a Bluesky post shows for a text under a content warning: `CW: <warning>`, an empty line, the text. */
-export const withWarning = (text: string, warning: string | null | undefined): string => (warning ? `CW: ${warning}\n\n${text}` : text);
+/**
+ * The text a Bluesky post shows for a text under a content warning: `CW: <warning>`, an empty
+ * line, the text. Defined with the counting rules (services/platform-text.ts) so that the length
+ * checks count what is posted.
+ */
+export { withWarning };
 
-const tooLong = (text: string) => {
-  const why = postProblem('bluesky', text);
+/** Bluesky's rules as the variants count them (services/platform-text.ts): 300 graphemes, 3,000 bytes of UTF-8, the `CW:` line included. */
+const tooLong = (text: string, extras: PostExtras = {}) => {
+  const why = postProblem('bluesky', text, extras);
   return why ? `the text ${why}` : null;
 };
 

@@ -246,8 +246,8 @@ export const mastodonAdapter: PlatformAdapter = {
     }
     return { posts: posts.slice(0, opts.max), withdrawn };
   },
-  refusesText: (text) => {
-    const why = postProblem('mastodon', text);
+  refusesText: (text, extras) => {
+    const why = postProblem('mastodon', text, extras);
     return why ? `the text ${why}` : null;
   },
   async publish(ctx, handle, creds, part) {

@@ -4,6 +4,7 @@
 import type { components } from '../../generated/api.js';
 import type { Config } from '../config.js';
 import type { OutboundClient } from '../outbound/types.js';
+import type { PostExtras } from '../services/platform-text.js';
 
 export type Platform = components['schemas']['Platform'];
 
@@ -162,8 +163,11 @@ export interface PlatformAdapter {
    * that cannot publish (rss, archive).
    */
   publish?(ctx: AdapterContext, handle: string, creds: Credentials, part: PublishPart): Promise<Published>;
-  /** Why `text` cannot be one post on this platform (too long), or null when it can. */
-  refusesText?(text: string): string | null;
+  /**
+   * Why `text` cannot be one post on this platform (too long), or null when it can; `extras`
+   * is what the post carries with it that the platform counts (its content warning).
+   */
+  refusesText?(text: string, extras?: PostExtras): string | null;
   /**
    * Uploads images with their alt text, in order; returns what the post must carry to show them.
    * Absent on platforms that cannot publish. Not idempotent upstream: an upload a post never

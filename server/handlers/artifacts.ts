@@ -35,8 +35,9 @@ export function artifactHandlers(deps: ServiceDeps) {
     }),
 
     putArtifactVariant: async (req) => {
-      const { row, created } = await variants.putVariant(deps, req.caller, req.path.id, req.path.platform, req.body);
-      return created ? { status: 201, body: variantView(row) } : { status: 200, body: variantView(row) };
+      const { row, created, contentWarning } = await variants.putVariant(deps, req.caller, req.path.id, req.path.platform, req.body);
+      const body = variantView(row, contentWarning);
+      return created ? { status: 201, body } : { status: 200, body };
     },
 
     setArtifactMedia: async (req) => ({ status: 200, body: await media.replaceArtifactMedia(deps, req.caller, req.path.id, req.body) }),

@@ -7,7 +7,12 @@ import type { HandlersOf } from '../http/typed.js';
 export function deskHandlers(deps: ServiceDeps) {
   return {
     // The bearer middleware authenticated this very header: the link is for the caller's own token.
-    createDeskSignInLink: async (req) => ({ status: 201, body: await desk.createSignInLink(deps, bearerToken(req.headers.authorization)!) }),
-    exchangeDeskSignIn: async (req) => ({ status: 200, body: await desk.exchangeSignInCode(deps, req.body.code) }),
+    // Both answers carry a secret (a sign-in code, the agent token): no cache may keep them.
+    createDeskSignInLink: async (req) => ({
+      status: 201,
+      body: await desk.createSignInLink(deps, bearerToken(req.headers.authorization)!),
+      headers: { 'Cache-Control': 'no-store' },
+    }),
+    exchangeDeskSignIn: async (req) => ({ status: 200, body: await desk.exchangeSignInCode(deps, req.body.code), headers: { 'Cache-Control': 'no-store' } }),
   } satisfies HandlersOf<'Desk'>;
 }

@@ -7,6 +7,8 @@ import type { RouteTable } from './route-table.js';
 interface ValidatorIssue {
   path?: string;
   message?: string;
+  /** `<ajv keyword>.openapi.validation` (`required.openapi.validation`). */
+  errorCode?: string;
   params?: Record<string, unknown>;
 }
 
@@ -19,8 +21,12 @@ function fieldOf(path: string | undefined): string {
     .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
 }
 
-/** `body.idempotency_key must NOT have fewer than 16 characters`: the field first, then the problem. */
-function validatorMessage(issues: ValidatorIssue[] | undefined, fallback: string): string {
+/**
+ * `body.idempotency_key must NOT have fewer than 16 characters`: the field first, then the problem.
+ * A missing field is named (`body.platform is required`), with the values it takes when the
+ * description lists them (`choices`, the route's top-level body fields with an `enum`).
+ */
+function validatorMessage(issues: ValidatorIssue[] | undefined, fallback: string, choices: Record<string, string[]> = {}): string {
   if (!issues?.length) return fallback;
   return issues
     .slice(0, 5)
@@ -28,6 +34,12 @@ function validatorMessage(issues: ValidatorIssue[] | undefined, fallback: string
       let field = fieldOf(i.path);
       const extra = i.params?.additionalProperty;
       if (typeof extra === 'string') field = `${field}.${extra}`;
+      if (i.errorCode === 'required.openapi.validation') {
+        // The validator names the missing field in the path (`/body/platform`).
+        const missing = /^body\.([^.[]+)$/.exec(field)?.[1];
+        const among = missing ? choices[missing] : undefined;
+        return `${field} is required${among ? `; one of ${among.join(', ')}` : ''}`;
+      }
       const message = (i.message ?? 'is invalid')
         .replace(/^(request\.)?(body|query|params|headers)\S*\s+/, '')
         .replace(/^must NOT have fewer than 1 characters$/, 'is empty')
@@ -36,6 +48,25 @@ function validatorMessage(issues: ValidatorIssue[] | undefined, fallback: string
       return `${field} ${message}`;
     })
     .join('; ');
+}
+
+/**
+ * The query parameters among the issues whose value was written with a literal `+`: form encoding
+ * (which Express applies to the query) reads it as a space, so `from=2026-12-26T00:00:00+01:00`
+ * arrives as `…00:00:00 01:00`. The message says what to send instead.
+ */
+function plusHint(req: Request, issues: ValidatorIssue[] | undefined): string {
+  const q = req.originalUrl.indexOf('?');
+  if (q < 0 || !issues?.length) return '';
+  const names = new Set(issues.map((i) => /^[./]?query[./]([^./[]+)/.exec(i.path ?? '')?.[1]).filter((n): n is string => Boolean(n)));
+  const plussed = req.originalUrl
+    .slice(q + 1)
+    .split('&')
+    .filter((pair) => pair.includes('+'))
+    .map((pair) => pair.split('=')[0]!)
+    .filter((name) => names.has(name));
+  if (!plussed.length) return '';
+  return ` (query.${plussed[0]}: a + written in a query string stands for a space; write it as %2B)`;
 }
 
 /** Maps any thrown value to an AppError. */
@@ -54,7 +85,10 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
     const malformed = status === 400 ? routes.matchRequest(req).malformed[0] : undefined;
     if (malformed)
       return validationFailed(`path.${malformed}`, 'is not valid percent-encoding: a % must start the escape of a UTF-8 byte (two hexadecimal digits).');
-    if (status === 400) return invalid(validatorMessage(e.errors, e.message ?? 'The request failed validation.'));
+    if (status === 400) {
+      const choices = routes.matchRequest(req).route?.bodyChoices;
+      return invalid(validatorMessage(e.errors, e.message ?? 'The request failed validation.', choices) + plusHint(req, e.errors));
+    }
     if (status === 415) {
       const route = routes.matchRequest(req).route;
       if (!route?.binaryBody) return badRequest('Send the body as application/json.', { status: 415 });

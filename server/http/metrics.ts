@@ -1,7 +1,9 @@
 // GET /metrics (outside the contract, like /docs: an operator's endpoint, not the agents' API) and
 // the per-request observation behind its request counters. Not open to the world: with
 // METRICS_TOKEN set, every caller sends it as a bearer token; without it, only callers on a
-// loopback address are answered (a Prometheus on the same host, or behind a tunnel).
+// loopback address are answered (a Prometheus on the same host, or behind a tunnel), and only when
+// the request was not forwarded: a reverse proxy on the same host connects from loopback on behalf
+// of anyone, so a request carrying a forwarding header is refused without the token.
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import ipaddr from 'ipaddr.js';
@@ -24,6 +26,14 @@ const sameSecret = (given: string, wanted: string) => {
   return a.length === b.length && timingSafeEqual(a, b);
 };
 
+/** The headers a reverse proxy adds to a request it forwards (RFC 7239 `Forwarded`, and the de facto ones). */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'x-client-ip', 'true-client-ip', 'via'];
+
+/** The first forwarding header a request carries, or null: it came through a proxy, whoever opened the connection. */
+export function forwardedBy(headers: Record<string, unknown>): string | null {
+  return FORWARDING_HEADERS.find((h) => headers[h] !== undefined) ?? null;
+}
+
 /** Answers GET /metrics to whoever may read it. */
 export function metricsEndpoint(metrics: ServerMetrics, token: string | null): RequestHandler {
   return (req, res, next) => {
@@ -32,6 +42,14 @@ export function metricsEndpoint(metrics: ServerMetrics, token: string | null): R
       if (!given || !sameSecret(given, token)) return next(unauthorized('GET /metrics needs the METRICS_TOKEN of this instance as a bearer token.'));
     } else if (!isLoopbackAddress(req.socket.remoteAddress)) {
       return next(forbidden('GET /metrics answers loopback callers only; set METRICS_TOKEN on this instance to scrape it from elsewhere with that token.'));
+    } else {
+      const via = forwardedBy(req.headers);
+      if (via)
+        return next(
+          forbidden(
+            `GET /metrics answers only loopback callers that were not forwarded (this request carries ${via}, so a proxy may have brought it from anywhere); set METRICS_TOKEN on this instance to scrape it through a proxy with that token.`,
+          ),
+        );
     }
     metrics.registry.metrics().then((text) => {
       res.status(200).type(metrics.registry.contentType).send(text);

@@ -28,6 +28,8 @@ export interface Route {
   bodyTypes: string[];
   /** The query parameters whose schema is a number, an integer or a boolean, by name. */
   typedQuery: Record<string, 'integer' | 'number' | 'boolean'>;
+  /** The body's top-level fields that take one of a list of values (an `enum`), with the values: named when the field is missing. */
+  bodyChoices: Record<string, string[]>;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
@@ -57,6 +59,15 @@ function typedQueryOf(spec: Spec, parameters: unknown[]): Route['typedQuery'] {
   return typed;
 }
 
+function choicesOf(spec: Spec, props: Record<string, unknown>): Route['bodyChoices'] {
+  const choices: Route['bodyChoices'] = {};
+  for (const [name, raw] of Object.entries(props)) {
+    const values = resolve(spec, raw)?.enum;
+    if (Array.isArray(values) && values.every((v) => typeof v === 'string')) choices[name] = values;
+  }
+  return choices;
+}
+
 export class RouteTable {
   readonly routes: Route[] = [];
 
@@ -82,6 +93,7 @@ export class RouteTable {
           binaryBody,
           bodyTypes: Object.keys(op.requestBody?.content ?? {}),
           typedQuery: typedQueryOf(spec, [...(item.parameters ?? []), ...(op.parameters ?? [])]),
+          bodyChoices: choicesOf(spec, props),
         });
       }
     }

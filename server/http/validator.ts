@@ -17,6 +17,7 @@ import type { OpenApiContext } from 'express-openapi-validator/dist/framework/op
 import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types.js';
 import { OpenAPIFramework } from 'express-openapi-validator/dist/framework/index.js';
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js';
+import { RequestParameterMutator } from 'express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js';
 import { pointer } from '../../shared/openapi.js';
 import type { RouteTable } from './route-table.js';
 
@@ -68,6 +69,15 @@ schemaValidatorModule.OpenAPISchemaValidator = class {
     return this.inner ? this.inner.validate(doc) : { errors: [] };
   }
 };
+
+// A query value with a reserved character written as it is (`from=2026-12-26T00:00:00Z`,
+// `destination=manual:x`) was refused by the library ("must be url encoded") unless its parameter
+// says `allowReserved`; RFC 3986 allows them in a query, Express decodes the query before anything
+// reads it, and a value written either way means the same. The parameters whose syntax holds
+// reserved characters declare `allowReserved` (a hint to clients); for the others, a reserved
+// character makes the value invalid anyway, and the schema's own check says what is expected
+// ("query.limit must be integer") where this one said to encode what encoding cannot fix.
+(RequestParameterMutator as unknown as { prototype: { validateReservedCharacters(): void } }).prototype.validateReservedCharacters = () => {};
 
 function onlyLocalRefs(node: unknown): boolean {
   if (Array.isArray(node)) return node.every(onlyLocalRefs);

@@ -1,6 +1,6 @@
 // Artifacts: read, publish (now or at a time, through a durable `publish` run), unschedule.
 import type { components } from '../../generated/api.js';
-import { API_PREFIX, type AppError, forbidden, notFound, stateConflict } from '../errors.js';
+import { API_PREFIX, type AppError, forbidden, notFound, stateConflict, validationFailed } from '../errors.js';
 import * as store from '../store/artifacts.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import type { Caller, CommitHook, ServiceDeps } from './context.js';
@@ -16,7 +16,7 @@ import { cancelQueuedRun } from '../store/runs.js';
 import { listVariantsOf } from '../store/variants.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { recordEvent } from './events.js';
-import { listVariants, publishableParts } from './variants.js';
+import { listVariants, publishableParts, refusedPart } from './variants.js';
 import { publishTime } from './publish-time.js';
 import { decodeTimeCursor, encodeTimeCursor } from './cursor.js';
 import { DEFAULT_PAGE_SIZE } from './posts.js';
@@ -130,10 +130,8 @@ export async function publishArtifact(
   for (const platform of new Set(chosen.map((c) => c.platform as Platform))) {
     const adapter = adapterFor(platform);
     const texts = await publishableParts(deps, a, platform);
-    for (const [i, text] of texts.entries()) {
-      const why = adapter.refusesText?.(text);
-      if (why) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${i + 1}): ${why}.`, fetchIt(id));
-    }
+    const unfit = refusedPart(adapter, texts, a.contentWarning);
+    if (unfit) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${unfit.position + 1}): ${unfit.why}.`, fetchIt(id));
     // Its images: each an image with alt text the platform takes, and room for all in the thread.
     const refused = refuseMedia(mediaOf(a), platform as MediaPlatform, texts.length, body.allow_missing_alt_text === true, fetchIt(id));
     if (refused) throw refused;
@@ -188,6 +186,40 @@ export async function publishArtifact(
   return { status: 202, body: accepted };
 }
 
+/**
+ * The hosts a post made by hand may be at, per platform: the platform's own public web hosts,
+ * nothing else (no other platform's, no address of this network, no IP literal). One list per
+ * platform, here so that a platform's own folder can own its entry later. Mastodon and Bluesky
+ * are posted by the service itself (`POST /artifacts/{id}/publish`), so they have none.
+ */
+export const MANUAL_POST_HOSTS = {
+  x: ['x.com', 'www.x.com', 'mobile.x.com', 'twitter.com', 'www.twitter.com', 'mobile.twitter.com'],
+  linkedin: ['linkedin.com', 'www.linkedin.com'],
+  threads: ['threads.net', 'www.threads.net', 'threads.com', 'www.threads.com'],
+} as const satisfies Record<S['MarkPublishedRequest']['platform'], readonly string[]>;
+
+/**
+ * Why `url` cannot be the address of a post made by hand on `platform`, or null: it must be an
+ * `https` URL on one of the platform's own hosts (MANUAL_POST_HOSTS), on the default port, with
+ * no user name or password and a path to the post.
+ */
+export function manualPostUrlProblem(platform: keyof typeof MANUAL_POST_HOSTS, url: string): string | null {
+  const hosts: readonly string[] = MANUAL_POST_HOSTS[platform];
+  const accepted = `an https address of a post on ${platform} (host ${hosts.join(', ')}; no user name, password or port)`;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `is not a URL; send ${accepted}.`;
+  }
+  if (u.protocol !== 'https:') return `is not https; send ${accepted}.`;
+  if (u.username || u.password) return `carries a user name or password; send ${accepted}.`;
+  if (u.port) return `names a port; send ${accepted}.`;
+  if (!hosts.includes(u.hostname)) return `is on ${u.hostname ? `the host ${u.host}` : 'no host'}, not ${platform}'s; send ${accepted}.`;
+  if (u.pathname === '/' || u.pathname === '') return `is ${platform}'s home page, not a post; send ${accepted}.`;
+  return null;
+}
+
 /** The states a post made by hand may be recorded in (a draft is 403, discarded 409). */
 const MARKABLE = ['review', 'ready', 'scheduled', 'publishing', 'published', 'publish_failed'];
 
@@ -203,6 +235,8 @@ export async function markPublished(
   body: Pick<S['MarkPublishedRequest'], 'platform' | 'url' | 'handle'>,
   onCommit?: CommitHook<S['Artifact']>,
 ): Promise<S['Artifact']> {
+  const badUrl = manualPostUrlProblem(body.platform, body.url);
+  if (badUrl) throw validationFailed('body.url', badUrl);
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
   if (a.state === 'draft') throw forbidden('The artifact is still a draft; move it to review or ready first.', fetchIt(id));

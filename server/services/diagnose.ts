@@ -125,7 +125,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
     allowHosts: deps.config.outbound.allowHosts,
     missingAltText: withMedia.filter((a) => mediaIssues(mediaOf(a)).length > 0),
     unpostable: variants.flatMap((variant) => {
-      const reason = variantProblem(variant);
+      const reason = variantProblem(variant, variant.contentWarning);
       return reason ? [{ variant, reason }] : [];
     }),
     exportOnly: variants

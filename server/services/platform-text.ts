@@ -128,12 +128,29 @@ function threadsLength(text: string): number {
 /** What else a post carries that the platform counts with its text. */
 export interface PostExtras {
   /**
-   * Mastodon's content warning (`spoiler_text`): counted as written, before the text, in the same
-   * 500 (Mastodon's StatusLengthValidator counts `spoiler_text + countable_text(text)`). The other
-   * platforms have none.
+   * The content warning the post is published with. Mastodon counts it (`spoiler_text`), as
+   * written, before the text in the same 500 (its StatusLengthValidator counts
+   * `spoiler_text + countable_text(text)`); Bluesky, which has none, gets it as the line
+   * `CW: <warning>` and an empty line before the text (`withWarning`), counted with the text.
+   * The other platforms have none. Only a thread's first part carries it (`warningOfPart`).
    */
   contentWarning?: string | null;
 }
+
+/**
+ * The content warning a part of a thread is published with: the first part carries the
+ * artifact's warning (Mastodon's `spoiler_text`, Bluesky's `CW:` line), the replies none.
+ * Publishing and every length check ask this, so what is counted is what is posted.
+ */
+export const warningOfPart = (position: number, contentWarning: string | null | undefined): string | null => (position === 0 ? (contentWarning ?? null) : null);
+
+/** What a part of a thread carries with its text (see `warningOfPart`). */
+export const extrasOfPart = (position: number, contentWarning: string | null | undefined): PostExtras => ({
+  contentWarning: warningOfPart(position, contentWarning),
+});
+
+/** Bluesky has no content warning: the post opens with the line `CW: <warning>` and an empty line. */
+export const withWarning = (text: string, warning: string | null | undefined): string => (warning ? `CW: ${warning}\n\n${text}` : text);
 
 /**
  * Mastodon's count, as its StatusLengthValidator makes it: the grapheme clusters of the content
@@ -145,13 +162,18 @@ export function mastodonLength(text: string, contentWarning?: string | null): nu
   return graphemeCount((contentWarning ?? '') + countable);
 }
 
-/** A post's length as the platform counts it (with Mastodon, its content warning included). */
+/** The text the platform receives for a post: on Bluesky, with its `CW:` line. */
+function postedText(platform: TargetPlatform, text: string, extras: PostExtras): string {
+  return platform === 'bluesky' ? withWarning(text, extras.contentWarning) : text;
+}
+
+/** A post's length as the platform counts it, with its content warning (Mastodon's `spoiler_text`, Bluesky's `CW:` line). */
 export function countLength(platform: TargetPlatform, text: string, extras: PostExtras = {}): number {
   switch (platform) {
     case 'mastodon':
       return mastodonLength(text, extras.contentWarning);
     case 'bluesky':
-      return graphemeCount(text);
+      return graphemeCount(postedText(platform, text, extras));
     case 'x':
       return twitterText.parseTweet(text).weightedLength;
     case 'linkedin':
@@ -170,8 +192,10 @@ export function linkCount(text: string): number {
 export function postProblem(platform: TargetPlatform, text: string, extras: PostExtras = {}): string | null {
   const rules = PLATFORM_RULES[platform];
   const length = countLength(platform, text, extras);
-  if (length > rules.limit) return `counts ${length} (${rules.counting}), over ${platform}'s limit of ${rules.limit}`;
-  if (rules.maxBytes !== null && utf8Bytes(text) > rules.maxBytes) return `is ${utf8Bytes(text)} bytes of UTF-8, over ${platform}'s ${rules.maxBytes}`;
+  const warned = extras.contentWarning && (platform === 'mastodon' || platform === 'bluesky') ? ' with its content warning' : '';
+  if (length > rules.limit) return `counts ${length} (${rules.counting})${warned}, over ${platform}'s limit of ${rules.limit}`;
+  const bytes = rules.maxBytes === null ? 0 : utf8Bytes(postedText(platform, text, extras));
+  if (rules.maxBytes !== null && bytes > rules.maxBytes) return `is ${bytes} bytes of UTF-8${warned}, over ${platform}'s ${rules.maxBytes}`;
   if (rules.maxLinks !== null && linkCount(text) > rules.maxLinks) return `has ${linkCount(text)} links, over ${platform}'s ${rules.maxLinks} per post`;
   if (!text.trim()) return 'is empty';
   return null;
@@ -210,6 +234,7 @@ export const MAX_PARTS = 100;
 
 export type SplitResult = { ok: true; parts: string[] } | { ok: false; reason: string };
 
+/** `contentWarning`: the artifact's, counted with the first part (the one that carries it). */
 export interface SplitOptions extends PostExtras {
   /** Number the parts (` 1/3` at the end of each); counted in the limit. Only threads are numbered. */
   numbered?: boolean;
@@ -310,7 +335,7 @@ export function splitThread(platform: TargetPlatform, text: string, opts: SplitO
       continue;
     }
     const parts = split.parts.map((p, i) => p + suffixOf(i + 1, n));
-    const over = parts.findIndex((p) => !fitsOnePost(platform, p, extras));
+    const over = parts.findIndex((p, i) => !fitsOnePost(platform, p, i === 0 ? extras : {}));
     if (over === -1) return { ok: true, parts };
     digits += 1; // a platform whose count is not additive; reserve more and try again
     if (digits > 4) return { ok: false, reason: `part ${over + 1} does not fit with its numbering` };
@@ -325,10 +350,12 @@ function greedy(platform: TargetPlatform, text: string, cuts: Cut[], reserve: st
   let first = 0;
   while (from < text.length) {
     while (all[first]!.end <= from) first += 1;
-    const fits = (k: number) => fitsOnePost(platform, trimBreakable(text.slice(from, all[k]!.end)) + reserve, extras);
+    // The content warning goes with the first part only (warningOfPart).
+    const carried = parts.length === 0 ? extras : {};
+    const fits = (k: number) => fitsOnePost(platform, trimBreakable(text.slice(from, all[k]!.end)) + reserve, carried);
     if (!fits(first)) {
       const token = trimBreakable(text.slice(from, all[first]!.end));
-      return { ok: false, reason: `"${preview(token)}" cannot be split and alone ${postProblem(platform, token + reserve, extras) ?? 'does not fit'}` };
+      return { ok: false, reason: `"${preview(token)}" cannot be split and alone ${postProblem(platform, token + reserve, carried) ?? 'does not fit'}` };
     }
     const last = farthest(all.length, first, fits);
     const room = all[last]!.end - from;

@@ -20,7 +20,8 @@ import { recordEvent } from './events.js';
 import { destinationView } from './views.js';
 import { mediaOf } from './media-items.js';
 import { mediaByPart, uploadPartImages } from './publish-media.js';
-import { publishableParts } from './variants.js';
+import { publishableParts, refusedPart } from './variants.js';
+import { warningOfPart } from './platform-text.js';
 import { upstreamJobError } from './upstream.js';
 
 function artifactIdOf(ctx: JobContext): string {
@@ -148,6 +149,15 @@ async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): P
   if (!account || account.account.id !== d.accountId)
     throw new JobError('credential_missing', `The ${platform} account ${d.handle ?? d.destination} is no longer connected.`);
   const texts = await publishableParts(deps, a, platform);
+  // Checked when the publish was requested; checked again before anything is posted, so that a
+  // part the platform would refuse (a variant written before the content warning was counted)
+  // fails the destination without leaving half a thread live.
+  const unfit = refusedPart(adapter, texts, a.contentWarning);
+  if (unfit)
+    throw new JobError(
+      'text_unfit',
+      `Part ${unfit.position + 1} of ${texts.length} cannot be posted on ${platform}: ${unfit.why}. Send the variant's text or parts again.`,
+    );
   // The images each part carries (the first part first, 4 per part); checked by the request.
   const media = mediaOf(a).filter((m) => m.type === 'image' || m.type === 'gif');
   const imagesOf = mediaByPart(media, platform as 'mastodon' | 'bluesky', texts.length);
@@ -184,7 +194,7 @@ async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): P
         text: texts[i],
         media: uploaded,
         key: { id, createdAt: a.createdAt, position: i },
-        contentWarning: i === 0 ? a.contentWarning : null,
+        contentWarning: warningOfPart(i, a.contentWarning),
         replyTo: i > 0 ? { root: asPublished(root!), parent: asPublished(parent!) } : null,
       });
     } catch (err) {

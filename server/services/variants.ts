@@ -11,7 +11,7 @@ import type { Db } from '../store/database.js';
 import * as store from '../store/variants.js';
 import type { VariantRow, VariantValues } from '../store/variants.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { adaptText, isTargetPlatform, postProblem, splitThread, trimBreakable, type TargetPlatform } from './platform-text.js';
+import { adaptText, extrasOfPart, isTargetPlatform, postProblem, splitThread, trimBreakable, type PostExtras, type TargetPlatform } from './platform-text.js';
 
 type VariantRequest = components['schemas']['VariantRequest'];
 
@@ -21,10 +21,17 @@ type VariantRequest = components['schemas']['VariantRequest'];
  */
 export const VARIANT_EDITABLE_STATES = ['review', 'ready', 'publish_failed'];
 
-/** A variant derived from a text: adapted to the platform, split when it does not fit. */
-export function deriveVariant(platform: TargetPlatform, text: string, opts: { numbered: boolean; origin: 'drafted' | 'text' }): VariantValues {
+/**
+ * A variant derived from a text: adapted to the platform, split when it does not fit, the first
+ * part counted with the artifact's content warning (`contentWarning`), which goes with it.
+ */
+export function deriveVariant(
+  platform: TargetPlatform,
+  text: string,
+  opts: { numbered: boolean; origin: 'drafted' | 'text'; contentWarning: string | null },
+): VariantValues {
   const adapted = adaptText(platform, text);
-  const split = splitThread(platform, adapted, { numbered: opts.numbered });
+  const split = splitThread(platform, adapted, { numbered: opts.numbered, contentWarning: opts.contentWarning });
   return {
     platform,
     text: adapted,
@@ -40,7 +47,7 @@ export async function addDraftedVariants(tx: Db, a: ArtifactRow, targets: Target
   await store.insertVariants(
     tx,
     a,
-    targets.map((t) => deriveVariant(t, a.text, { numbered: false, origin: 'drafted' })),
+    targets.map((t) => deriveVariant(t, a.text, { numbered: false, origin: 'drafted', contentWarning: a.contentWarning })),
     now,
   );
 }
@@ -49,7 +56,8 @@ export async function addDraftedVariants(tx: Db, a: ArtifactRow, targets: Target
  * What to post on `platform` for this artifact, in order: the variant's parts (one, or a thread),
  * or the artifact's text as one part when it has no variant for the platform. A variant whose text
  * could not be split is `409 state_conflict` with the reason: the agent must send a text or parts.
- * `deps.db` may be a transaction.
+ * Whether each part fits as it will be posted is the adapter's `refusesText`, asked with
+ * `extrasOfPart` (the first part carries the content warning). `deps.db` may be a transaction.
  */
 export async function publishableParts(deps: { db: Db }, artifact: ArtifactRow, platform: string): Promise<string[]> {
   const v = await store.findVariant(deps.db, artifact.workspaceId, artifact.id, platform);
@@ -69,16 +77,40 @@ export async function publishableParts(deps: { db: Db }, artifact: ArtifactRow, 
 
 /**
  * Why a stored variant cannot be posted as it is, or null: its text could not be split, it has
- * no parts, or a part no longer fits the platform (the limits changed since it was written).
+ * no parts, or a part no longer fits the platform (the limits changed since it was written, or it
+ * was written before the content warning was counted; the first part is counted with
+ * `contentWarning`, the artifact's).
  */
-export function variantProblem(v: Pick<VariantRow, 'platform' | 'parts' | 'problem'>): string | null {
+export function variantProblem(v: Pick<VariantRow, 'platform' | 'parts' | 'problem'>, contentWarning: string | null): string | null {
   if (v.problem !== null) return `its text could not be split into posts: ${v.problem}`;
   const parts = JSON.parse(v.parts) as string[];
   if (!parts.length) return 'it has no parts';
   if (!isTargetPlatform(v.platform)) return null;
+  return partsProblem(v.platform, parts, contentWarning);
+}
+
+/** Why one of the parts cannot be posted on the platform as it is (the first counted with the content warning it carries), or null. */
+function partsProblem(platform: TargetPlatform, parts: string[], contentWarning: string | null): string | null {
   for (const [i, p] of parts.entries()) {
-    const problem = postProblem(v.platform, p);
+    const problem = postProblem(platform, p, extrasOfPart(i, contentWarning));
     if (problem) return `part ${i + 1} of ${parts.length} ${problem}`;
+  }
+  return null;
+}
+
+/**
+ * The first part the platform's adapter refuses as it would be posted (the first part with the
+ * content warning it carries), with the adapter's reason; null when it takes them all. Asked when
+ * a publish is requested (now or for later) and again by the run before it posts anything.
+ */
+export function refusedPart(
+  adapter: { refusesText?(text: string, extras?: PostExtras): string | null },
+  parts: string[],
+  contentWarning: string | null,
+): { position: number; why: string } | null {
+  for (const [i, text] of parts.entries()) {
+    const why = adapter.refusesText?.(text, extrasOfPart(i, contentWarning));
+    if (why) return { position: i, why };
   }
   return null;
 }
@@ -87,13 +119,13 @@ export function listVariants(deps: { db: Db }, a: Pick<ArtifactRow, 'id' | 'work
   return store.listVariants(deps.db, a.workspaceId, a.id);
 }
 
-/** The agent's own split, validated: every part (with its numbering) must be one post. */
-function ownParts(platform: TargetPlatform, sent: string[], numbered: boolean): VariantValues {
+/** The agent's own split, validated: every part (with its numbering, the first with the content warning it carries) must be one post. */
+function ownParts(platform: TargetPlatform, sent: string[], numbered: boolean, contentWarning: string | null): VariantValues {
   const trimmed = sent.map(trimBreakable);
   const n = trimmed.length;
   const parts = trimmed.map((p, i) => (numbered && n > 1 ? `${p} ${i + 1}/${n}` : p));
   parts.forEach((p, i) => {
-    const problem = trimmed[i] ? postProblem(platform, p) : 'is empty';
+    const problem = trimmed[i] ? postProblem(platform, p, extrasOfPart(i, contentWarning)) : 'is empty';
     if (problem) throw validationFailed(`body.parts[${i}]`, `${problem}${numbered && n > 1 ? ` (its numbering " ${i + 1}/${n}" included)` : ''}.`);
   });
   return { platform, text: trimmed.join('\n\n'), parts, numbered, origin: 'parts', problem: null };
@@ -156,11 +188,11 @@ export async function putVariant(deps: ServiceDeps, caller: Caller, id: string, 
     throw validationFailed('body.parts', 'cannot be given with text: send text (split for you) or parts (your own split).');
   const numbered = body.numbered ?? false;
   let values: VariantValues;
-  if (body.parts !== undefined) values = ownParts(platform, body.parts, numbered);
+  if (body.parts !== undefined) values = ownParts(platform, body.parts, numbered, a.contentWarning);
   else {
     const text = body.text ?? a.text;
     if (!trimBreakable(text)) throw validationFailed('body.text', 'is empty.');
-    values = deriveVariant(platform, text, { numbered, origin: body.text !== undefined ? 'text' : 'drafted' });
+    values = deriveVariant(platform, text, { numbered, origin: body.text !== undefined ? 'text' : 'drafted', contentWarning: a.contentWarning });
     if (values.problem) {
       const whose = body.text !== undefined ? 'cannot' : "is required: the artifact's own text cannot";
       throw validationFailed('body.text', `${whose} be posted on ${platform}: ${values.problem}. Send parts to split it yourself.`);
@@ -178,5 +210,5 @@ export async function putVariant(deps: ServiceDeps, caller: Caller, id: string, 
     const now = await findArtifact(deps.db, caller.workspaceId, id);
     throw now ? refusal(now) : notFound('artifact');
   }
-  return done;
+  return { ...done, contentWarning: a.contentWarning };
 }

@@ -6,7 +6,7 @@ import type { PublishedPartRow } from '../store/published-parts.js';
 import type { PipelineRow, RunRow } from '../store/pipelines.js';
 import type { PostRow } from '../store/posts.js';
 import type { VariantRow } from '../store/variants.js';
-import { countLength, fitsOnePost, isTargetPlatform, PLATFORM_RULES } from './platform-text.js';
+import { countLength, extrasOfPart, fitsOnePost, isTargetPlatform, PLATFORM_RULES } from './platform-text.js';
 import { mediaIssues, mediaOf } from './media-items.js';
 import { instantText, isInstantText } from '../lib/instants.js';
 
@@ -100,8 +100,12 @@ export function sourcesOf(a: Pick<ArtifactRow, 'sourcePostId' | 'sourcePostIds'>
   return listed.length ? listed : [a.sourcePostId];
 }
 
-/** A platform variant: its text, its parts with their counted lengths, and the platform's rules. */
-export function variantView(v: VariantRow): S['PlatformVariant'] {
+/**
+ * A platform variant: its text, its parts with their counted lengths, and the platform's rules.
+ * `contentWarning` is the artifact's: counted with the whole text and with the first part, the
+ * one that carries it (Mastodon's `spoiler_text`, Bluesky's `CW:` line).
+ */
+export function variantView(v: VariantRow, contentWarning: string | null): S['PlatformVariant'] {
   if (!isTargetPlatform(v.platform)) throw new Error(`variant of an unknown platform ${v.platform}`);
   const platform = v.platform;
   const rules = PLATFORM_RULES[platform];
@@ -109,11 +113,11 @@ export function variantView(v: VariantRow): S['PlatformVariant'] {
   return {
     platform,
     text: v.text,
-    length: countLength(platform, v.text),
+    length: countLength(platform, v.text, extrasOfPart(0, contentWarning)),
     limit: rules.limit,
     counting: rules.counting,
-    fits_one_post: fitsOnePost(platform, v.text),
-    parts: parts.map((text) => ({ text, length: countLength(platform, text) })),
+    fits_one_post: fitsOnePost(platform, v.text, extrasOfPart(0, contentWarning)),
+    parts: parts.map((text, i) => ({ text, length: countLength(platform, text, extrasOfPart(i, contentWarning)) })),
     is_thread: parts.length > 1,
     numbered: Boolean(v.numbered),
     origin: v.origin as S['PlatformVariant']['origin'],
@@ -154,7 +158,7 @@ export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: Publ
     publish_error: a.state === 'publish_failed' && a.publishErrorCode ? { code: a.publishErrorCode, message: a.publishErrorMessage ?? '' } : null,
     published_parts: firstParts.map((p) => ({ position: p.position + 1, external_id: p.externalId, url: p.url, posted_at: iso(p.postedAt) })),
     destinations: destinations.map((d) => destinationView(d, parts)),
-    variants: variants.map(variantView),
+    variants: variants.map((v) => variantView(v, a.contentWarning)),
     media: mediaOf(a),
     media_issues: mediaIssues(mediaOf(a)),
   };

@@ -97,15 +97,27 @@ export function listVariantsOf(db: Db, workspaceId: string, artifactIds: string[
     .execute();
 }
 
-export type PipelineVariantRow = VariantRow & { state: string; artifactText: string; sourcePostId: string | null; artifactUpdatedAt: Date };
+export type PipelineVariantRow = VariantRow & {
+  state: string;
+  artifactText: string;
+  contentWarning: string | null;
+  sourcePostId: string | null;
+  artifactUpdatedAt: Date;
+};
 
-/** The variants of a pipeline's artifacts in `states` (with the artifact's state, text and source post), newest artifact first. */
+/** The variants of a pipeline's artifacts in `states` (with the artifact's state, text, content warning and source post), newest artifact first. */
 export function variantsOfPipeline(db: Db, q: { workspaceId: string; pipelineId: string; states: string[]; limit: number }): Promise<PipelineVariantRow[]> {
   return db
     .selectFrom('ArtifactVariant as v')
     .innerJoin('Artifact as a', 'a.id', 'v.artifactId')
     .selectAll('v')
-    .select(['a.state as state', 'a.text as artifactText', 'a.sourcePostId as sourcePostId', 'a.updatedAt as artifactUpdatedAt'])
+    .select([
+      'a.state as state',
+      'a.text as artifactText',
+      'a.contentWarning as contentWarning',
+      'a.sourcePostId as sourcePostId',
+      'a.updatedAt as artifactUpdatedAt',
+    ])
     .where('a.workspaceId', '=', q.workspaceId)
     .where('a.pipelineId', '=', q.pipelineId)
     .where('a.state', 'in', q.states)

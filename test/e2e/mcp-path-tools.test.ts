@@ -105,6 +105,11 @@ it('never quotes the content of the file it read, whatever the server thought of
     'tweets.js': `window.YTD.tweets.part0 = [ { "tweet" : ${secret}`,
     'Shares.csv': `Date,ShareCommentary\n"${secret}`,
     'photo.png': `\x89PNG\r\n\x1a\n${secret}`,
+    // What the JSON parser quotes when it chokes: a whole string value, a number, a character.
+    'outbox.json': `{"orderedItems" "${secret}"}`,
+    'outbox-number.json': '{"orderedItems": [ 4417 4417 ]}',
+    'outbox-char.json': '{"orderedItems": [ {"type": "Create"} 4 ]}',
+    'tweets-value.js': `window.YTD.tweets.part0 = [ {"tweet": {"full_text": "x"} "${secret}" } ]`,
   };
   for (const [name, content] of Object.entries(files)) {
     const p = path.join(dir, name);
@@ -113,7 +118,8 @@ it('never quotes the content of the file it read, whatever the server thought of
     const r = await call(tool, { path: p, ...(tool === 'import_archive_from_path' ? { handle: 'secret-test' } : {}) });
     expect(r.isError, r.text).toBe(true);
     expect(r.body.error?.code).toBe('validation_failed');
-    expect(r.text).not.toContain('4417');
-    expect(r.text).not.toContain('door code');
+    expect(r.text, name).not.toContain('4417');
+    expect(r.text, name).not.toContain('door code');
+    expect(r.text, name).not.toContain('SECRET');
   }
 });

@@ -196,7 +196,7 @@ describe('nothing claims to be published that was not posted', () => {
     const draft = await seedArtifact(s.running.deps, { workspaceId, pipelineId: archive.id, postId: archive.postId, state: 'draft', text: 'Still a draft' });
     const refused = await s.client().POST(`${V1}/artifacts/{id}/mark-published`, {
       params: { path: { id: draft.id } },
-      body: { platform: 'linkedin', url, idempotency_key: uniqueKey('mark') },
+      body: { platform: 'linkedin', url: 'https://www.linkedin.com/feed/update/urn:li:activity:7265839201837461504/', idempotency_key: uniqueKey('mark') },
     });
     expect(refused.response.status).toBe(403);
   });

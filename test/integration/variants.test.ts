@@ -195,7 +195,7 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
   it('writes only under a compare-and-set on the artifact’s state (a publish that moved it first wins)', async () => {
     const deps = t.s.running.deps;
     const a = await artifact('published');
-    const values = deriveVariant('x', 'Too late.', { numbered: false, origin: 'text' });
+    const values = deriveVariant('x', 'Too late.', { numbered: false, origin: 'text', contentWarning: null });
     // The state check of the service passed earlier; the store's own check is what stops the write.
     expect(await storePutVariant(deps.db, { workspaceId: t.ws, artifactId: a.id, states: ['review', 'ready'], values, now: new Date() })).toBeNull();
     expect(await countRows(deps.db, 'ArtifactVariant', { artifactId: a.id })).toBe(0);
@@ -230,7 +230,7 @@ describe('publishableParts (the publishing seam)', () => {
     expect(parts.at(-1)).toMatch(/ \d\/\d$/);
 
     const b = await artifact('ready', `Look: https://example.com/${'x'.repeat(400)}`);
-    await insertVariants(deps.db, b, [deriveVariant('bluesky', b.text, { numbered: false, origin: 'drafted' })], deps.clock.now());
+    await insertVariants(deps.db, b, [deriveVariant('bluesky', b.text, { numbered: false, origin: 'drafted', contentWarning: null })], deps.clock.now());
     const e = await publishableParts(deps, b, 'bluesky').catch((err: unknown) => err as { status: number; message: string });
     expect(e).toMatchObject({ status: 409 });
     expect((e as { message: string }).message).toContain('cannot be split');
@@ -332,7 +332,7 @@ describe('inbox and diagnose flag variants that cannot be posted', () => {
   it('a variant that could not be split: an inbox item and a diagnose warning pointing at PUT …/variants/{platform}; gone once the agent sends parts', async () => {
     const deps = t.s.running.deps;
     const a = await artifact('ready', `Look 👀: https://example.com/${'長'.repeat(400)}`);
-    await insertVariants(deps.db, a, [deriveVariant('bluesky', a.text, { numbered: false, origin: 'drafted' })], deps.clock.now());
+    await insertVariants(deps.db, a, [deriveVariant('bluesky', a.text, { numbered: false, origin: 'drafted', contentWarning: null })], deps.clock.now());
     const endpoint = `PUT ${V1}/artifacts/${a.id}/variants/bluesky`;
     const item = (await inbox(a.pipelineId)).data.find((i) => i.id === `flagged_anomaly:variant_unpostable:${a.id}:bluesky`);
     expect(item).toMatchObject({
@@ -377,7 +377,7 @@ describe('inbox and diagnose flag variants that cannot be posted', () => {
     await insertVariants(
       deps.db,
       a,
-      (['mastodon', 'x', 'linkedin'] as const).map((p) => deriveVariant(p, a.text, { numbered: false, origin: 'drafted' })),
+      (['mastodon', 'x', 'linkedin'] as const).map((p) => deriveVariant(p, a.text, { numbered: false, origin: 'drafted', contentWarning: null })),
       deps.clock.now(),
     );
     const report = await diagnose(a.pipelineId);

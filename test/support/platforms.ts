@@ -184,6 +184,11 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
         if (mediaIds.length > 4 || mediaIds.some((m) => !state.media.has(m)))
           return json(res, 422, { error: 'Validation failed: media_ids are unknown or more than 4' });
         const text = String(b.status ?? '');
+        // Mastodon's StatusLengthValidator: the content warning and the text together, at most 500
+        // grapheme clusters, a URL counted as 23 (approximated here: any http(s) run).
+        const counted = `${b.spoiler_text ?? ''}${text.replace(/https?:\/\/\S+/g, 'x'.repeat(23))}`;
+        if ([...new Intl.Segmenter().segment(counted)].length > 500)
+          return json(res, 422, { error: 'Validation failed: Text character limit of 500 exceeded' });
         if (state.refuseText && text.includes(state.refuseText)) return json(res, state.refuseStatus, { error: `fake refusal ${state.refuseStatus}` });
         const inReplyToId = b.in_reply_to_id ?? null;
         if (inReplyToId && !state.posted.some((p) => p.id === inReplyToId)) return json(res, 404, { error: 'Record not found' });
@@ -405,6 +410,9 @@ export async function startBlueskyFake(init: Partial<BlueskyState> = {}): Promis
         // The reference PDS (bluesky-social/atproto) answers a create at a taken key with 500: its
         // repository refuses a second value at that key, an error it does not map to a 4xx.
         if (state.records.has(b.rkey)) return json(res, 500, { error: 'InternalServerError', message: 'Internal Server Error' });
+        // The app.bsky.feed.post lexicon: text maxGraphemes 300, maxLength 3000 (bytes).
+        if ([...new Intl.Segmenter().segment(b.record.text)].length > 300 || Buffer.byteLength(b.record.text) > 3000)
+          return json(res, 400, { error: 'InvalidRequest', message: 'Invalid app.bsky.feed.post record: Record/text must not be longer than 300 graphemes' });
         const invalid = invalidEmbed(b.record.embed, state) ?? invalidFacets(b.record.text, b.record.facets, didOf);
         if (invalid) return json(res, 400, { error: 'InvalidRequest', message: invalid });
         // A reply must name records that exist, with their content ids.

@@ -36,7 +36,7 @@ export async function seedPosts(deps: ServiceDeps, q: { workspaceId: string; pip
 
 export async function seedArtifact(
   deps: ServiceDeps,
-  q: { workspaceId: string; pipelineId: string; postId: string; state: string; text?: string; sourceVisibility?: string },
+  q: { workspaceId: string; pipelineId: string; postId: string; state: string; text?: string; sourceVisibility?: string; contentWarning?: string | null },
 ) {
   const id = deps.ids.id('art');
   return createArtifact(deps.db, {
@@ -51,6 +51,28 @@ export async function seedArtifact(
     text: q.text ?? 'A draft.',
     state: q.state,
     sourceVisibility: q.sourceVisibility ?? 'public',
+    contentWarning: q.contentWarning ?? null,
     now: deps.clock.now(),
   });
+}
+
+/** A pipeline inserted as a row (a feed or archive one: created through the API it would queue an ingest that reaches out), with one post. */
+export async function seedPipelineWithPost(deps: ServiceDeps, q: { workspaceId: string; platform: 'rss' | 'archive'; intent: string }) {
+  const id = deps.ids.id('pl');
+  const now = new Date();
+  await deps.db
+    .insertInto('Pipeline')
+    .values({
+      id,
+      workspaceId: q.workspaceId,
+      handle: `${q.platform}-${id}`,
+      intent: q.intent,
+      tone: null,
+      platform: q.platform,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .execute();
+  const [postId] = await seedPosts(deps, { workspaceId: q.workspaceId, pipelineId: id, count: 1 });
+  return { pipelineId: id, postId: postId! };
 }

@@ -9,11 +9,14 @@ import {
   adaptText,
   countLength,
   fitsOnePost,
+  graphemeCount,
   MAX_PARTS,
   PLATFORM_RULES,
   postProblem,
   splitThread,
   TARGET_PLATFORMS,
+  warningOfPart,
+  withWarning,
   type TargetPlatform,
 } from '../../server/services/platform-text.js';
 
@@ -97,15 +100,49 @@ describe('counting, the way each platform counts', () => {
         [...new Intl.Segmenter().segment(cw)].length + 'Thoughts x on '.length + 23 + ' with @ada'.length,
       );
       expect(countLength('mastodon', text, { contentWarning: null })).toBe(countLength('mastodon', text));
-      expect(postProblem('mastodon', 'x'.repeat(490), { contentWarning: 'c'.repeat(11) })).toMatch(/counts 501 \(graphemes\), over mastodon's limit of 500/);
+      expect(postProblem('mastodon', 'x'.repeat(490), { contentWarning: 'c'.repeat(11) })).toMatch(
+        /counts 501 \(graphemes\) with its content warning, over mastodon's limit of 500/,
+      );
     });
-    it('splits a thread so that every part fits with its content warning', () => {
+    it('splits a thread so that the first part, which carries the content warning, fits with it; the replies carry none', () => {
       const text = Array.from({ length: 12 }, (_, i) => `Sentence ${i + 1} of the thread ${FAMILY}, with some words to make it long enough.`).join(' ');
       const cw = 'Spoilers: the finale '.repeat(10);
       const split = splitThread('mastodon', text, { contentWarning: cw, numbered: true });
       if (!split.ok) throw new Error(split.reason);
       expect(split.parts.length).toBeGreaterThan(1);
-      for (const p of split.parts) expect(fits(p, cw)).toBe(true);
+      split.parts.forEach((p, i) => expect(fits(p, warningOfPart(i, cw) ?? undefined)).toBe(true));
+      expect(fits(split.parts[0]!, cw)).toBe(true);
+      // The first part leaves room for the warning; the second, posted without it, does not need to.
+      expect(countLength('mastodon', split.parts[0]!)).toBeLessThanOrEqual(500 - graphemeCount(cw));
+      expect(countLength('mastodon', split.parts[1]!)).toBeGreaterThan(500 - graphemeCount(cw));
+      expect([warningOfPart(0, cw), warningOfPart(1, cw), warningOfPart(0, null)]).toEqual([cw, null, null]);
+    });
+  });
+
+  // Bluesky has no content warning: publishing opens the first post with `CW: <warning>` and an
+  // empty line (withWarning), which the PDS counts with the text.
+  describe('Bluesky, with the CW line it posts', () => {
+    const cw = 'Spoilers: season 4 finale';
+    it('counts the line in the 300 graphemes and the 3,000 bytes', () => {
+      const text = 'b'.repeat(290);
+      expect(countLength('bluesky', text, { contentWarning: cw })).toBe(graphemeCount(withWarning(text, cw)));
+      expect(countLength('bluesky', text, { contentWarning: cw })).toBe(290 + 'CW: \n\n'.length + cw.length);
+      expect(postProblem('bluesky', text)).toBeNull();
+      expect(postProblem('bluesky', text, { contentWarning: cw })).toBe(`counts ${290 + 31} (graphemes) with its content warning, over bluesky's limit of 300`);
+      // Emoji families: few graphemes, many bytes; the line tips the text over 3,000 bytes.
+      const families = FAMILY.repeat(Math.floor(2990 / Buffer.byteLength(FAMILY)));
+      expect(postProblem('bluesky', families)).toBeNull();
+      expect(postProblem('bluesky', families, { contentWarning: cw })).toMatch(/^is 30\d\d bytes of UTF-8 with its content warning, over bluesky's 3000$/);
+    });
+    it('splits so that the first part fits under the line', () => {
+      const text = Array.from({ length: 8 }, (_, i) => `Sentence ${i + 1} of the thread, with some words to make it long enough.`).join(' ');
+      const split = splitThread('bluesky', text, { contentWarning: cw });
+      if (!split.ok) throw new Error(split.reason);
+      expect(graphemeCount(withWarning(split.parts[0]!, cw))).toBeLessThanOrEqual(300);
+      for (const p of split.parts.slice(1)) expect(graphemeCount(p)).toBeLessThanOrEqual(300);
+    });
+    it('counts no warning on the platforms that post none', () => {
+      for (const p of ['x', 'linkedin', 'threads'] as const) expect(countLength(p, 'hello', { contentWarning: cw })).toBe(countLength(p, 'hello'));
     });
   });
 

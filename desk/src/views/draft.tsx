@@ -43,7 +43,10 @@ function PartsEditor(props: { client: Client; artifact: Artifact; variant: Varia
   useEffect(() => setParts(variant.parts.map((p) => p.text)), [variant.updated_at]);
   const rules = useRules();
   const platform = variant.platform as TargetPlatform;
-  const problems = parts.map((t) => (rules ? rules.postProblem(platform, t) : null));
+  // The first part carries the artifact's content warning (Mastodon's spoiler_text, Bluesky's
+  // `CW:` line): counted with it, as the server counts and the platform will.
+  const extrasOf = (i: number) => (rules ? rules.extrasOfPart(i, props.artifact.content_warning) : {});
+  const problems = parts.map((t, i) => (rules ? rules.postProblem(platform, t, extrasOf(i)) : null));
   const refused = !rules || problems.some((p) => p !== null);
   const save = submitting(action, async () => {
     if (refused) return;
@@ -59,7 +62,8 @@ function PartsEditor(props: { client: Client; artifact: Artifact; variant: Varia
     <form class="parts-editor" onSubmit={save} aria-label={`Edit the ${variant.platform} thread`}>
       {parts.map((text, i) => {
         const id = `part-${variant.platform}-${i}`;
-        const length = rules ? rules.countLength(platform, text) : null;
+        const length = rules ? rules.countLength(platform, text, extrasOf(i)) : null;
+        const warned = rules !== null && length !== rules.countLength(platform, text);
         return (
           <div class="part-edit" key={i}>
             <label for={id}>
@@ -76,6 +80,7 @@ function PartsEditor(props: { client: Client; artifact: Artifact; variant: Varia
             />
             <p id={`${id}-count`} class={problems[i] ? 'count over' : 'count'} aria-live="polite">
               {length ?? '…'} / {variant.limit}
+              {warned ? ' (its content warning included)' : ''}
               {problems[i] ? ` — refused: this part ${problems[i]}` : ''}
             </p>
             {parts.length > 1 ? (
