@@ -14,6 +14,7 @@ import { ensureDesktopToken } from './services/tokens.js';
 import { cleanupExpired } from './services/idempotency.js';
 import { sweepUnusedMedia } from './services/media.js';
 import { createSignInLink, sweepExpiredSignInLinks } from './services/desk.js';
+import { redirectUri } from './services/oauth/redirect.js';
 import { readFileSync } from 'node:fs';
 import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
@@ -136,7 +137,9 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, database: database.provider }, 'Content Pipeline is listening');
+  // Without PUBLIC_BASE_URL, the OAuth callback is on the address the service listens on.
+  config.publicBaseUrl ??= url;
+  logger.info({ url, database: database.provider, oauth_redirect_uri: redirectUri(config) }, 'Content Pipeline is listening');
 
   let stopping: Promise<void> | null = null;
   const stop = () => {

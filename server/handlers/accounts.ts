@@ -2,11 +2,16 @@
 import * as accounts from '../services/accounts.js';
 import type { ServiceDeps } from '../services/context.js';
 import { listAccounts } from '../services/lists.js';
+import * as oauth from '../services/oauth/authorizations.js';
 import type { HandlersOf } from '../http/typed.js';
 
 export function accountHandlers(deps: ServiceDeps) {
   return {
     listAccounts: async (req) => ({ status: 200, body: await listAccounts(deps, req.caller, req.query) }),
     connectAccount: async (req) => ({ status: 200, body: await accounts.connectAccount(deps, req.caller, req.body) }),
+    checkAccount: async (req) => ({ status: 200, body: await accounts.checkAccount(deps, req.caller, req.path.id) }),
+    startAccountAuthorization: async (req) => ({ status: 201, body: await oauth.startAuthorization(deps, req.caller, req.body) }),
+    getAccountAuthorization: async (req) => ({ status: 200, body: await oauth.getAuthorization(deps, req.caller, req.path.id) }),
+    getSignInSettings: async () => ({ status: 200, body: oauth.signInSettings(deps) }),
   } satisfies HandlersOf<'Accounts'>;
 }
