@@ -15,6 +15,7 @@ import { cleanupExpired } from './services/idempotency.js';
 import { sweepUnusedMedia } from './services/media.js';
 import { createSignInLink, sweepExpiredSignInLinks } from './services/desk.js';
 import { redirectUri } from './services/oauth/redirect.js';
+import { sweepAuthorizations } from './services/oauth/authorizations.js';
 import { readFileSync } from 'node:fs';
 import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
@@ -100,6 +101,12 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
       if (n) logger.info({ removed: n }, 'removed review desk sign-in links that expired unused');
     } catch (err) {
       logger.error({ err }, 'sign-in link cleanup failed');
+    }
+    try {
+      const n = await sweepAuthorizations(deps);
+      if (n) logger.info({ removed: n }, 'removed account sign-ins older than a day');
+    } catch (err) {
+      logger.error({ err }, 'account sign-in cleanup failed');
     }
   };
   await sweep();

@@ -56,6 +56,12 @@ export async function expireAuthorizations(db: Db, now: Date): Promise<number> {
   return Number(r.numUpdatedRows);
 }
 
+/** Removes the authorizations started before `before` (their state long expired); answers how many. */
+export async function deleteAuthorizations(db: Db, before: Date): Promise<number> {
+  const r = await db.deleteFrom('OAuthAuthorization').where('createdAt', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
 export function findClient(db: Db, instance: string, redirectUri: string): Promise<Row<'OAuthClient'> | null> {
   return first(db.selectFrom('OAuthClient').selectAll().where('instance', '=', instance).where('redirectUri', '=', redirectUri));
 }

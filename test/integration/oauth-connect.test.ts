@@ -23,6 +23,7 @@ import { consent, httpsCall } from '../support/oauth-server.js';
 import { startMastodonFake, type MastodonFake } from '../support/platforms.js';
 import { findRow, findRows, updateRows } from '../support/rows.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { sealedCredentials, unsealCredentials } from '../../server/services/account-secrets.js';
 
 type Authorization = components['schemas']['AccountAuthorization'];
 
@@ -266,6 +267,18 @@ describe('LinkedIn', () => {
     expect(item?.anomaly?.message).toMatch(/no refresh token/);
     const report = await unwrap(s.client().GET(`${V1}/pipelines/{id}/diagnose`, { params: { path: { id: pipeline.pipeline_id } } }));
     expect(report.issues.find((i) => i.code === 'credential_expiring')).toMatchObject({ severity: 'warning' });
+
+    // Past its end, the token is not sent to LinkedIn: the account is dead, saying why and what to do.
+    const deps = s.running.deps;
+    const row = await findRow(deps.db, 'Account', { id: done.account!.id });
+    const creds = unsealCredentials(deps, row);
+    const ended = { ...creds, grant: { ...creds.grant!, expires_at: new Date(Date.now() - 60_000).toISOString() } };
+    await updateRows(deps.db, 'Account', { id: row.id }, { credentials: sealedCredentials(deps, row, ended) });
+    const calls = linkedin.meCalls.length;
+    const checked = await check(s, row.id);
+    expect(checked).toMatchObject({ status: 'dead' });
+    expect(checked.last_probe_error).toMatch(/sign-in ended .* no refresh token; sign in again/);
+    expect(linkedin.meCalls).toHaveLength(calls);
   });
 });
 

@@ -13,6 +13,7 @@ export const threadsOAuth: OAuthPlatform = {
   platform: 'threads',
   scopes: ['threads_basic', 'threads_content_publish', 'threads_manage_insights'],
   refreshAheadMs: 7 * 24 * 60 * 60 * 1000,
+  refreshesWithAccessToken: true,
   missingSettings: (config) => (config.oauthApps.threads ? [] : ['THREADS_APP_ID', 'THREADS_APP_SECRET']),
   client: (config) => config.oauthApps.threads,
   authorizeUrl: (config) => `${wwwBase(config)}/oauth/authorize`,

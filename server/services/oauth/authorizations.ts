@@ -161,6 +161,14 @@ export async function getAuthorization(deps: ServiceDeps, caller: Caller, id: st
   return authorizationView(row, account ? accountView(account) : null, deps.clock.now());
 }
 
+/** How long a finished (or expired) authorization stays readable with GET /accounts/authorizations/{id}. */
+export const AUTHORIZATION_KEPT_MS = 24 * 60 * 60 * 1000;
+
+/** The hourly sweep: forgets the authorizations older than a day. */
+export function sweepAuthorizations(deps: Pick<ServiceDeps, 'db' | 'clock'>): Promise<number> {
+  return store.deleteAuthorizations(deps.db, new Date(deps.clock.now().getTime() - AUTHORIZATION_KEPT_MS));
+}
+
 /** What the callback page says. */
 export interface CallbackOutcome {
   status: 200 | 400 | 502;

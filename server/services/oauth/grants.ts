@@ -27,15 +27,30 @@ export const REFRESH_REFUSED = 'the platform refused to renew the sign-in; sign 
 
 function due(p: OAuthPlatform, creds: StoredCredentials, now: Date): boolean {
   const at = creds.grant?.expires_at;
-  if (!p.refresh || !at) return false;
+  if (!at) return false;
   return Date.parse(at) - now.getTime() < (p.refreshAheadMs ?? DEFAULT_AHEAD_MS);
 }
 
-/** The credentials to use now (adapters see only the access token): refreshed first when due. */
+const refreshable = (p: OAuthPlatform, creds: StoredCredentials) =>
+  p.refresh !== undefined && (p.refreshesWithAccessToken === true || !!creds.grant?.refresh_token);
+
+/**
+ * The credentials to use now (adapters see only the access token): refreshed first when due. A
+ * grant that ended and cannot be refreshed (LinkedIn without a refresh token, past its 60 days)
+ * marks the account dead and is refused here, with what to do, rather than sent to the platform.
+ */
 export async function freshCredentials(deps: ServiceDeps, account: AccountRow, creds: StoredCredentials, proxyUrl: string | null): Promise<Credentials> {
   const p = oauthFor(account.platform);
-  if (!creds.grant || !p || account.status === 'dead' || !due(p, creds, deps.clock.now())) return adapterCredentials(creds);
-  return refreshOnce(deps, account.id, p, proxyUrl);
+  const now = deps.clock.now();
+  if (!creds.grant || !p || account.status === 'dead' || !due(p, creds, now)) return adapterCredentials(creds);
+  if (refreshable(p, creds)) return refreshOnce(deps, account.id, p, proxyUrl);
+  const endsAt = creds.grant.expires_at;
+  if (endsAt && Date.parse(endsAt) <= now.getTime()) {
+    const why = `the ${account.platform} sign-in ended ${endsAt} and the platform gives no refresh token; sign in again (POST /accounts/authorizations)`;
+    await setProbeResult(deps.db, { id: account.id, status: 'dead', error: why, now });
+    throw credentialDead(account.platform as Platform, account.handle, why);
+  }
+  return adapterCredentials(creds);
 }
 
 async function refreshOnce(deps: ServiceDeps, accountId: string, p: OAuthPlatform, proxyUrl: string | null): Promise<Credentials> {

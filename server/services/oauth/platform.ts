@@ -56,6 +56,8 @@ export interface OAuthPlatform {
   reconnectBy?(tokens: TokenSet): Date | null;
   /** Refresh once the access token has less than this left (ms). */
   readonly refreshAheadMs?: number;
+  /** The refresh presents the access token itself (Threads' `th_refresh_token`), not a refresh token. */
+  readonly refreshesWithAccessToken?: boolean;
 }
 
 /** The token endpoint refused the code or the refresh token: nothing but signing in again helps. */
