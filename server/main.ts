@@ -196,6 +196,7 @@ async function main() {
         dataDir: config.dataDir,
         databaseUrl: config.databaseUrl,
         deskLink,
+        oauthRedirectUri: redirectUri(config),
       }),
     );
   }
