@@ -2522,6 +2522,15 @@ export interface components {
              *     other platforms (the platform says who signed in).
              */
             handle?: string;
+            /**
+             * @description Bind the authorization to the browser that starts it (the review desk sets it): the answer
+             *     sets a cookie (`Set-Cookie`, HttpOnly, SameSite=Lax, path `/oauth/callback`) and the
+             *     callback then completes only in a browser that holds it, so that an authorization address
+             *     passed to someone else connects nothing. A replayed answer (same `idempotency_key`) does
+             *     not set the cookie again. Leave it out where the address is opened elsewhere (the CLI, an
+             *     agent handing the address to its person): absent or false, the authorization is bound to the workspace only.
+             */
+            bind_browser?: boolean;
             idempotency_key: components["schemas"]["IdempotencyKey"];
         };
         /**
@@ -3717,6 +3726,7 @@ export interface components {
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "Set-Cookie": components["headers"]["SetCookie"];
                 [name: string]: unknown;
             };
             content: {
@@ -4691,6 +4701,8 @@ export interface components {
         RetryAfter: number;
         /** @description Present and `true` when this response is the stored first response to an earlier request with the same `idempotency_key`. */
         IdempotentReplayed: "true";
+        /** @description With `bind_browser`: the cookie (`cpa_oauth_<id>`, HttpOnly, Secure when the service is on https, SameSite=Lax, path `/oauth/callback`, 10 minutes) that the callback asks of the browser coming back. */
+        SetCookie: string;
     };
     pathItems: never;
 }

@@ -70,7 +70,7 @@ export interface HandlerResponseHeaders {
   regenerateVariant: { 202: {} };
   setArtifactMedia: { 200: {} };
   setPipelineDestinations: { 200: {} };
-  startAccountAuthorization: { 201: { "Idempotent-Replayed"?: "true"; } };
+  startAccountAuthorization: { 201: { "Idempotent-Replayed"?: "true"; "Set-Cookie"?: string; } };
   streamEvents: { 200: {} };
   transitionArtifact: { 200: { "Idempotent-Replayed"?: "true"; } };
   unscheduleArtifact: { 200: {} };

@@ -10,7 +10,10 @@ export function accountHandlers(deps: ServiceDeps) {
     listAccounts: async (req) => ({ status: 200, body: await listAccounts(deps, req.caller, req.query) }),
     connectAccount: async (req) => ({ status: 200, body: await accounts.connectAccount(deps, req.caller, req.body) }),
     checkAccount: async (req) => ({ status: 200, body: await accounts.checkAccount(deps, req.caller, req.path.id) }),
-    startAccountAuthorization: async (req) => ({ status: 201, body: await oauth.startAuthorization(deps, req.caller, req.body) }),
+    startAccountAuthorization: async (req) => {
+      const { authorization, cookie } = await oauth.startAuthorization(deps, req.caller, req.body);
+      return cookie ? { status: 201, body: authorization, headers: { 'Set-Cookie': cookie } } : { status: 201, body: authorization };
+    },
     getAccountAuthorization: async (req) => ({ status: 200, body: await oauth.getAuthorization(deps, req.caller, req.path.id) }),
     getSignInSettings: async () => ({ status: 200, body: oauth.signInSettings(deps) }),
   } satisfies HandlersOf<'Accounts'>;

@@ -20,8 +20,9 @@ export function callbackPage(title: string, message: string): string {
 
 export function oauthCallback(deps: ServiceDeps): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    finishAuthorization(deps, req.query as Record<string, unknown>)
+    finishAuthorization(deps, req.query as Record<string, unknown>, req.headers.cookie)
       .then((outcome) => {
+        if (outcome.clearCookie) res.append('Set-Cookie', outcome.clearCookie);
         res
           .status(outcome.status)
           .set({

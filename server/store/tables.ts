@@ -276,6 +276,10 @@ export type OAuthAuthorization = {
      */
     instance: string | null;
     /**
+     * SHA-256 of the cookie that binds the authorization to the browser that started it (the desk); null: not bound.
+     */
+    browserBinding: string | null;
+    /**
      * The user named at the start (Mastodon), which the account signed in must be.
      */
     expectedHandle: string | null;

@@ -148,6 +148,23 @@ describe('Mastodon', () => {
     expect(otherAccounts.data).toEqual([]);
   });
 
+  it('bound to the desk’s browser, completes only where its cookie is: an address passed to someone else connects nothing', async () => {
+    const started = await start(s, { platform: 'mastodon', handle: mastodon.handle, bind_browser: true });
+    const cookie = started.response.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(new RegExp(`^cpa_oauth_${started.data!.id}=[A-Za-z0-9_-]{43}; Path=/oauth/callback; Max-Age=600; HttpOnly; SameSite=Lax`));
+    const location = await consent(started.data!.authorization_url, mastodon.fake.caFile);
+    const elsewhere = await callback(location);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body).toContain('started in another browser');
+    const forged = await fetch(location, { headers: { cookie: `cpa_oauth_${started.data!.id}=${'A'.repeat(43)}` } });
+    expect(forged.status).toBe(400);
+    expect(await unwrap(status(s, started.data!.id))).toMatchObject({ status: 'pending' });
+    const here = await fetch(location, { headers: { cookie: cookie.split(';')[0]! } });
+    expect(here.status).toBe(200);
+    expect(here.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    expect(await unwrap(status(s, started.data!.id))).toMatchObject({ status: 'connected' });
+  });
+
   it('sends the verifier only to the token endpoint: a wrong one is refused there, the service’s is accepted', async () => {
     const started = await unwrap(start(s, { platform: 'mastodon', handle: mastodon.handle }));
     const location = new URL(await consent(started.authorization_url, mastodon.fake.caFile));

@@ -124,7 +124,8 @@ function SignIn(props: { client: Client; onConnected: () => void }) {
       if (tab) tab.opener = null;
       const started = await unwrap(
         client.POST('/api/agent/v1/accounts/authorizations', {
-          body: { platform, ...(platform === 'mastodon' ? { handle: instance.trim() } : {}), idempotency_key: newKey('sign-in') },
+          // Bound to this browser: the callback completes only where the cookie this answer sets is.
+          body: { platform, ...(platform === 'mastodon' ? { handle: instance.trim() } : {}), bind_browser: true, idempotency_key: newKey('sign-in') },
         }),
       ).catch((err: unknown) => {
         tab?.close();

@@ -114,7 +114,14 @@ function notConfigured(p: OAuthPlatform, deps: ServiceDeps) {
   );
 }
 
-export async function startAuthorization(deps: ServiceDeps, caller: Caller, body: S['StartAuthorizationRequest']): Promise<S['AccountAuthorization']> {
+const bindingCookie = (id: string) => `cpa_oauth_${id}`;
+
+/** Starts an authorization; with `bind_browser`, also the cookie (a Set-Cookie value) the callback will ask of the browser. */
+export async function startAuthorization(
+  deps: ServiceDeps,
+  caller: Caller,
+  body: S['StartAuthorizationRequest'],
+): Promise<{ authorization: S['AccountAuthorization']; cookie: string | null }> {
   const p = OAUTH_PLATFORMS[body.platform];
   if (p.missingSettings(deps.config).length) throw notConfigured(p, deps);
   const target = body.platform === 'mastodon' ? mastodonTarget(body.handle) : { instance: null, expected: null };
@@ -132,6 +139,7 @@ export async function startAuthorization(deps: ServiceDeps, caller: Caller, body
   url.searchParams.set('code_challenge_method', 'S256');
   const now = deps.clock.now();
   const id = deps.ids.id('oau');
+  const binding = body.bind_browser ? randomBytes(32).toString('base64url') : null;
   const row: AuthorizationRow = {
     id,
     workspaceId: caller.workspaceId,
@@ -139,6 +147,7 @@ export async function startAuthorization(deps: ServiceDeps, caller: Caller, body
     platform: p.platform,
     instance: target.instance,
     expectedHandle: target.expected,
+    browserBinding: binding === null ? null : sha256(binding).toString('hex'),
     stateHash: stateHash(state),
     verifier: credentialCipher(deps.config).encrypt(verifier, verifierAad(id)),
     authorizationUrl: url.toString(),
@@ -151,7 +160,22 @@ export async function startAuthorization(deps: ServiceDeps, caller: Caller, body
     updatedAt: now,
   };
   await store.insertAuthorization(deps.db, row);
-  return authorizationView(row, null, now);
+  const secure = s.redirectUri.startsWith('https:') ? '; Secure' : '';
+  const cookie =
+    binding === null ? null : `${bindingCookie(id)}=${binding}; Path=/oauth/callback; Max-Age=${STATE_TTL_MS / 1000}; HttpOnly; SameSite=Lax${secure}`;
+  return { authorization: authorizationView(row, null, now), cookie };
+}
+
+/** Whether the browser's cookies hold the binding of `row` (always, for an authorization not bound to a browser). */
+function browserMatches(row: AuthorizationRow, cookieHeader: string | undefined): boolean {
+  if (row.browserBinding === null) return true;
+  const name = `${bindingCookie(row.id)}=`;
+  const value = (cookieHeader ?? '')
+    .split(';')
+    .map((c) => c.trim())
+    .find((c) => c.startsWith(name))
+    ?.slice(name.length);
+  return value !== undefined && sha256(value).toString('hex') === row.browserBinding;
 }
 
 export async function getAuthorization(deps: ServiceDeps, caller: Caller, id: string): Promise<S['AccountAuthorization']> {
@@ -174,12 +198,17 @@ export interface CallbackOutcome {
   status: 200 | 400 | 502;
   title: string;
   message: string;
+  /** A Set-Cookie value that removes the binding cookie, once it served. */
+  clearCookie?: string;
 }
+
+const OTHER_BROWSER =
+  'This sign-in was started in another browser: finish it there, or start connecting again from this one. (An address someone sent you connects nothing.)';
 
 const REFUSED_STATE = 'This sign-in link is not valid: it was used already, expired (they last 10 minutes), or never existed. Start connecting again.';
 
 /** The platform sent the browser back: spend the state, trade the code, store the account. */
-export async function finishAuthorization(deps: ServiceDeps, q: Record<string, unknown>): Promise<CallbackOutcome> {
+export async function finishAuthorization(deps: ServiceDeps, q: Record<string, unknown>, cookieHeader?: string): Promise<CallbackOutcome> {
   const text = (k: string) => (typeof q[k] === 'string' ? (q[k] as string).slice(0, 2048) : null);
   const state = text('state');
   const refused = { status: 400 as const, title: 'Not connected', message: REFUSED_STATE };
@@ -191,10 +220,13 @@ export async function finishAuthorization(deps: ServiceDeps, q: Record<string, u
     await store.finishAuthorization(deps.db, { id: row.id, status: 'failed', accountId: null, failure: 'expired', now });
     return refused;
   }
+  // Checked before the state is spent: a browser without the binding (someone the address was sent to) changes nothing.
+  if (!browserMatches(row, cookieHeader)) return { status: 400, title: 'Not connected', message: OTHER_BROWSER };
   if (!(await store.spendAuthorization(deps.db, row.id, row.verifier, now))) return refused;
+  const clearCookie = row.browserBinding === null ? undefined : `${bindingCookie(row.id)}=; Path=/oauth/callback; Max-Age=0; HttpOnly; SameSite=Lax`;
   const fail = async (status: 400 | 502, failure: string): Promise<CallbackOutcome> => {
     await store.finishAuthorization(deps.db, { id: row.id, status: 'failed', accountId: null, failure: failure.slice(0, 500), now: deps.clock.now() });
-    return { status, title: 'Not connected', message: failure };
+    return { status, title: 'Not connected', message: failure, clearCookie };
   };
   const error = text('error');
   if (error) return fail(400, `denied: ${error}${text('error_description') ? ` (${text('error_description')})` : ''}`);
@@ -226,7 +258,7 @@ export async function finishAuthorization(deps: ServiceDeps, q: Record<string, u
       now: deps.clock.now(),
     });
     await store.finishAuthorization(deps.db, { id: row.id, status: 'connected', accountId: account.id, failure: null, now: deps.clock.now() });
-    return { status: 200, title: `Connected ${who.handle}`, message: `Connected ${who.handle} on ${row.platform} — you can close this tab.` };
+    return { status: 200, title: `Connected ${who.handle}`, message: `Connected ${who.handle} on ${row.platform} — you can close this tab.`, clearCookie };
   } catch (err) {
     if (err instanceof AdapterError) return fail(err.kind === 'unavailable' ? 502 : 400, err.message);
     if (err instanceof GrantRefused) return fail(400, `the platform refused the code: ${err.message}`);
