@@ -12,7 +12,7 @@ import { outboundEnvFor } from '../support/https-fake.js';
 import { allowRedirect, startXAuthFake, type OAuthFake } from '../support/oauth-fakes.js';
 import { startMastodonFake, type MastodonFake } from '../support/platforms.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { launchChromium } from './browser.js';
+import { collectPageErrors, launchChromium } from './browser.js';
 import { projectRoot } from './support.js';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
@@ -44,10 +44,7 @@ describe('connecting accounts from the desk, in Chromium', () => {
       return route.abort('blockedbyclient');
     });
     page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource: the server responded with a status of 4')) consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    collectPageErrors(page, consoleErrors);
   });
   afterAll(async () => {
     await browser?.close();
