@@ -691,6 +691,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/accounts/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting an account by signing in on the platform
+         * @description Starts an OAuth 2.0 authorization (code flow with PKCE, S256) and answers the address where
+         *     the person signs in and approves (`authorization_url`). Open it in their browser; the
+         *     platform sends the browser back to the service's callback (`GET /oauth/callback`, outside
+         *     this API), which exchanges the code on the server, checks the account, stores it with its
+         *     grant sealed like every credential, and shows "Connected". Follow the outcome with
+         *     `GET /accounts/authorizations/{id}` (`pending`, then `connected` or `failed`).
+         *
+         *     | platform | scopes asked | needs |
+         *     |---|---|---|
+         *     | `mastodon` | `read write:statuses write:media` | `handle`: the instance (`@user@instance` or the host); the service registers itself on the instance once (`POST /api/v1/apps`) |
+         *     | `x` | `tweet.read tweet.write users.read media.write offline.access` | `X_CLIENT_ID`, `X_CLIENT_SECRET` |
+         *     | `linkedin` | `openid profile w_member_social` | `LINKEDIN_CLIENT_ID`, `LINKEDIN_CLIENT_SECRET` |
+         *     | `threads` | `threads_basic threads_content_publish threads_manage_insights` | `THREADS_APP_ID`, `THREADS_APP_SECRET` |
+         *
+         *     The `state` in the address is random, works once and for 10 minutes, is stored hashed and
+         *     is bound to the workspace and the token that started it. Signing in to an account that is
+         *     already connected renews its grant (the account keeps its id). Tokens are refreshed by the
+         *     service before they expire (X every two hours, its refresh token rotating; Threads'
+         *     60-day token); LinkedIn gives most apps no refresh token, so the account shows
+         *     `reconnect_by` and the inbox warns a week before.
+         *
+         *     Errors: a platform whose developer app is not configured is `409 state_conflict` naming
+         *     the missing settings (`suggested_action` `configure_sign_in`; `GET /accounts/sign-in-settings`
+         *     lists them); Mastodon without `handle`, or with a handle that is not an instance, is
+         *     `422 validation_failed` naming `handle`; an instance that cannot be reached or refuses the
+         *     app registration is `502 backend_unavailable`.
+         */
+        post: operations["startAccountAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/accounts/authorizations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a connection by signing in
+         * @description The authorization `POST /accounts/authorizations` started: `pending` while the person has
+         *     not come back from the platform, then `connected` with the `account`, or `failed` with the
+         *     reason (`expired` after 10 minutes, `denied` when the person refused, or what the platform
+         *     answered). Poll it every second or two. An authorization of another workspace is
+         *     `404 not_found`.
+         */
+        get: operations["getAccountAuthorization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/accounts/check/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check that an account's credential still works
+         * @description Uses the account's credential the way a publish would, and asks the platform who it
+         *     belongs to (Mastodon `verify_credentials`, X `/2/users/me`, LinkedIn `/v2/userinfo`, Threads
+         *     `/me`, a Bluesky session). A signed-in account whose access token has little time left is
+         *     refreshed first, once across every instance sharing the database (X rotates its refresh token
+         *     on every refresh). Answers the account: `active` when the platform accepted the credential,
+         *     `dead` (with `last_probe_error`) when it refused it or refused to renew the sign-in; a dead
+         *     account is connected again with `POST /accounts/authorizations` or `POST /accounts/connect`.
+         *     No body. An account of another workspace is `404 not_found`; a platform that cannot be
+         *     reached is `502 backend_unavailable` (the account stays as it was).
+         */
+        post: operations["checkAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/accounts/sign-in-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What connecting by signing in needs on this service
+         * @description For each platform that can be connected by signing in: whether it is configured, the server
+         *     settings still missing (the operator brings a developer app for X, LinkedIn and Threads:
+         *     docs/accounts.md), and the scopes asked; and the callback address (`redirect_uri`) to
+         *     register in each developer app. The desk shows a "Connect" button for a configured platform
+         *     and names the missing settings for the others.
+         */
+        get: operations["getSignInSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/imports": {
         parameters: {
             query?: never;
@@ -1606,7 +1727,8 @@ export interface components {
          *
          *     | value | meaning | call |
          *     |---|---|---|
-         *     | `connect_account` | no usable credential for the platform | `POST /accounts/connect` |
+         *     | `connect_account` | no usable credential for the platform | `POST /accounts/connect`, or sign in again: `POST /accounts/authorizations` |
+         *     | `configure_sign_in` | signing in to the platform needs a developer app the server has no settings for (the message names them) | (server configuration, docs/accounts.md) |
          *     | `set_destinations` | a publish has nowhere to go: name `destinations`, or set the pipeline's defaults | `PUT /pipelines/{id}/destinations` |
          *     | `fetch_artifact` | the artifact may have changed state | `GET /artifacts/{id}` |
          *     | `fetch_pipeline` | the pipeline may have changed state | `GET /pipelines/{id}` |
@@ -1630,12 +1752,16 @@ export interface components {
          * @description A platform adapter.
          *
          *     - `rss`: the handle is the URL of a public RSS or Atom feed; no credentials.
-         *     - `mastodon`: the handle is `@user@instance`; `auth_material` is an access token.
+         *     - `mastodon`: the handle is `@user@instance`; `auth_material` is an access token, or connect by
+         *       signing in (`POST /accounts/authorizations`).
          *     - `bluesky`: the handle is like `user.bsky.social`; `auth_material` is an app password.
          *     - `archive`: an imported data export (X, LinkedIn or Mastodon); the handle names the archive.
+         *     - `x`, `linkedin`, `threads`: connected by signing in only (`POST /accounts/authorizations`);
+         *       the handle is the platform's user name (`@name` on X and Threads) or, on LinkedIn, the
+         *       member's name as the platform gives it.
          * @enum {string}
          */
-        Platform: "rss" | "mastodon" | "bluesky" | "archive";
+        Platform: "rss" | "mastodon" | "bluesky" | "archive" | "x" | "linkedin" | "threads";
         /** @description The error envelope. Every error response has this body; the request id is in the `X-Request-Id` header, not here. */
         Error: {
             error: {
@@ -2352,11 +2478,18 @@ export interface components {
             platform: components["schemas"]["Platform"];
             handle: components["schemas"]["Handle"];
             /**
-             * @description The account's health: `active` since its credential passed the probe at connect; `dead` once the platform refused the credential (at connect, or in an ingest or a publish). Connect it again with a fresh credential to make it `active`.
+             * @description The account's health: `active` since its credential passed the probe at connect; `dead` once the platform refused the credential (at connect, or in an ingest or a publish). Connect it again with a fresh credential (or sign in again) to make it `active`.
              * @enum {string}
              */
             status: "active" | "dead";
             has_proxy: boolean;
+            /**
+             * @description How the account was connected: `credential`, a pasted token, app password or export (`POST /accounts/connect`); `sign_in`, the person signed in on the platform and approved the service (OAuth 2.0, `POST /accounts/authorizations`). A `sign_in` account whose refresh the platform refused is `dead`: sign in again.
+             * @enum {string}
+             */
+            connected_by: "credential" | "sign_in";
+            /** @description When the account stops working unless the person signs in again: the expiry of a grant the platform gives no refresh token for (LinkedIn, 60 days). The inbox warns a week before (`credential_expiring`). `null` when the service keeps the access fresh by itself, or for a pasted credential. */
+            reconnect_by: components["schemas"]["Timestamp"] | null;
             /** @description When the credential was last checked: at connect, or when an ingest or a publish found it refused. */
             last_probed_at: components["schemas"]["Timestamp"];
             /** @description What the platform answered when the account was marked `dead`; `null` while it is `active`. */
@@ -2394,6 +2527,79 @@ export interface components {
              */
             result: "added" | "rotated";
             account: components["schemas"]["Account"];
+        };
+        /**
+         * @description A platform an account can be connected to by signing in (OAuth 2.0 authorization code with
+         *     PKCE): `mastodon` (any instance), `x`, `linkedin`, `threads`. docs/accounts.md says how to set
+         *     up each one.
+         * @enum {string}
+         */
+        SignInPlatform: "mastodon" | "x" | "linkedin" | "threads";
+        StartAuthorizationRequest: {
+            platform: components["schemas"]["SignInPlatform"];
+            /**
+             * @description Mastodon only, and required there: the instance to sign in on, as `@user@instance` or the
+             *     instance's host alone (`mastodon.social`, optionally with a port). The account connected is
+             *     the one the person signs in as; when a user is named, it must be that one. Ignored on the
+             *     other platforms (the platform says who signed in).
+             */
+            handle?: string;
+            /**
+             * @description Bind the authorization to the browser that starts it (the review desk sets it): the answer
+             *     sets a cookie (`Set-Cookie`, HttpOnly, SameSite=Lax, path `/oauth/callback`) and the
+             *     callback then completes only in a browser that holds it, so that an authorization address
+             *     passed to someone else connects nothing. A replayed answer (same `idempotency_key`) does
+             *     not set the cookie again. Leave it out where the address is opened elsewhere (the CLI, an
+             *     agent handing the address to its person): absent or false, the authorization is bound to the workspace only.
+             */
+            bind_browser?: boolean;
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
+        /**
+         * @description A connection by signing in, from its start to its end. `pending` until the person approves on
+         *     the platform and the platform sends the browser back to the service's callback
+         *     (`redirect_uri`); then `connected` (with the `account`) or `failed` (with `failure`). A pending
+         *     authorization that nobody finishes within 10 minutes is `failed` (`expired`).
+         */
+        AccountAuthorization: {
+            id: components["schemas"]["ResourceId"];
+            platform: components["schemas"]["SignInPlatform"];
+            /** @enum {string} */
+            status: "pending" | "connected" | "failed";
+            /**
+             * Format: uri
+             * @description Where the person signs in and approves (open it in their browser). It carries the single-use `state` and the PKCE challenge (S256); the code verifier never leaves the service.
+             */
+            authorization_url: string;
+            /**
+             * Format: uri
+             * @description The service's callback the platform sends the browser back to (`PUBLIC_BASE_URL` + `/oauth/callback`); the developer app must list exactly this address.
+             */
+            redirect_uri: string;
+            /** @description When the `state` stops being accepted (10 minutes after the start). */
+            expires_at: components["schemas"]["Timestamp"];
+            /** @description The account connected (or whose grant was renewed), once `connected`. */
+            account: components["schemas"]["Account"] | null;
+            /** @description Why it failed, once `failed`: `expired`, `denied` (the person refused on the platform), or what the platform answered to the code exchange or the account probe. */
+            failure: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description What signing in needs on this service, per platform, so that a client shows a working "Connect" or names the setting to add. */
+        SignInSettings: {
+            /**
+             * Format: uri
+             * @description The callback address to register in each platform's developer app (`PUBLIC_BASE_URL` + `/oauth/callback`).
+             */
+            redirect_uri: string;
+            platforms: {
+                platform: components["schemas"]["SignInPlatform"];
+                /** @description Whether `POST /accounts/authorizations` can start for this platform. Mastodon needs no setting (the service registers itself on each instance). */
+                configured: boolean;
+                /** @description The server settings (environment variables) to set before the platform can be connected, e.g. `X_CLIENT_ID`. */
+                missing_settings: string[];
+                /** @description The scopes the service asks for (the developer app must allow them). */
+                scopes: string[];
+            }[];
         };
         /** @description An uploaded data export and what its ingest imports. */
         Import: {
@@ -3543,6 +3749,68 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The authorization started; send the person to `authorization_url`, then follow it with `GET /accounts/authorizations/{id}`. */
+        StartAccountAuthorizationCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                "Set-Cookie": components["headers"]["SetCookie"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AccountAuthorization"];
+            };
+        };
+        /** @description The authorization, as it stands. */
+        GetAccountAuthorizationOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AccountAuthorization"];
+            };
+        };
+        /** @description The account after the check. */
+        CheckAccountOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Account"];
+            };
+        };
+        /** @description What signing in needs, per platform. */
+        GetSignInSettingsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SignInSettings"];
+            };
+        };
         /** @description A page of the workspace's imports, newest first. */
         ListImportsOk: {
             headers: {
@@ -4336,6 +4604,16 @@ export interface components {
          */
         VariantPlatform: components["schemas"]["TargetPlatform"];
         /**
+         * @description The authorization's id (`id` of the `POST /accounts/authorizations` answer).
+         * @example oau_3c6a105d0c9f3f0c
+         */
+        AuthorizationId: components["schemas"]["ResourceId"];
+        /**
+         * @description The account's id (`id` in `GET /accounts`).
+         * @example acc_0c9f3c6a105d4c27
+         */
+        AccountId: components["schemas"]["ResourceId"];
+        /**
          * @description The name of the archive account this export belongs to (you choose it, e.g. `ada-x-2024`); the handle to create a pipeline with.
          * @example ada-x-2024
          */
@@ -4460,6 +4738,8 @@ export interface components {
         RetryAfter: number;
         /** @description Present and `true` when this response is the stored first response to an earlier request with the same `idempotency_key`. */
         IdempotentReplayed: "true";
+        /** @description With `bind_browser`: the cookie (`cpa_oauth_<id>`, HttpOnly, Secure when the service is on https, SameSite=Lax, path `/oauth/callback`, 10 minutes) that the callback asks of the browser coming back. */
+        SetCookie: string;
         /**
          * @description `no-store`: the answer carries a secret (an agent token, a sign-in code), which no browser,
          *     proxy or cache may keep.
@@ -5018,6 +5298,94 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             502: components["responses"]["UpstreamFailed"];
+        };
+    };
+    startAccountAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartAuthorizationRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["StartAccountAuthorizationCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamFailed"];
+        };
+    };
+    getAccountAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The authorization's id (`id` of the `POST /accounts/authorizations` answer).
+                 * @example oau_3c6a105d0c9f3f0c
+                 */
+                id: components["parameters"]["AuthorizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["GetAccountAuthorizationOk"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    checkAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The account's id (`id` in `GET /accounts`).
+                 * @example acc_0c9f3c6a105d4c27
+                 */
+                id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["CheckAccountOk"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["UpstreamFailed"];
+        };
+    };
+    getSignInSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["GetSignInSettingsOk"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listImports: {

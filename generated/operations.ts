@@ -1,14 +1,14 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "setPipelineDestinations" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
 
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
-  "Accounts": "connectAccount" | "listAccounts";
+  "Accounts": "checkAccount" | "connectAccount" | "getAccountAuthorization" | "getSignInSettings" | "listAccounts" | "startAccountAuthorization";
   "Artifacts": "draftFromPost" | "getArtifact" | "listArtifacts" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
   "Calendar": "getCalendar";
   "Desk": "createDeskSignInLink" | "exchangeDeskSignIn";
@@ -30,6 +30,7 @@ export interface OperationsByTag {
  */
 export interface HandlerResponseHeaders {
   addSessionItem: { 201: { "Idempotent-Replayed"?: "true"; } };
+  checkAccount: { 200: {} };
   connectAccount: { 200: { "Idempotent-Replayed"?: "true"; } };
   createDeskSignInLink: { 201: { "Cache-Control": "no-store"; } };
   createImport: { 200: { "Idempotent-Replayed"?: "true"; }; 201: {} };
@@ -39,6 +40,7 @@ export interface HandlerResponseHeaders {
   draftFromPost: { 202: { "Idempotent-Replayed"?: "true"; } };
   exchangeDeskSignIn: { 200: { "Cache-Control": "no-store"; } };
   fetchUrl: { 200: { "Idempotent-Replayed"?: "true"; } };
+  getAccountAuthorization: { 200: {} };
   getArtifact: { 200: {} };
   getCalendar: { 200: {} };
   getHealth: { 200: {} };
@@ -48,6 +50,7 @@ export interface HandlerResponseHeaders {
   getPipelineInbox: { 200: {} };
   getReadiness: { 200: {} };
   getRun: { 200: {} };
+  getSignInSettings: { 200: {} };
   listAccounts: { 200: {} };
   listArtifacts: { 200: {} };
   listFetchSchemas: { 200: {} };
@@ -67,6 +70,7 @@ export interface HandlerResponseHeaders {
   regenerateVariant: { 202: {} };
   setArtifactMedia: { 200: {} };
   setPipelineDestinations: { 200: {} };
+  startAccountAuthorization: { 201: { "Idempotent-Replayed"?: "true"; "Set-Cookie"?: string; } };
   streamEvents: { 200: {} };
   transitionArtifact: { 200: { "Idempotent-Replayed"?: "true"; } };
   unscheduleArtifact: { 200: {} };

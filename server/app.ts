@@ -10,6 +10,7 @@ import { backendUnavailable } from './errors.js';
 import { bearerAuth } from './http/auth.js';
 import { bodyDeadline } from './http/body-deadline.js';
 import { docsPage } from './http/docs.js';
+import { CALLBACK_PATH, oauthCallback } from './http/oauth-callback.js';
 import { METRICS_PATH, metricsEndpoint, observeRequests } from './http/metrics.js';
 import type { Tracing } from './http/tracing.js';
 import { deskRoutes, deskSignInLimit } from './http/desk.js';
@@ -118,6 +119,8 @@ export function createApp(parts: AppParts): express.Express {
   // The review desk: `/` and `/desk/*`, static files, no token (the page signs in through the API).
   app.use(deskRoutes(deskDir));
   app.use(deskSignInLimit(deps.clock));
+  // The OAuth callback (outside the description): the platform sends the browser here, without a token.
+  app.get(CALLBACK_PATH, oauthCallback(deps));
 
   app.use(inSequence([bearerAuth(deps, routes), rateLimit(limiter, deps.clock, { chargedLater: isMcpPost })]));
   // MCP (outside the description): after auth and the rate limit, before the REST body parser.

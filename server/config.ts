@@ -83,6 +83,19 @@ export interface Config {
   requestBodySeconds: number;
   /** The Bluesky PDS / entryway the bluesky adapter talks to (`BLUESKY_SERVICE_URL`, default https://bsky.social). */
   blueskyServiceUrl: string;
+  /**
+   * The service's public address (`PUBLIC_BASE_URL`; null: the address it listens on,
+   * `http://HOST:PORT`): the OAuth callback is `<it>/oauth/callback` (docs/accounts.md).
+   */
+  publicBaseUrl: string | null;
+  /** The operator's developer apps for signing in (docs/accounts.md); null: not configured. */
+  oauthApps: Record<'x' | 'linkedin' | 'threads', { clientId: string; clientSecret: string } | null>;
+  /**
+   * Test-only (off by default): one origin that replaces a platform's authorization, token and
+   * user-info hosts (`X_OAUTH_BASE_URL`, `LINKEDIN_OAUTH_BASE_URL`, `THREADS_OAUTH_BASE_URL`), the
+   * paths staying the platform's own; used with OUTBOUND_ALLOW_HOSTS to reach a local fake.
+   */
+  oauthBaseUrls: Record<'x' | 'linkedin' | 'threads', string | null>;
 }
 
 export class ConfigError extends Error {}
@@ -122,6 +135,20 @@ function urlVar(env: Env, name: string, problems: string[]): string | null {
   if (!raw) return null;
   if (!/^https?:\/\/[^/\s]+/.test(raw)) problems.push(`${name} must be an http(s) URL, e.g. http://127.0.0.1:4318`);
   return raw;
+}
+
+/** A developer app: both settings, or neither (one without the other is a mistake worth refusing to start over). */
+function appVar(env: Env, idName: string, secretName: string, problems: string[]): { clientId: string; clientSecret: string } | null {
+  const clientId = env[idName]?.trim();
+  const clientSecret = env[secretName]?.trim();
+  if (!clientId && !clientSecret) return null;
+  if (!clientId || !clientSecret) {
+    problems.push(
+      `${clientId ? secretName : idName} must be set with ${clientId ? idName : secretName} (the developer app's client id and secret; docs/accounts.md)`,
+    );
+    return null;
+  }
+  return { clientId, clientSecret };
 }
 
 function rateLimitStoreVar(env: Env, databaseUrl: string | null, problems: string[]): Config['rateLimitStore'] {
@@ -212,6 +239,17 @@ export function loadConfig(env: Env = process.env): Config {
     uploadIdleSeconds: intVar(env, 'UPLOAD_IDLE_SECONDS', 30, 1, 3600, problems),
     requestBodySeconds: intVar(env, 'REQUEST_BODY_TIMEOUT_SECONDS', 300, 1, 3600, problems),
     blueskyServiceUrl: (env.BLUESKY_SERVICE_URL?.trim() || 'https://bsky.social').replace(/\/+$/, ''),
+    publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL', problems)?.replace(/\/+$/, '') ?? null,
+    oauthApps: {
+      x: appVar(env, 'X_CLIENT_ID', 'X_CLIENT_SECRET', problems),
+      linkedin: appVar(env, 'LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET', problems),
+      threads: appVar(env, 'THREADS_APP_ID', 'THREADS_APP_SECRET', problems),
+    },
+    oauthBaseUrls: {
+      x: urlVar(env, 'X_OAUTH_BASE_URL', problems)?.replace(/\/+$/, '') ?? null,
+      linkedin: urlVar(env, 'LINKEDIN_OAUTH_BASE_URL', problems)?.replace(/\/+$/, '') ?? null,
+      threads: urlVar(env, 'THREADS_OAUTH_BASE_URL', problems)?.replace(/\/+$/, '') ?? null,
+    },
   });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;

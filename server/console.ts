@@ -28,6 +28,8 @@ export interface StartupFacts {
   databaseUrl: string | null;
   /** A one-time sign-in link to the review desk (desktop instance, terminal only). */
   deskLink?: string | null;
+  /** The callback of connecting accounts by signing in, to register in each platform's developer app (docs/accounts.md). */
+  oauthRedirectUri?: string;
 }
 
 /** The database, named without its password. */
@@ -58,6 +60,7 @@ export function startupMessage(facts: StartupFacts): string {
     `  Agent API    ${facts.url}/api/agent/v1 (description: ${facts.url}/openapi.json)`,
     `  Agent token  ${token}`,
     `  Database     ${describeDatabase(facts)}`,
+    ...(facts.oauthRedirectUri ? [`  Sign-in URL  ${facts.oauthRedirectUri} (the redirect URL of the X, LinkedIn and Threads apps: docs/accounts.md)`] : []),
     'Stop with Ctrl+C. Logs follow; they are JSON lines when the output is a file or a pipe.',
     '',
     '',

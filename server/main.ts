@@ -14,6 +14,8 @@ import { ensureDesktopToken } from './services/tokens.js';
 import { cleanupExpired } from './services/idempotency.js';
 import { sweepUnusedMedia } from './services/media.js';
 import { createSignInLink, sweepExpiredSignInLinks } from './services/desk.js';
+import { redirectUri } from './services/oauth/redirect.js';
+import { sweepAuthorizations } from './services/oauth/authorizations.js';
 import { readFileSync } from 'node:fs';
 import { createOutboundClient } from './outbound/client.js';
 import { createEventHub, startEventServices } from './events/index.js';
@@ -100,6 +102,12 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     } catch (err) {
       logger.error({ err }, 'sign-in link cleanup failed');
     }
+    try {
+      const n = await sweepAuthorizations(deps);
+      if (n) logger.info({ removed: n }, 'removed account sign-ins older than a day');
+    } catch (err) {
+      logger.error({ err }, 'account sign-in cleanup failed');
+    }
   };
   await sweep();
   const sweeper = setInterval(() => void sweep(), 60 * 60 * 1000); // sweep() logs its own failures
@@ -136,7 +144,9 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, database: database.provider }, 'Content Pipeline is listening');
+  // Without PUBLIC_BASE_URL, the OAuth callback is on the address the service listens on.
+  config.publicBaseUrl ??= url;
+  logger.info({ url, database: database.provider, oauth_redirect_uri: redirectUri(config) }, 'Content Pipeline is listening');
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
@@ -186,6 +196,7 @@ async function main() {
         dataDir: config.dataDir,
         databaseUrl: config.databaseUrl,
         deskLink,
+        oauthRedirectUri: redirectUri(config),
       }),
     );
   }

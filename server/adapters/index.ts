@@ -7,7 +7,8 @@ import type { Platform, PlatformAdapter } from './types.js';
 
 export * from './types.js';
 
-const ADAPTERS: Record<Platform, PlatformAdapter> = {
+// x, linkedin and threads connect by signing in (platforms/oauth.ts); their adapters come with publishing to them.
+const ADAPTERS: Partial<Record<Platform, PlatformAdapter>> = {
   rss: rssAdapter,
   mastodon: mastodonAdapter,
   bluesky: blueskyAdapter,

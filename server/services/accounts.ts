@@ -7,14 +7,21 @@ import { adapterFor, type AdapterContext, type Credentials, type Platform, type 
 import * as store from '../store/accounts.js';
 import type { AccountRow } from '../store/accounts.js';
 import type { Caller, ServiceDeps } from './context.js';
+import { accountAad, sealedCredentials, unsealCredentials } from './account-secrets.js';
 import { credentialCipher } from './crypto.js';
+import { freshCredentials } from './oauth/grants.js';
+import { AdapterError } from '../adapters/types.js';
+import { API_PREFIX, AppError, notFound, validationFailed } from '../errors.js';
+import { oauthFor } from '../platforms/oauth.js';
 import { credentialDead, credentialMissing, upstreamAppError } from './upstream.js';
 
 type ConnectRequest = components['schemas']['ConnectAccountRequest'];
 type S = components['schemas'];
 
-export const accountAad = (a: { workspaceId: string; platform: string; handle: string }, part: 'credentials' | 'proxy') =>
-  `account|${a.workspaceId}|${a.platform}|${a.handle}|${part}`;
+/** Platforms whose accounts only signing in connects (no pasted token path). */
+const SIGN_IN_ONLY: ReadonlySet<string> = new Set(['x', 'linkedin', 'threads']);
+
+export { accountAad, sealedCredentials } from './account-secrets.js';
 
 export function accountView(a: AccountRow): S['Account'] {
   return {
@@ -23,6 +30,8 @@ export function accountView(a: AccountRow): S['Account'] {
     handle: a.handle,
     status: a.status as S['Account']['status'],
     has_proxy: a.proxyUrl !== null,
+    connected_by: a.connectedBy === 'sign_in' ? 'sign_in' : 'credential',
+    reconnect_by: a.reconnectBy?.toISOString() ?? null,
     last_probed_at: a.lastProbedAt.toISOString(),
     last_probe_error: a.status === 'dead' ? a.lastProbeError : null,
     created_at: a.createdAt.toISOString(),
@@ -36,6 +45,12 @@ export function adapterContext(deps: ServiceDeps, proxyUrl: string | null): Adap
 
 /** Adds the account or rotates its credentials, after a successful probe. A failed probe stores nothing. */
 export async function connectAccount(deps: ServiceDeps, caller: Caller, body: ConnectRequest) {
+  if (SIGN_IN_ONLY.has(body.platform)) {
+    throw validationFailed(
+      'body.platform',
+      `${body.platform} accounts are connected by signing in: POST ${API_PREFIX}/accounts/authorizations (docs/accounts.md)`,
+    );
+  }
   const adapter = adapterFor(body.platform);
   const handle = normalize(adapter, body.handle, body.platform);
   const creds: Credentials = { secret: body.auth_material, secondary: body.secondary_auth ?? null };
@@ -54,11 +69,6 @@ export async function connectAccount(deps: ServiceDeps, caller: Caller, body: Co
     now: deps.clock.now(),
   });
   return { result: created ? ('added' as const) : ('rotated' as const), account: accountView(account) };
-}
-
-/** Credentials as stored: sealed, bound to the account's workspace, platform and handle. */
-export function sealedCredentials(deps: ServiceDeps, key: { workspaceId: string; platform: string; handle: string }, creds: Credentials): string {
-  return credentialCipher(deps.config).encrypt(JSON.stringify(creds), accountAad(key, 'credentials'));
 }
 
 function normalize(adapter: PlatformAdapter, handle: string, platform: Platform): string {
@@ -86,8 +96,9 @@ export async function findUsableAccount(deps: ServiceDeps, workspaceId: string, 
   const account = await store.findAccount(deps.db, workspaceId, platform, handle);
   if (!account) return null;
   const cipher = credentialCipher(deps.config);
-  const creds = JSON.parse(cipher.decrypt(account.credentials, accountAad(account, 'credentials'))) as Credentials;
   const proxyUrl = account.proxyUrl === null ? null : cipher.decrypt(account.proxyUrl, accountAad(account, 'proxy'));
+  // A signed-in account's access token, refreshed first when it is about to expire.
+  const creds = await freshCredentials(deps, account, unsealCredentials(deps, account), proxyUrl);
   return { account, creds, proxyUrl };
 }
 
@@ -115,4 +126,41 @@ export async function platformOfConnectedHandle(deps: ServiceDeps, workspaceId: 
 /** Marks an account dead after the platform refused its credential (in ingest or publish). */
 export async function markAccountDead(deps: ServiceDeps, tx: Parameters<typeof store.setProbeResult>[0] | null, accountId: string, why: string) {
   await store.setProbeResult(tx ?? deps.db, { id: accountId, status: 'dead', error: why.slice(0, 500), now: deps.clock.now() });
+}
+
+/**
+ * Uses the account's credential as a publish would (a signed-in account's token refreshed first
+ * when due) and asks the platform whose it is: `active` when accepted, `dead` when refused.
+ */
+export async function checkAccount(deps: ServiceDeps, caller: Caller, id: string): Promise<S['Account']> {
+  const account = await store.findAccountById(deps.db, caller.workspaceId, id);
+  if (!account) throw notFound('account');
+  const platform = account.platform as Platform;
+  const proxyUrl = account.proxyUrl === null ? null : credentialCipher(deps.config).decrypt(account.proxyUrl, accountAad(account, 'proxy'));
+  const now = deps.clock.now();
+  let creds: Credentials;
+  try {
+    creds = await freshCredentials(deps, account, unsealCredentials(deps, account), proxyUrl);
+  } catch (err) {
+    // A refused renewal marked the account dead: that is the check's answer.
+    if (err instanceof AppError && err.code === 'credential_dead')
+      return accountView((await store.findAccountById(deps.db, caller.workspaceId, id)) ?? account);
+    throw err;
+  }
+  const ctx = adapterContext(deps, proxyUrl);
+  const signIn = account.connectedBy === 'sign_in' ? oauthFor(platform) : null;
+  try {
+    if (signIn) {
+      const who = await signIn.identify({ ctx, instance: unsealCredentials(deps, account).grant?.instance ?? null, redirectUri: '' }, creds.secret);
+      if (who.handle !== account.handle) throw new AdapterError('credential_rejected', `the credential now belongs to ${who.handle}`);
+    } else {
+      await adapterFor(platform).probe(ctx, account.handle, creds);
+    }
+  } catch (err) {
+    if (!(err instanceof AdapterError) || err.kind !== 'credential_rejected') throw upstreamAppError(err, { platform, handle: account.handle, probe: false });
+    await store.setProbeResult(deps.db, { id, status: 'dead', error: err.message.slice(0, 500), now });
+    return accountView((await store.findAccountById(deps.db, caller.workspaceId, id)) ?? account);
+  }
+  await store.setProbeResult(deps.db, { id, status: 'active', error: null, now });
+  return accountView((await store.findAccountById(deps.db, caller.workspaceId, id)) ?? account);
 }

@@ -8,6 +8,7 @@ import { AdapterError } from '../adapters/types.js';
 import { API_PREFIX, notFound } from '../errors.js';
 import { AllowList, nonPublicRange } from '../outbound/address-policy.js';
 import { findAccount, type AccountRow } from '../store/accounts.js';
+import { accountsNeedingSignIn } from '../store/oauth.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import * as health from '../store/health.js';
 import { listPublishFailed, listScheduled } from '../store/published-parts.js';
@@ -63,7 +64,12 @@ export interface Facts {
   exportOnly: Array<{ variant: PipelineVariantRow }>;
   /** Artifacts drawn from a retired direct message (not discarded), newest first. */
   fromDirect: ArtifactRow[];
+  /** Signed-in accounts of the workspace that need the person: refused their renewal (dead), or end within a week (`reconnectBy`). */
+  signIns: AccountRow[];
 }
+
+/** How long before a signed-in grant ends (LinkedIn's 60 days without a refresh token) the inbox and diagnose warn. */
+export const RECONNECT_WARNING_MS = 7 * 24 * HOUR;
 
 /**
  * The pipeline's account. Only the expected refusal becomes "no account": a handle of the wrong
@@ -102,6 +108,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
       artifactsFromRetired(deps.db, pipeline.id, 50),
       health.unreadDates(deps.db, pipeline.id),
     ]);
+  const signIns = await accountsNeedingSignIn(deps.db, caller.workspaceId, new Date(now.getTime() + RECONNECT_WARNING_MS));
   const artifacts = await health.findArtifacts(
     deps.db,
     caller.workspaceId,
@@ -132,6 +139,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
       .filter((v) => v.state === 'scheduled' && v.platform !== pipeline.platform && isTargetPlatform(v.platform) && !rulesFor(v.platform).publishable)
       .map((variant) => ({ variant })),
     fromDirect,
+    signIns,
   };
 }
 
@@ -165,6 +173,44 @@ export function accountIssues(f: Facts): Issue[] {
     },
   ];
 }
+
+const SIGN_IN = `POST ${API_PREFIX}/accounts/authorizations`;
+
+/** A signed-in account that must be signed in again: refused (not the pipeline's own account, which `accountIssues` reports), or ending within a week. */
+export function signInIssues(f: Facts): Array<Issue & { account: AccountRow }> {
+  return f.signIns.flatMap((a) => {
+    if (a.status === 'dead') {
+      if (a.id === f.account?.id) return [];
+      const why = a.lastProbeError ? `: ${a.lastProbeError}` : '';
+      return [
+        {
+          account: a,
+          code: 'reconnect_account',
+          severity: 'error' as const,
+          message: `The ${a.platform} account ${a.handle} must be signed in again (its sign-in was refused ${a.lastProbedAt.toISOString()}${why}); nothing is published to it until then.`,
+          suggested_action: 'connect_account',
+          suggested_endpoint: SIGN_IN,
+        },
+      ];
+    }
+    if (!a.reconnectBy) return [];
+    const ended = a.reconnectBy <= f.now;
+    return [
+      {
+        account: a,
+        code: 'credential_expiring',
+        severity: ended ? ('error' as const) : ('warning' as const),
+        message: ended
+          ? `The ${a.platform} sign-in of ${a.handle} ended ${a.reconnectBy.toISOString()} (the platform gives this app no refresh token); sign in again before publishing to it.`
+          : `The ${a.platform} sign-in of ${a.handle} ends ${a.reconnectBy.toISOString()} (the platform gives this app no refresh token); sign in again before then, or publishing to it will fail.`,
+        suggested_action: 'connect_account',
+        suggested_endpoint: SIGN_IN,
+      },
+    ];
+  });
+}
+
+const signInChecks = (f: Facts): Issue[] => signInIssues(f).map(({ account: _account, ...issue }) => issue);
 
 export function ingestIssues(f: Facts): Issue[] {
   const { last, lastGood, count } = f.ingest;
@@ -434,6 +480,7 @@ export function directMessageIssues(f: Facts): Issue[] {
 
 const CHECKS = [
   accountIssues,
+  signInChecks,
   ingestIssues,
   retryingIssues,
   stalledIssues,

@@ -7,7 +7,7 @@ import { API_PREFIX } from '../errors.js';
 import * as health from '../store/health.js';
 import type { PostRow } from '../store/posts.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { accountIssues, ingestIssues, pipelineFacts, publishRemedy, variantEndpoint, type Facts } from './diagnose.js';
+import { accountIssues, ingestIssues, pipelineFacts, publishRemedy, signInIssues, variantEndpoint, type Facts } from './diagnose.js';
 import { mediaIssues, mediaOf } from './media-items.js';
 import { postDate } from './views.js';
 
@@ -18,6 +18,7 @@ export const PRIORITY = {
   credential: 95,
   ingest: 90,
   directMessage: 88,
+  signInEnding: 86,
   publishFailed: 85,
   draftFailed: 80,
   variantUnpostable: 75,
@@ -56,6 +57,24 @@ function anomalies(f: Facts): Item[] {
         : `The ${f.pipeline.platform} credential of ${f.pipeline.handle} is dead`
       ).slice(0, 300),
       created_at: (f.account?.lastProbedAt ?? f.pipeline.createdAt).toISOString(),
+      anomaly: { code: issue.code, message: issue.message },
+      suggested_action: issue.suggested_action,
+      suggested_endpoint: issue.suggested_endpoint,
+    });
+  }
+  for (const issue of signInIssues(f)) {
+    const a = issue.account;
+    const reconnect = issue.code === 'reconnect_account';
+    items.push({
+      ...empty,
+      id: `flagged_anomaly:${issue.code}:${a.id}`,
+      kind: 'flagged_anomaly',
+      priority: reconnect || issue.severity === 'error' ? PRIORITY.credential : PRIORITY.signInEnding,
+      title: (reconnect
+        ? `Sign in to ${a.platform} again as ${a.handle}`
+        : `The ${a.platform} sign-in of ${a.handle} ends ${a.reconnectBy?.toISOString().slice(0, 10) ?? ''}: sign in again`
+      ).slice(0, 300),
+      created_at: (reconnect ? a.lastProbedAt : (a.reconnectBy ?? a.updatedAt)).toISOString(),
       anomaly: { code: issue.code, message: issue.message },
       suggested_action: issue.suggested_action,
       suggested_endpoint: issue.suggested_endpoint,

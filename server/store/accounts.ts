@@ -12,7 +12,13 @@ export function findAccountsByHandle(db: Db, workspaceId: string, handle: string
   return db.selectFrom('Account').selectAll().where('workspaceId', '=', workspaceId).where('handle', '=', handle).orderBy('createdAt', 'asc').execute();
 }
 
-export type AccountWrite = Pick<AccountRow, 'id' | 'workspaceId' | 'platform' | 'handle' | 'credentials' | 'proxyUrl'> & { now: Date };
+export type AccountWrite = Pick<AccountRow, 'id' | 'workspaceId' | 'platform' | 'handle' | 'credentials' | 'proxyUrl'> & {
+  now: Date;
+  /** `sign_in` for a grant from signing in (default `credential`: a pasted one). */
+  connectedBy?: 'credential' | 'sign_in';
+  /** When a signed-in grant ends without a refresh (null: it does not, or is refreshed). */
+  reconnectBy?: Date | null;
+};
 
 /**
  * Adds the account, or replaces the credentials of the existing (platform, handle): a rotation.
@@ -20,7 +26,17 @@ export type AccountWrite = Pick<AccountRow, 'id' | 'workspaceId' | 'platform' | 
  * the same account that created it first makes this one a rotation.
  */
 export async function saveAccount(db: Db, a: AccountWrite): Promise<{ account: AccountRow; created: boolean }> {
-  const secrets = { credentials: a.credentials, proxyUrl: a.proxyUrl, status: 'active', lastProbedAt: a.now, lastProbeError: null, updatedAt: a.now };
+  const secrets = {
+    credentials: a.credentials,
+    proxyUrl: a.proxyUrl,
+    status: 'active',
+    lastProbedAt: a.now,
+    lastProbeError: null,
+    updatedAt: a.now,
+    connectedBy: a.connectedBy ?? 'credential',
+    reconnectBy: a.reconnectBy ?? null,
+    refreshLeaseUntil: null,
+  };
   const inserted = await db
     .insertInto('Account')
     .values({ id: a.id, workspaceId: a.workspaceId, platform: a.platform, handle: a.handle, createdAt: a.now, ...secrets })
@@ -30,7 +46,8 @@ export async function saveAccount(db: Db, a: AccountWrite): Promise<{ account: A
   if (inserted) return { account: inserted, created: true };
   const account = await db
     .updateTable('Account')
-    .set(secrets)
+    // A new grant is a new version: a refresh that read the old one must not overwrite it.
+    .set((eb) => ({ ...secrets, grantVersion: eb('grantVersion', '+', 1) }))
     .where('workspaceId', '=', a.workspaceId)
     .where('platform', '=', a.platform)
     .where('handle', '=', a.handle)

@@ -14,6 +14,22 @@ export type Account = {
     status: string;
     lastProbedAt: Date;
     lastProbeError: string | null;
+    /**
+     * `credential` (pasted) or `sign_in` (OAuth 2.0; the sealed credentials then hold the grant).
+     */
+    connectedBy: Generated<string>;
+    /**
+     * Bumped on every change of the sealed grant: a refresh commits only on the version it read (compare-and-swap).
+     */
+    grantVersion: Generated<number>;
+    /**
+     * Held by the instance that refreshes the grant (the others wait for the new version): docs/accounts.md.
+     */
+    refreshLeaseUntil: Date | null;
+    /**
+     * When the grant stops working unless the person signs in again (no refresh token: LinkedIn).
+     */
+    reconnectBy: Date | null;
     createdAt: Generated<Date>;
     updatedAt: Date;
 };
@@ -247,6 +263,56 @@ export type MediaUpload = {
     altText: string | null;
     createdAt: Generated<Date>;
 };
+export type OAuthAuthorization = {
+    id: string;
+    workspaceId: string;
+    /**
+     * The token that started it: only its workspace can follow it.
+     */
+    tokenId: string;
+    platform: string;
+    /**
+     * The Mastodon instance (host[:port]); null elsewhere.
+     */
+    instance: string | null;
+    /**
+     * SHA-256 of the cookie that binds the authorization to the browser that started it (the desk); null: not bound.
+     */
+    browserBinding: string | null;
+    /**
+     * The user named at the start (Mastodon), which the account signed in must be.
+     */
+    expectedHandle: string | null;
+    /**
+     * SHA-256 of the single-use `state` (the state itself is only in the authorization URL).
+     */
+    stateHash: string;
+    /**
+     * The PKCE code verifier, sealed; emptied once the callback used it.
+     */
+    verifier: string;
+    authorizationUrl: string;
+    redirectUri: string;
+    /**
+     * pending, connected, failed
+     */
+    status: string;
+    accountId: string | null;
+    failure: string | null;
+    expiresAt: Date;
+    createdAt: Date;
+    updatedAt: Date;
+};
+export type OAuthClient = {
+    instance: string;
+    redirectUri: string;
+    clientId: string;
+    /**
+     * Sealed.
+     */
+    clientSecret: string;
+    createdAt: Date;
+};
 export type Pattern = {
     id: string;
     workspaceId: string;
@@ -451,6 +517,8 @@ export type DB = {
     IdempotencyRecord: IdempotencyRecord;
     Import: Import;
     MediaUpload: MediaUpload;
+    OAuthAuthorization: OAuthAuthorization;
+    OAuthClient: OAuthClient;
     Pattern: Pattern;
     Pipeline: Pipeline;
     PublishedPart: PublishedPart;

@@ -51,6 +51,8 @@ export const WORKSPACE_TABLES: { [T in Table]: Scope } = {
   Snapshot: own(),
   ExtractionSchema: own(['id']),
   Event: { ...own(['seq']), recent: { column: 'createdAt', days: 7 }, omit: ['seq'] },
+  OAuthAuthorization: { leftOut: 'sign-ins in progress last 10 minutes; an account they connected is carried with its grant' },
+  OAuthClient: { leftOut: 'the old instance’s app registrations on Mastodon instances, bound to its callback address' },
   IdempotencyRecord: { leftOut: 'replays of requests made to the old instance (they expire within a day)' },
   RateLimitWindow: { leftOut: 'rate-limit counters of the old instance' },
   Setting: { leftOut: 'instance-wide settings (the cursor-signing key), not a workspace’s' },

@@ -21,7 +21,7 @@ import { updateRows } from '../support/rows.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { writeZip, xArchive } from '../support/exports.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { launchChromium } from './browser.js';
+import { collectPageErrors, launchChromium } from './browser.js';
 import { projectRoot } from './support.js';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
@@ -104,12 +104,8 @@ describe('the review desk in Chromium', () => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    page.on('console', (m) => {
-      // Chromium logs every 4xx answer as "Failed to load resource"; the walk causes two on purpose
-      // (a wrong token, a skipped local time), checked where they happen. Anything else is an error.
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource: the server responded with a status of 4')) consoleErrors.push(m.text());
-    });
-    page.on('pageerror', (e) => consoleErrors.push(e.message));
+    // The walk causes two 4xx answers on purpose (a wrong token, a skipped local time), checked where they happen.
+    collectPageErrors(page, consoleErrors);
   });
   afterAll(async () => {
     await browser?.close();

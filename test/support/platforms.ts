@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import net from 'node:net';
 import { json, reply, startFake, type Fake } from './https-fake.js';
+import { authorizePage, CONSENT_PATH, consentHandler, newAuthServerState, tokenEndpoint, type AuthServerState } from './oauth-server.js';
 
 type Res = http.ServerResponse;
 
@@ -66,6 +67,10 @@ export interface MastodonState extends FailureMode {
   media: Map<string, { description: string | null; contentType: string; size: number; filename: string; bytes: Buffer; polls: number }>;
   /** How many GET /api/v1/media/:id answer 206 (still processing) before 200; 0 answers the upload 200 at once. */
   mediaProcessingPolls: number;
+  /** The instance's authorization server (POST /api/v1/apps, /oauth/authorize, /oauth/token): its tokens are `token`. */
+  oauth: AuthServerState;
+  /** Apps registered through POST /api/v1/apps. */
+  appsRegistered: number;
 }
 
 export interface MastodonFake {
@@ -103,14 +108,43 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
     mediaProcessingPolls: 0,
     failNext: 0,
     failStatus: 503,
+    oauth: newAuthServerState({ accessTtlSeconds: null, issueRefreshTokens: false }),
+    appsRegistered: 0,
     ...init,
   };
   const keyed = new Map<string, FakeStatus>();
+  // Mastodon's sign-in (docs.joinmastodon.org/methods/apps, /methods/oauth): the tokens it issues are the account's `token`.
+  const authorize = authorizePage(state.oauth, 'Mastodon');
+  const consented = consentHandler(state.oauth);
+  const tokens = tokenEndpoint(state.oauth, {
+    clientAuth: 'body',
+    issue: (scope) => ({ access_token: state.token, token_type: 'Bearer', scope, created_at: Math.floor(Date.now() / 1000) }),
+  });
   const fake = await startFake({
     tls: true,
     handler: async (req, res, body) => {
       if (failing(state, res)) return;
       const url = new URL(req.url ?? '/', 'https://x');
+      if (req.method === 'POST' && url.pathname === '/api/v1/apps') {
+        const isJson = String(req.headers['content-type']).startsWith('application/json');
+        const b = (isJson ? JSON.parse(body.toString('utf8')) : Object.fromEntries(new URLSearchParams(body.toString('utf8')))) as Record<string, string>;
+        if (!b.client_name || !b.redirect_uris)
+          return json(res, 422, { error: "Validation failed: Application name can't be blank, Redirect URI can't be blank" });
+        state.appsRegistered += 1;
+        const clientId = `client-${state.appsRegistered}`;
+        const secret = `secret-${state.appsRegistered}-0123456789`;
+        state.oauth.clients.set(clientId, { secret, redirectUris: b.redirect_uris.split(/\s+/) });
+        return json(res, 200, {
+          id: String(state.appsRegistered),
+          name: b.client_name,
+          redirect_uri: b.redirect_uris,
+          client_id: clientId,
+          client_secret: secret,
+        });
+      }
+      if (req.method === 'GET' && url.pathname === '/oauth/authorize') return authorize(req, res, body, {});
+      if (req.method === 'POST' && url.pathname === CONSENT_PATH) return consented(req, res, body, {});
+      if (req.method === 'POST' && url.pathname === '/oauth/token') return tokens(req, res, body, {});
       const authed = req.headers.authorization === `Bearer ${state.token}` && !state.revoked;
       if (!authed) return json(res, 401, { error: 'The access token is invalid' });
       if (req.method === 'GET' && url.pathname === '/api/v1/accounts/verify_credentials') {

@@ -19,8 +19,10 @@ describe('console', () => {
       tokenCreated: true,
       dataDir: '/srv/cp/data',
       databaseUrl: null,
+      oauthRedirectUri: 'https://pipeline.example.com/oauth/callback',
     });
     expect(text).toContain('Content Pipeline is listening on http://127.0.0.1:8787');
+    expect(text).toMatch(/Sign-in URL +https:\/\/pipeline\.example\.com\/oauth\/callback \(the redirect URL/);
     expect(text).toMatch(/API docs +http:\/\/127\.0\.0\.1:8787\/docs\n/);
     expect(text).toMatch(/Agent token +\/srv\/cp\/data\/agent-token \(new\); `npx cpa token` prints it/);
     expect(text).toMatch(/Database +SQLite, \/srv\/cp\/data\/content-pipeline\.db/);

@@ -60,6 +60,7 @@ function facts(over: Partial<Facts> = {}): Facts {
     unpostable: [],
     exportOnly: [],
     fromDirect: [],
+    signIns: [],
     ...over,
   };
 }

@@ -91,6 +91,7 @@ describe('a run waiting to retry', () => {
       unpostable: [],
       exportOnly: [],
       fromDirect: [],
+      signIns: [],
     } satisfies Facts;
     const issue = issuesOf(f).find((i) => i.code === 'run_retrying');
     expect(issue).toMatchObject({ severity: 'warning', suggested_endpoint: 'GET /api/agent/v1/runs/run_1' });

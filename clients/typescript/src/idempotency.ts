@@ -32,6 +32,7 @@ export const KEYED_OPERATIONS: { readonly [K in KeyedOperation]: 'body' | 'query
   'POST /api/agent/v1/artifacts/{id}/transition': 'body',
   'POST /api/agent/v1/artifacts/{id}/mark-published': 'body',
   'POST /api/agent/v1/accounts/connect': 'body',
+  'POST /api/agent/v1/accounts/authorizations': 'body',
   'POST /api/agent/v1/imports': 'query',
   'POST /api/agent/v1/media': 'query',
   'POST /api/sessions/{sessionId}/items': 'body',

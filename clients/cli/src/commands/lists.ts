@@ -156,8 +156,18 @@ export function registerListCommands(program: Command) {
   plainList(program, 'accounts', 'list the connected accounts and their health; never a credential (listAccounts)', {
     noun: 'accounts',
     path: '/api/agent/v1/accounts',
-    head: ['id', 'platform', 'handle', 'status', 'proxy', 'last probed (UTC)', 'last error'],
-    row: (a) => [a.id, a.platform, a.handle, a.status, a.has_proxy ? 'yes' : 'no', when(a.last_probed_at), truncate(a.last_probe_error ?? '-', 40)],
+    head: ['id', 'platform', 'handle', 'status', 'connected by', 'reconnect by', 'proxy', 'last probed (UTC)', 'last error'],
+    row: (a) => [
+      a.id,
+      a.platform,
+      a.handle,
+      a.status,
+      a.connected_by,
+      a.reconnect_by ? when(a.reconnect_by) : '-',
+      a.has_proxy ? 'yes' : 'no',
+      when(a.last_probed_at),
+      truncate(a.last_probe_error ?? '-', 40),
+    ],
   });
 
   plainList(program, 'imports', "list the workspace's imports, newest first (listImports)", {

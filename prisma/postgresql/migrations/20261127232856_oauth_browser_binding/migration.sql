@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "OAuthAuthorization" ADD COLUMN     "browserBinding" TEXT;
+
