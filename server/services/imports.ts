@@ -8,7 +8,7 @@ import type { components } from '../../generated/api.js';
 import { ArchiveError, bufferSource, scanExport, SKIP_REASONS, type ArchiveFormat, type ByteSource, type Scan } from '../adapters/archive/index.js';
 import { archiveAdapter } from '../adapters/archive/adapter.js';
 import { AppError, notFound, validationFailed } from '../errors.js';
-import { receiveUpload, uploadBounds, withUploadSlot } from './upload-body.js';
+import { holdingUploadSlot, receiveUpload, uploadBounds } from './upload-body.js';
 import { blobStore } from '../store/blobs.js';
 import * as store from '../store/imports.js';
 import type { ImportRow } from '../store/imports.js';
@@ -92,14 +92,7 @@ async function scan(source: ByteSource, format: string | undefined, includeNonPu
  * the same bytes and options come again (the key with anything else is 422 `idempotency_key`).
  * It holds one of the workspace's upload slots from the first byte to the answer (429 when none is free).
  */
-export function createImport(
-  deps: ServiceDeps,
-  caller: Caller,
-  q: ImportRequest,
-  body: AsyncIterable<Buffer>,
-): Promise<{ status: 200 | 201; body: S['Import'] }> {
-  return withUploadSlot(deps.config, caller.workspaceId, () => receiveImport(deps, caller, q, body));
-}
+export const createImport = holdingUploadSlot(receiveImport);
 
 async function receiveImport(
   deps: ServiceDeps,

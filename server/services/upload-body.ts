@@ -19,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
 import { AppError, badRequest, rateLimited } from '../errors.js';
 import { sinkClosed } from '../store/blobs.js';
+import type { Caller, ServiceDeps } from './context.js';
 
 /** An error met while receiving an upload, as the caller sees it: ours as they are, anything else a broken upload. */
 export const brokenUpload = (err: unknown): AppError =>
@@ -119,6 +120,13 @@ export async function withUploadSlot<T>(config: Config, workspaceId: string, wor
     if (left > 0) counts.set(workspaceId, left);
     else counts.delete(workspaceId);
   }
+}
+
+/** `receive` (an upload's operation) holding one of the caller's workspace's upload slots from the first byte to the answer. */
+export function holdingUploadSlot<Q, R>(
+  receive: (deps: ServiceDeps, caller: Caller, q: Q, body: AsyncIterable<Buffer>) => Promise<R>,
+): (deps: ServiceDeps, caller: Caller, q: Q, body: AsyncIterable<Buffer>) => Promise<R> {
+  return (deps, caller, q, body) => withUploadSlot(deps.config, caller.workspaceId, () => receive(deps, caller, q, body));
 }
 
 /**
