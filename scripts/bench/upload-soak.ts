@@ -177,7 +177,15 @@ for (const kind of kinds) {
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < list.length) {
           const p = list[next++]!;
-          const status = await upload(port, token, p, false);
+          let status = await upload(port, token, p, false);
+          // A dropped upload holds its slot until the server has cleaned up after it (its blob
+          // removed), so a burst of drops can briefly fill UPLOAD_MAX_CONCURRENT: a 429, sent
+          // again after its Retry-After (10 s), as the typed client does.
+          while (status === 429 && p.cutAt === null) {
+            count(status);
+            await new Promise((r) => setTimeout(r, 10_000));
+            status = await upload(port, token, p, false);
+          }
           count(status);
           if (status !== null && status >= 500) fivexx += 1;
           if (p.cutAt === null && (status === 201 || status === 200)) taken += 1;
