@@ -134,10 +134,7 @@ class ChunkSink extends Writable {
     let buf = Buffer.concat(this.pending, this.size);
     while (buf.length >= CHUNK_BYTES || (all && buf.length > 0)) {
       const part = buf.subarray(0, CHUNK_BYTES);
-      await this.db
-        .insertInto('BlobChunk')
-        .values({ blobId: this.id, seq: this.seq, data: part, createdAt: new Date() })
-        .execute();
+      await this.db.insertInto('BlobChunk').values({ blobId: this.id, seq: this.seq, data: part, createdAt: new Date() }).execute();
       this.seq += 1;
       buf = buf.subarray(part.length);
     }
