@@ -891,14 +891,36 @@ export interface paths {
          *     | posts of an X export without `account.js` (the account is then found from its self-replies) | 1,000,000 |
          *     | one post: a JSON element of `tweets.js` / `outbox.json` (with the bytes before it), a record of `Shares.csv` | 4 MiB |
          *
+         *     A truncated archive (a ZIP, tar or tar.gz cut short, or a tar whose header declares more
+         *     bytes than the upload holds: a 1 TiB entry in 1 KB) is `422` naming `body` and saying it is
+         *     truncated, as soon as the body has ended: a tar entry's declared size is checked against
+         *     what the upload can hold before any of its data is waited for.
+         *
          *     Text is stored as written, except what no database can store: NUL characters are
          *     dropped and lone surrogates (half of a character outside the BMP) become U+FFFD.
-         *     An upload larger than `IMPORT_MAX_BYTES` is `413`; one that sends no byte for
-         *     `UPLOAD_IDLE_SECONDS` (default 30 s) is `408`; one that breaks off (the connection dropped,
-         *     fewer bytes than its `Content-Length`) is `400` when the client still listens. Each closes
-         *     the connection, keeps nothing, and records nothing under the key: send it again with the
-         *     same `idempotency_key`. `Content-Length` together with `Transfer-Encoding` is refused with
-         *     `400` (RFC 9112). Every bound is listed in docs/ingest.md, "Bounds".
+         *
+         *     **The request**: the body needs a `Content-Type`, one of those listed under the request
+         *     body: `application/zip`, `application/gzip`, `application/x-tar`, `application/json`,
+         *     `application/vnd.ipld.car`, `application/xml`, `text/xml`, `text/csv`, `text/javascript`,
+         *     `application/javascript` (a bare `tweets.js`, as browsers' file pickers send it) or
+         *     `application/octet-stream` when unsure (the content decides, not the type). Without one, or
+         *     with another, the answer is `415`, its message listing these.
+         *
+         *     **Slow and parallel uploads**: there is no total time limit (a few GB over home Wi-Fi takes
+         *     what it takes), but an upload that sends no byte for `UPLOAD_IDLE_SECONDS` (default 30 s) is
+         *     `408`, and so is one that, once it has lasted `UPLOAD_RATE_WINDOW_SECONDS` (default 60 s),
+         *     arrived at less than `UPLOAD_MIN_BYTES_PER_SECOND` (default 1024 bytes/s) on average over
+         *     the last such window (the time the service itself takes to store the bytes is not counted).
+         *     A workspace may have `UPLOAD_MAX_CONCURRENT` (default 4) uploads in progress at once on an
+         *     instance, imports and images together; one more is `429 rate_limited` with `Retry-After: 10`,
+         *     answered before its body is read.
+         *
+         *     An upload larger than `IMPORT_MAX_BYTES` is `413`; one that breaks off (the connection
+         *     dropped, fewer bytes than its `Content-Length`) is `400` when the client still listens. Each
+         *     of `408`, `413` and `429` closes the connection; none keeps anything or records anything under
+         *     the key: send it again with the same `idempotency_key`. `Content-Length` together with
+         *     `Transfer-Encoding` is refused with `400` (RFC 9112). Every bound is listed in
+         *     docs/ingest.md, "Bounds".
          */
         post: operations["createImport"];
         delete?: never;
@@ -965,11 +987,20 @@ export interface paths {
          *     Attach the upload to a draft with `PUT /artifacts/{id}/media` (its `alt_text` comes with
          *     it). **An upload no artifact uses is deleted 24 hours after it was made** (`expires_at`).
          *
+         *     The body needs a `Content-Type`: `image/jpeg`, `image/png`, `image/webp`, `image/gif`, or
+         *     `application/octet-stream` when unsure (the bytes decide either way). Without one, or with
+         *     another, the answer is `415`, its message listing these.
+         *
          *     Retry-safe: `idempotency_key` is required. The same key with the same bytes and alt text
          *     answers `200` with the first upload (`Idempotent-Replayed: true`); the same key with
          *     other bytes or alt text is `422` naming `idempotency_key`. An upload that sends no byte for
-         *     `UPLOAD_IDLE_SECONDS` (default 30 s) is `408`, one that breaks off is `400` (when the client
-         *     still listens); neither keeps anything nor records anything under the key.
+         *     `UPLOAD_IDLE_SECONDS` (default 30 s) is `408`, and so is one that, once it has lasted
+         *     `UPLOAD_RATE_WINDOW_SECONDS` (default 60 s), arrived at less than
+         *     `UPLOAD_MIN_BYTES_PER_SECOND` (default 1024 bytes/s) on average over the last such window;
+         *     one that breaks off is `400` (when the client still listens). A workspace may have
+         *     `UPLOAD_MAX_CONCURRENT` (default 4) uploads in progress at once on an instance, images and
+         *     imports together; one more is `429 rate_limited` with `Retry-After: 10`, before its body is
+         *     read. None of these keeps anything or records anything under the key.
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -3858,9 +3889,12 @@ export interface components {
             };
         };
         /**
-         * @description The upload sent no byte for `UPLOAD_IDLE_SECONDS` (default 30 s) and was dropped: nothing was
-         *     kept and nothing was recorded under the `idempotency_key`, so the same key may be sent again.
-         *     The connection is closed (`Connection: close`).
+         * @description The upload was dropped for arriving too slowly: it sent no byte for `UPLOAD_IDLE_SECONDS`
+         *     (default 30 s), or, once it had lasted `UPLOAD_RATE_WINDOW_SECONDS` (default 60 s), its average
+         *     rate over the last such window fell under `UPLOAD_MIN_BYTES_PER_SECOND` (default 1024 bytes/s,
+         *     1 KiB/s: a few GB over home Wi-Fi is thousands of times faster). Nothing was kept and nothing
+         *     was recorded under the `idempotency_key`, so the same key may be sent again. The connection is
+         *     closed (`Connection: close`).
          */
         UploadStalled: {
             headers: {
@@ -3891,7 +3925,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body has no Content-Type, or one no export has. */
+        /** @description The body has no `Content-Type`, or one no export is sent as; the message lists the accepted types (the operation's request body lists them too). */
         UploadUnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -3915,6 +3949,28 @@ export interface components {
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Either the per-token quota is spent, or the workspace already has `UPLOAD_MAX_CONCURRENT`
+         *     (default 4) uploads in progress on this instance (POST /imports and POST /media count
+         *     together). The second is answered before a byte of the body is read, with `Connection: close`
+         *     (the unread body cannot be skipped); nothing was done, so send the same upload again, with the
+         *     same `idempotency_key`, after `Retry-After` seconds (10) or once one of the others has finished.
+         */
+        UploadRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -3982,7 +4038,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body has no Content-Type, or one no image has. */
+        /** @description The body has no `Content-Type`, or one no image is sent as; the message lists the accepted types (the operation's request body lists them too). */
         MediaUnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5451,6 +5507,7 @@ export interface operations {
                 "application/xml": string;
                 "text/xml": string;
                 "text/javascript": string;
+                "application/javascript": string;
             };
         };
         responses: {
@@ -5462,7 +5519,7 @@ export interface operations {
             413: components["responses"]["UploadTooLarge"];
             415: components["responses"]["UploadUnsupportedMediaType"];
             422: components["responses"]["CreateImportValidationFailed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["UploadRateLimited"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -5530,7 +5587,7 @@ export interface operations {
             413: components["responses"]["MediaTooLarge"];
             415: components["responses"]["MediaUnsupportedMediaType"];
             422: components["responses"]["UploadMediaValidationFailed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["UploadRateLimited"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -75,10 +75,21 @@ export interface Config {
    */
   uploadIdleSeconds: number;
   /**
+   * The slowest an upload may arrive, in bytes per second averaged over the last
+   * `uploadRateWindowSeconds` (`UPLOAD_MIN_BYTES_PER_SECOND`, default 1024; 0: no floor). Checked
+   * once the upload has lasted a window; past it, 408 and whatever it wrote removed. Time the
+   * service itself spends storing the bytes is not counted against the client.
+   */
+  uploadMinBytesPerSecond: number;
+  /** The window of that average, in seconds (`UPLOAD_RATE_WINDOW_SECONDS`, default 60). */
+  uploadRateWindowSeconds: number;
+  /** Uploads a workspace may have in progress at once on this instance (`UPLOAD_MAX_CONCURRENT`, default 4); more: 429. */
+  uploadMaxConcurrent: number;
+  /**
    * How long a request other than an upload may take to send its (JSON) body
    * (`REQUEST_BODY_TIMEOUT_SECONDS`, default 300): past it, 408 and the connection closed. Uploads
    * have no total time limit (a multi-GB export over a slow line takes as long as it takes); the
-   * idle deadline above bounds them instead.
+   * idle deadline and the rate floor above bound them instead.
    */
   requestBodySeconds: number;
   /** The Bluesky PDS / entryway the bluesky adapter talks to (`BLUESKY_SERVICE_URL`, default https://bsky.social). */
@@ -237,6 +248,9 @@ export function loadConfig(env: Env = process.env): Config {
     importMaxBytes: intVar(env, 'IMPORT_MAX_BYTES', 8 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER, problems),
     mediaMaxBytes: intVar(env, 'MEDIA_MAX_BYTES', 32 * 1024 ** 2, 1024, 1024 ** 3, problems),
     uploadIdleSeconds: intVar(env, 'UPLOAD_IDLE_SECONDS', 30, 1, 3600, problems),
+    uploadMinBytesPerSecond: intVar(env, 'UPLOAD_MIN_BYTES_PER_SECOND', 1024, 0, 1024 ** 3, problems),
+    uploadRateWindowSeconds: intVar(env, 'UPLOAD_RATE_WINDOW_SECONDS', 60, 1, 3600, problems),
+    uploadMaxConcurrent: intVar(env, 'UPLOAD_MAX_CONCURRENT', 4, 1, 1000, problems),
     requestBodySeconds: intVar(env, 'REQUEST_BODY_TIMEOUT_SECONDS', 300, 1, 3600, problems),
     blueskyServiceUrl: (env.BLUESKY_SERVICE_URL?.trim() || 'https://bsky.social').replace(/\/+$/, ''),
     publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL', problems)?.replace(/\/+$/, '') ?? null,

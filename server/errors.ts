@@ -82,8 +82,8 @@ export const invalid = (message: string, extras?: ErrorExtras) => new AppError(4
 export const credentialError = (code: 'credential_missing' | 'credential_dead', message: string, extras?: ErrorExtras) =>
   new AppError(424, code, message, extras);
 /** 429 rate_limited, with Retry-After. */
-export const rateLimited = (message: string, retryAfterSeconds: number) =>
-  new AppError(429, 'rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+export const rateLimited = (message: string, retryAfterSeconds: number, headers: Record<string, string> = {}) =>
+  new AppError(429, 'rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds), ...headers } });
 /**
  * 502 (an upstream failed) or 503 (this service cannot do it now) backend_unavailable; retryable
  * unless the upstream's own answer (`upstreamStatus`) was final.

@@ -135,8 +135,9 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     // Node's whole-request limit (300 s) would cut off every upload slower than that: an export of a
-    // few GB over home Wi-Fi. Uploads are bounded by their idle deadline (UPLOAD_IDLE_SECONDS), other
-    // bodies by REQUEST_BODY_TIMEOUT_SECONDS (http/body-deadline.ts), the head by headersTimeout.
+    // few GB over home Wi-Fi. Uploads are bounded by their idle deadline (UPLOAD_IDLE_SECONDS) and
+    // rate floor (UPLOAD_MIN_BYTES_PER_SECOND), other bodies by REQUEST_BODY_TIMEOUT_SECONDS
+    // (http/body-deadline.ts), the head by headersTimeout.
     s.requestTimeout = 0;
     answerClientErrors(s, logger);
     s.once('error', reject);

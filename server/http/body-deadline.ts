@@ -1,6 +1,6 @@
 // The time a request other than an upload may take to send its body (REQUEST_BODY_TIMEOUT_SECONDS).
 // Node's own whole-request limit is off (server/main.ts), since it would cut off slow uploads; an
-// upload (a `format: binary` body) has its idle deadline instead (services/upload-body.ts). A
+// upload (a `format: binary` body) has its idle deadline and rate floor instead (services/upload-body.ts). A
 // request whose body has arrived when it is routed (every GET, most POSTs) costs no timer.
 import type { RequestHandler } from 'express';
 import type { RouteTable } from './route-table.js';

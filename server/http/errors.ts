@@ -93,9 +93,10 @@ export function toAppError(err: unknown, req: Request, routes: RouteTable): AppE
       const route = routes.matchRequest(req).route;
       if (!route?.binaryBody) return badRequest('Send the body as application/json.', { status: 415 });
       const types = route.bodyTypes;
-      return badRequest(`Send the file with its Content-Type: ${types.slice(0, -1).join(', ')}${types.length > 1 ? ' or ' : ''}${types[types.length - 1]}.`, {
-        status: 415,
-      });
+      const accepted = `${types.slice(0, -1).join(', ')}${types.length > 1 ? ' or ' : ''}${types[types.length - 1]}`;
+      const sent = req.headers['content-type'];
+      const problem = sent ? `Content-Type ${JSON.stringify(sent.slice(0, 100))} is not accepted here` : 'The request has no Content-Type';
+      return badRequest(`${problem}. Send the file with its Content-Type, one of: ${accepted}.`, { status: 415 });
     }
     if (status === 413) return badRequest('The request body is larger than 1048576 bytes.', { status: 413 });
     if (status === 404) return notFoundRoute(req);

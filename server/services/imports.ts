@@ -9,7 +9,7 @@ import { ArchiveError, bufferSource, scanExport, SKIP_REASONS, type ArchiveForma
 import { archiveAdapter } from '../adapters/archive/adapter.js';
 import { AppError, notFound, validationFailed } from '../errors.js';
 import { isInstantText } from '../lib/instants.js';
-import { receiveUpload, uploadBounds } from './upload-body.js';
+import { holdingUploadSlot, receiveUpload, uploadBounds } from './upload-body.js';
 import { blobStore } from '../store/blobs.js';
 import * as store from '../store/imports.js';
 import type { ImportRow } from '../store/imports.js';
@@ -101,8 +101,11 @@ async function scan(source: ByteSource, format: string | undefined, includeNonPu
 /**
  * Accepts an upload: 201 with the new import, or 200 with the first one when the same key and
  * the same bytes and options come again (the key with anything else is 422 `idempotency_key`).
+ * It holds one of the workspace's upload slots from the first byte to the answer (429 when none is free).
  */
-export async function createImport(
+export const createImport = holdingUploadSlot(receiveImport);
+
+async function receiveImport(
   deps: ServiceDeps,
   caller: Caller,
   q: ImportRequest,

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.js';
 import { backendUnavailable, notFound, validationFailed } from '../errors.js';
-import { memorySink, receiveUpload, uploadBounds } from './upload-body.js';
+import { holdingUploadSlot, memorySink, receiveUpload, uploadBounds } from './upload-body.js';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { blobStore, sinkClosed } from '../store/blobs.js';
@@ -81,7 +81,10 @@ async function storeBytes(deps: ServiceDeps, bytes: Buffer): Promise<string> {
  * Accepts an image: 201 with the new upload, or 200 with the first one when the same key comes
  * again with the same bytes and alt text (the key with anything else is 422 `idempotency_key`).
  */
-export async function uploadMedia(
+// One of the workspace's upload slots, from the first byte to the answer (429 when none is free).
+export const uploadMedia = holdingUploadSlot(receiveMedia);
+
+async function receiveMedia(
   deps: ServiceDeps,
   caller: Caller,
   q: MediaUploadRequest,

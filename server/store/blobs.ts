@@ -134,10 +134,7 @@ class ChunkSink extends Writable {
     let buf = Buffer.concat(this.pending, this.size);
     while (buf.length >= CHUNK_BYTES || (all && buf.length > 0)) {
       const part = buf.subarray(0, CHUNK_BYTES);
-      await this.db
-        .insertInto('BlobChunk')
-        .values({ blobId: this.id, seq: this.seq, data: Buffer.from(part), createdAt: new Date() })
-        .execute();
+      await this.db.insertInto('BlobChunk').values({ blobId: this.id, seq: this.seq, data: part, createdAt: new Date() }).execute();
       this.seq += 1;
       buf = buf.subarray(part.length);
     }
@@ -179,6 +176,13 @@ class ChunkSink extends Writable {
   }
 }
 
+/**
+ * Chunks fetched by one query of a sequential read. Each arrives as hex text (twice its size) and
+ * is parsed into a Buffer: 2 MiB a query keeps that transient within a few MiB, where 8 MiB a
+ * query held ~50 MiB at once while a 200 MB export streamed through (docs/ingest.md, "Memory").
+ */
+const ROWS_PER_READ = 2;
+
 /** How many chunks a reader keeps (its most recent), for the many small reads of a ZIP's directory. */
 const RECENT_CHUNKS = 8;
 
@@ -206,12 +210,12 @@ function chunkStore(db: Db): BlobStore {
                 .select(['seq', 'data'])
                 .where('blobId', '=', id)
                 .where('seq', '>=', seq)
-                .where('seq', '<=', Math.min(last, seq + 7))
+                .where('seq', '<=', Math.min(last, seq + ROWS_PER_READ - 1))
                 .orderBy('seq')
                 .execute();
           if (!rows.length) return;
           for (const r of rows) {
-            const data = Buffer.from(r.data);
+            const data = Buffer.isBuffer(r.data) ? r.data : Buffer.from(r.data);
             remember(`${id}:${r.seq}`, data);
             const at = r.seq * CHUNK_BYTES;
             yield data.subarray(Math.max(0, start - at), Math.min(data.length, end - at));

@@ -8,12 +8,13 @@
 // holds is the one the watch measures. On SQLite and PostgreSQL (TEST_DATABASE).
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { fetch } from 'undici';
 import { ingest, listAllPosts, V1 } from '../support/api.js';
-import { writeZip, xArchive } from '../support/exports.js';
-import { bulkyText, manyNotes, plainTar, rawZip, streamed, whitespaceGzip } from '../support/hostile-archives.js';
+import { mastodonArchive, writeZip, xArchive } from '../support/exports.js';
+import { bulkyText, lyingSizeTar, manyNotes, plainTar, rawZip, streamed, whitespaceGzip } from '../support/hostile-archives.js';
 import { freshConnections, watchLoop, type LoopReport } from '../support/loop-watch.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -155,6 +156,32 @@ describe('sizes, bounded as the bytes arrive', () => {
     const head =
       '{"orderedItems": [{"type":"Create","actor":"https://m.example/users/ada","object":{"id":"https://m.example/1","type":"Note","content":"hi","to":["https://www.w3.org/ns/activitystreams#Public"],"published":"2024-10-26T09:00:00Z"}},';
     await refused(whitespaceGzip(head, 10 * 1024 ** 3), /The gzip file inflates more than 200 times its compressed size/, 'application/gzip');
+  });
+});
+
+describe('archives cut short or lying about their sizes (issue 30): a 422 as soon as the body ends, no blob, the key free', () => {
+  // Before the fix the tar's scan waited for bytes that never come: no answer, the blob kept, and
+  // the key hung again on the next try. 30 s is far more than any of these takes once fixed.
+  it('a tar whose outbox.json declares 1 TiB (base-256 size) and holds 1 KB', { timeout: 30_000 }, async () => {
+    const tar = await lyingSizeTar('outbox.json', 1n << 40n, 1024);
+    await refused(
+      tar,
+      /^body is not an export we can import: The tar file ends inside outbox\.json: its header declares 1099511627776 bytes, the upload holds 1024 of them\. It is truncated\.$/,
+      'application/x-tar',
+    );
+    await refused(
+      gzipSync(tar),
+      /outbox\.json in the tar\.gz declares 1099511627776 bytes, more than an upload of \d+ bytes can inflate to/,
+      'application/gzip',
+    );
+  });
+
+  it('a real Mastodon archive cut in the middle, as a tar and as a ZIP', { timeout: 30_000 }, async () => {
+    const g = mastodonArchive({ posts: 40 });
+    const tar = await plainTar(g.files.map((f) => ({ name: f.name, data: f.data as Buffer })));
+    await refused(tar.subarray(0, tar.length - 3000), /^body is not an export we can import: The tar file .*truncated\.$/, 'application/x-tar');
+    const zip = (await writeZip(g.files))!;
+    await refused(zip.subarray(0, Math.floor(zip.length / 2)), /The ZIP file cannot be read .*: it is corrupt or truncated\./);
   });
 });
 

@@ -213,7 +213,28 @@ describe('bad input leaves nothing behind', () => {
       body: new Uint8Array([1, 2, 3]),
     });
     expect(res.status).toBe(415);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/application\/zip, application\/gzip/);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+      'The request has no Content-Type. Send the file with its Content-Type, one of: application/zip, application/gzip, application/x-tar, application/octet-stream, application/json, text/csv, application/vnd.ipld.car, application/xml, text/xml, text/javascript or application/javascript.',
+    );
+  });
+
+  it('an upload with a Content-Type no export is sent as is 415 naming it and the accepted ones', async () => {
+    const r = await upload(Buffer.from('hello'), { handle: 'x' }, 'text/plain');
+    expect(r.status).toBe(415);
+    expect(r.json.error.message).toMatch(
+      /^Content-Type "text\/plain" is not accepted here\. Send the file with its Content-Type, one of: application\/zip, .* or application\/javascript\.$/,
+    );
+  });
+
+  it('a bare tweets.js is taken as application/javascript (what a browser file picker sends) as well as text/javascript', async () => {
+    const tweets = Buffer.from(
+      'window.YTD.tweets.part0 = [ { "tweet" : { "id_str" : "1850000000000000001", "created_at" : "Sat Oct 26 09:00:00 +0000 2024", "full_text" : "Shipped v2.3 🦀" } } ]',
+    );
+    for (const type of ['application/javascript', 'text/javascript']) {
+      const r = await upload(tweets, { handle: `js-${type.split('/')[0]}` }, type);
+      expect(r.status, JSON.stringify(r.json)).toBe(201);
+      expect(r.json).toMatchObject({ format: 'x', summary: { posts: 1 } });
+    }
   });
 
   it('another workspace cannot read an import', async () => {

@@ -25,6 +25,16 @@ const RSS_GROWTH_BOUND = 160 * 1024 * 1024;
 const IDLE_SECONDS = 2;
 /** REQUEST_BODY_TIMEOUT_SECONDS: a JSON body must arrive whole within it; an upload has no such limit. */
 const BODY_SECONDS = 2;
+/**
+ * The rate floor, short for the tests (the defaults are 1024 bytes/s over 60 s): an upload that
+ * has lasted RATE_WINDOW_SECONDS must have sent MIN_RATE bytes/s on average over the last window.
+ * A byte every 500 ms (2 bytes/s) is under it; the window is longer than the idle deadline, so a
+ * stall is still the idle deadline's.
+ */
+const RATE_WINDOW_SECONDS = 3;
+const MIN_RATE = 4;
+/** UPLOAD_MAX_CONCURRENT for this server. */
+const MAX_CONCURRENT = 2;
 
 let srv: ChildServer;
 let database: DatabaseHandle;
@@ -33,7 +43,16 @@ let outbox: Buffer;
 let jpeg: Buffer;
 
 beforeAll(async () => {
-  srv = await startChildServer({ kind: testDbKind(), env: { UPLOAD_IDLE_SECONDS: String(IDLE_SECONDS), REQUEST_BODY_TIMEOUT_SECONDS: String(BODY_SECONDS) } });
+  srv = await startChildServer({
+    kind: testDbKind(),
+    env: {
+      UPLOAD_IDLE_SECONDS: String(IDLE_SECONDS),
+      REQUEST_BODY_TIMEOUT_SECONDS: String(BODY_SECONDS),
+      UPLOAD_RATE_WINDOW_SECONDS: String(RATE_WINDOW_SECONDS),
+      UPLOAD_MIN_BYTES_PER_SECOND: String(MIN_RATE),
+      UPLOAD_MAX_CONCURRENT: String(MAX_CONCURRENT),
+    },
+  });
   database = await openDatabase({ dataDir: srv.db.dataDir, databaseUrl: srv.db.databaseUrl });
   outbox = Buffer.from(archiveFixture('mastodon-outbox.json'));
   jpeg = await noise(64, 48);
@@ -206,27 +225,71 @@ describe.each<Kind>(['import', 'media'])('%s uploads under faults', (kind) => {
     await sameKeyWorks(kind, key);
   });
 
-  it(`a trickle that keeps sending (a byte a second, under the idle deadline) is not dropped for being slow, even past the ${BODY_SECONDS} s a JSON body gets`, async () => {
+  it(`a slow upload that keeps above the rate floor (10 bytes every 700 ms against ${MIN_RATE} bytes/s) is taken, past the ${BODY_SECONDS} s a JSON body gets and past the ${RATE_WINDOW_SECONDS} s window`, async () => {
     const key = uniqueKey(`slow-${kind}`);
     const body = kind === 'import' ? outbox : jpeg;
-    const at = body.length - 3;
-    const got = await fault(
-      [
-        head('POST', target(kind, key), { ...auth(), 'Content-Type': kind === 'import' ? 'application/json' : 'image/jpeg', 'Content-Length': body.length }),
-        body.subarray(0, at),
-        { wait: 1000 },
-        body.subarray(at, at + 1),
-        { wait: 1000 },
-        body.subarray(at + 1, at + 2),
-        { wait: 1000 },
-        body.subarray(at + 2),
-        { wait: 500 },
-        'destroy',
-      ],
-      { leavesNothing: false },
-    );
+    const pieces = 7;
+    const at = body.length - pieces * 10;
+    const steps: Step[] = [
+      // Connection: close: the server closes once it has answered, however long the check takes.
+      head('POST', target(kind, key), {
+        ...auth(),
+        'Content-Type': kind === 'import' ? 'application/json' : 'image/jpeg',
+        'Content-Length': body.length,
+        Connection: 'close',
+      }),
+      body.subarray(0, at),
+    ];
+    for (let i = 0; i < pieces; i++) steps.push({ wait: 700 }, body.subarray(at + i * 10, at + (i + 1) * 10));
+    const got = await fault(steps, { leavesNothing: false });
     expect(got.answers[0]?.status, got.raw).toBe(201);
     await clearUploads();
+  });
+
+  it(`a trickle that never pauses for the idle deadline (a byte every 500 ms) is dropped by the rate floor once it has lasted ${RATE_WINDOW_SECONDS} s: 408 naming UPLOAD_MIN_BYTES_PER_SECOND, the connection closed, nothing kept`, async () => {
+    const key = uniqueKey(`trickle-floor-${kind}`);
+    const got = await fault([
+      head('POST', target(kind, key), { ...auth(), 'Content-Type': contentType(kind), 'Content-Length': 1_000_000 }),
+      // 40 bytes over 20 s if nobody stops it; each pause is under the idle deadline.
+      { trickle: 40, every: 500 },
+    ]);
+    expect(['server-closed', 'reset']).toContain(got.ended);
+    expect(got.answers, got.raw).toHaveLength(1);
+    expect(got.answers[0]!.status).toBe(408);
+    expect(got.answers[0]!.headers.connection).toBe('close');
+    expect(errorOf(got).error).toMatchObject({ code: 'bad_request', message: expect.stringContaining('UPLOAD_MIN_BYTES_PER_SECOND') });
+    expect(errorOf(got).error.message).toMatch(/^The upload arrived at [0-3] bytes\/s over the last 3 s, under the floor of 4 bytes\/s/);
+    await sameKeyWorks(kind, key);
+  });
+
+  it(`more than UPLOAD_MAX_CONCURRENT (${MAX_CONCURRENT}) uploads of one workspace at once: the one over the cap is 429 with Retry-After before its body is read, the others go on; its key is then taken`, async () => {
+    // Three uploads at once, each holding on for ~9 s (1,000 bytes, then 100 every 300 ms: above
+    // the floor), then dropped by the client: whichever arrives third is refused, whatever the order.
+    const holding: Step[] = [{ fill: 1000 }];
+    for (let i = 0; i < 30; i++) holding.push({ wait: 300 }, { fill: 100 });
+    const keys = [0, 1, 2].map((i) => uniqueKey(`cap-${i}-${kind}`));
+    const watch: HealthWatch = watchHealth(srv);
+    const got = await Promise.all(
+      keys.map((key) =>
+        exchange(srv.port, [
+          head('POST', target(kind, key), { ...auth(), 'Content-Type': contentType(kind), 'Content-Length': 1_000_000 }),
+          ...holding,
+          'destroy',
+        ]),
+      ),
+    );
+    const seen = await watch.stop();
+    expect(seen.failures).toEqual([]);
+    const refused = got.filter((g) => g.answers.length > 0);
+    expect(refused, got.map((g) => g.raw).join('\n')).toHaveLength(1);
+    expect(got.filter((g) => g.ended === 'client' && g.answers.length === 0)).toHaveLength(2);
+    const answer = refused[0]!.answers[0]!;
+    expect(answer.status).toBe(429);
+    expect(answer.headers['retry-after']).toBe('10');
+    expect(answer.headers.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'rate_limited', message: expect.stringContaining('UPLOAD_MAX_CONCURRENT') } });
+    await vi.waitFor(async () => expect(await leftovers()).toEqual({ files: [], chunks: 0, imports: 0, media: 0 }), { timeout: 10_000, interval: 100 });
+    await sameKeyWorks(kind, keys[got.indexOf(refused[0]!)]!);
   });
 });
 

@@ -136,6 +136,26 @@ export async function plainTar(files: Array<{ name: string; data: Buffer }>): Pr
   return Buffer.concat(parts);
 }
 
+/**
+ * A tar whose first entry's header declares `declared` bytes in base-256 (the GNU form that
+ * reaches 2^95, as tar writes sizes past 8 GiB) while the archive holds only the `holds` bytes
+ * that follow the header: a lying size, or an archive cut short.
+ */
+export async function lyingSizeTar(name: string, declared: bigint, holds: number): Promise<Buffer> {
+  const t = Buffer.from(await plainTar([{ name, data: Buffer.alloc(holds, 0x20) }]));
+  t[124] = 0x80;
+  let left = declared;
+  for (let i = 11; i >= 1; i--) {
+    t[124 + i] = Number(left & 0xffn);
+    left >>= 8n;
+  }
+  t.fill(0x20, 148, 156);
+  let sum = 0;
+  for (let i = 0; i < 512; i++) sum += t[i]!;
+  t.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+  return t.subarray(0, 512 + holds);
+}
+
 const PHRASE = 'a post that goes on and on about the release, the build, the queue and the cache; ';
 
 /**

@@ -15,8 +15,8 @@ import {
   type ArchivePost,
 } from '../../server/adapters/archive/index.js';
 import { storable } from '../../server/adapters/archive/index.js';
-import { fileOf, linkedInArchive, mastodonArchive, writeZip, xArchive } from '../support/exports.js';
-import { plainTar, rawZip, whitespaceGzip } from '../support/hostile-archives.js';
+import { fileOf, linkedInArchive, mastodonArchive, writeTarGz, writeZip, xArchive } from '../support/exports.js';
+import { lyingSizeTar, plainTar, rawZip, whitespaceGzip } from '../support/hostile-archives.js';
 
 async function refusal(bytes: Buffer, limits: Partial<ArchiveLimits> = {}): Promise<ArchiveError> {
   try {
@@ -245,6 +245,49 @@ describe('bombs, refused as they inflate', () => {
     const g = mastodonArchive({ posts: 400 });
     const scan = await scanExport(bufferSource(gzipSync(fileOf(g, 'outbox.json'))), { includeNonPublic: false });
     expect(scan.summary.posts).toBe(g.publicPosts.size);
+  });
+});
+
+describe('archives cut short, or whose headers declare more than they hold (issue 30)', () => {
+  const TIB = 1n << 40n;
+
+  it('a tar whose outbox.json declares 1 TiB (base-256) and holds 1 KB is refused at once as truncated', async () => {
+    const e = await refusal(await lyingSizeTar('outbox.json', TIB, 1024));
+    expect(e.kind).toBe('corrupt');
+    expect(e.message).toBe('The tar file ends inside outbox.json: its header declares 1099511627776 bytes, the upload holds 1024 of them. It is truncated.');
+  });
+
+  it('the same tar gzipped is refused from its header: no upload of that size inflates to 1 TiB under the ratio bound', async () => {
+    const e = await refusal(gzipSync(await lyingSizeTar('outbox.json', TIB, 1024)));
+    expect(e.kind).toBe('corrupt');
+    expect(e.message).toMatch(
+      /^outbox\.json in the tar\.gz declares 1099511627776 bytes, more than an upload of \d+ bytes can inflate to: it is corrupt or truncated\.$/,
+    );
+  });
+
+  it('a tar.gz whose entry declares no more than it could inflate to, but ends early, is refused when the data ends', async () => {
+    const e = await refusal(gzipSync(await lyingSizeTar('outbox.json', 5000n, 1024)));
+    expect(e.kind).toBe('corrupt');
+    expect(e.message).toMatch(/truncated/);
+  });
+
+  it('a real Mastodon archive cut anywhere, as a tar, a tar.gz or a ZIP, is refused as corrupt or truncated (never waited on)', async () => {
+    const g = mastodonArchive({ posts: 60 });
+    const tarBytes = await plainTar(g.files.map((f) => ({ name: f.name, data: f.data as Buffer })));
+    const containers: Array<[string, Buffer]> = [
+      ['tar', tarBytes],
+      ['tar.gz', await writeTarGz(g.files)],
+      ['zip', (await writeZip(g.files))!],
+    ];
+    for (const [kind, whole] of containers) {
+      expect((await scanExport(bufferSource(whole), { includeNonPublic: false })).summary.posts).toBe(g.publicPosts.size);
+      for (const fraction of [0.3, 0.5, 0.8, 0.99]) {
+        const cut = whole.subarray(0, Math.floor(whole.length * fraction));
+        const e = await refusal(cut);
+        expect(e.kind, `${kind} cut at ${fraction}: ${e.message}`).toBe('corrupt');
+        expect(e.message, kind).toMatch(/truncated/);
+      }
+    }
   });
 });
 

@@ -416,19 +416,40 @@ async function walkTar(
   let names = 0;
   const turn = turns();
   const kind = gz ? 'tar.gz' : 'tar';
+  // What the bytes can hold: a plain tar's entry ends within the upload; a tar.gz inflates to at
+  // most `maxRatio` times the upload (past `ratioFloor`) and to `maxTotalBytes` (guard, above).
+  const room = gz ? Math.min(limits.maxTotalBytes, Math.max(limits.ratioFloor, limits.maxRatio * src.size)) : src.size;
   try {
     for await (const entry of extract) {
       await turn();
       const h = entry.header;
+      /** Where the entry's data starts in the tar (tar-stream's own count of the header bytes read). */
+      const at = (h as { byteOffset?: number }).byteOffset ?? 0;
       count += 1;
       if (count > limits.maxEntries)
         throw new ArchiveError('too_large', `The ${kind} lists more than ${limits.maxEntries} entries; at most ${limits.maxEntries} are accepted.`);
       names = checkName(h.name, names, limits, kind);
+      // A header may declare any size (base-256 reaches 2^95): one that the upload cannot hold is
+      // refused now, not waited for.
+      const size = h.size ?? 0;
+      if (!gz && at + size > src.size)
+        throw new ArchiveError(
+          'corrupt',
+          `The tar file ends inside ${clip(h.name, 200)}: its header declares ${size} bytes, the upload holds ${Math.max(0, src.size - at)} of them. It is truncated.`,
+        );
+      if (gz && size > room)
+        throw new ArchiveError(
+          'corrupt',
+          `${clip(h.name, 200)} in the tar.gz declares ${size} bytes, more than an upload of ${src.size} bytes can inflate to: it is corrupt or truncated.`,
+        );
+      // The tar failed under this entry while the loop had its turn (its data ended early): the
+      // stream is gone, and the loop's next step throws the tar's error.
+      if (entry.destroyed) continue;
       if (h.type !== 'file') {
         entry.resume();
         continue;
       }
-      if ((await onEntry(h.name, h.size ?? 0, entry as unknown as Readable)) === 'stop') return count;
+      if ((await onEntry(h.name, size, entry as unknown as Readable)) === 'stop') return count;
     }
   } catch (err) {
     throw err instanceof ArchiveError
