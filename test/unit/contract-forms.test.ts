@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blueskyAdapter } from '../../server/adapters/bluesky.js';
-import { mastodonAdapter } from '../../server/adapters/mastodon.js';
+import { blueskyAdapter } from '../../server/platforms/bluesky/adapter.js';
+import { mastodonAdapter } from '../../server/platforms/mastodon/adapter.js';
 import { rssAdapter } from '../../server/adapters/rss.js';
 import { CANONICAL_TYPES, parseTypeFilter, TYPE_ALIASES } from '../../server/services/events.js';
 
