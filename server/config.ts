@@ -83,6 +83,20 @@ export interface Config {
   requestBodySeconds: number;
   /** The Bluesky PDS / entryway the bluesky adapter talks to (`BLUESKY_SERVICE_URL`, default https://bsky.social). */
   blueskyServiceUrl: string;
+  /**
+   * The API bases of the platforms posted to with an OAuth access token (`X_API_BASE_URL`,
+   * `LINKEDIN_API_BASE_URL`, `THREADS_API_BASE_URL`): the platforms' own by default; tests point
+   * them at local fakes.
+   */
+  xApiBaseUrl: string;
+  linkedinApiBaseUrl: string;
+  threadsApiBaseUrl: string;
+  /**
+   * The address at which this service is reachable from the internet (`PUBLIC_BASE_URL`), e.g.
+   * https://pipeline.example.org; null when it is not. Threads fetches a post's images from a
+   * public URL, so images go to Threads only when it is set (GET /api/media-public/{token}).
+   */
+  publicBaseUrl: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -115,6 +129,11 @@ function secretVar(env: Env, name: string, problems: string[]): string | null {
   if (raw === undefined || raw === '') return null;
   if (raw.length < 16) problems.push(`${name} must be at least 16 characters long`);
   return raw;
+}
+
+/** An http(s) base URL (no trailing slash), `fallback` when unset. */
+function baseUrlVar(env: Env, name: string, fallback: string, problems: string[]): string {
+  return (urlVar(env, name, problems) ?? fallback).replace(/\/+$/, '');
 }
 
 function urlVar(env: Env, name: string, problems: string[]): string | null {
@@ -205,6 +224,10 @@ export function loadConfig(env: Env = process.env): Config {
     uploadIdleSeconds: intVar(env, 'UPLOAD_IDLE_SECONDS', 30, 1, 3600, problems),
     requestBodySeconds: intVar(env, 'REQUEST_BODY_TIMEOUT_SECONDS', 300, 1, 3600, problems),
     blueskyServiceUrl: (env.BLUESKY_SERVICE_URL?.trim() || 'https://bsky.social').replace(/\/+$/, ''),
+    xApiBaseUrl: baseUrlVar(env, 'X_API_BASE_URL', 'https://api.x.com', problems),
+    linkedinApiBaseUrl: baseUrlVar(env, 'LINKEDIN_API_BASE_URL', 'https://api.linkedin.com', problems),
+    threadsApiBaseUrl: baseUrlVar(env, 'THREADS_API_BASE_URL', 'https://graph.threads.net/v1.0', problems),
+    publicBaseUrl: urlVar(env, 'PUBLIC_BASE_URL', problems)?.replace(/\/+$/, '') ?? null,
   });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;

@@ -1,3 +1,3 @@
 // The adapters' interface, and the registry of platforms (server/platforms/index.ts).
 export * from './types.js';
-export { adapterFor } from '../platforms/index.js';
+export { adapterFor, posts, POSTING_PLATFORMS } from '../platforms/index.js';

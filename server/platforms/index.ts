@@ -8,12 +8,18 @@ import { rssAdapter } from '../adapters/rss.js';
 import type { Platform, PlatformAdapter } from '../adapters/types.js';
 import { blueskyAdapter } from './bluesky/adapter.js';
 import { mastodonAdapter } from './mastodon/adapter.js';
+import { linkedinAdapter } from './linkedin/adapter.js';
+import { threadsAdapter } from './threads/adapter.js';
+import { xAdapter } from './x/adapter.js';
 
 const ADAPTERS: Record<Platform, PlatformAdapter> = {
   rss: rssAdapter,
   mastodon: mastodonAdapter,
   bluesky: blueskyAdapter,
   archive: archiveAdapter,
+  x: xAdapter,
+  linkedin: linkedinAdapter,
+  threads: threadsAdapter,
 };
 
 export function adapterFor(platform: string): PlatformAdapter {
@@ -21,3 +27,9 @@ export function adapterFor(platform: string): PlatformAdapter {
   if (!a) throw new Error(`no adapter for platform ${platform}`);
   return a;
 }
+
+/** Whether the service posts to the platform (its adapter publishes). */
+export const posts = (platform: string): boolean => Boolean(ADAPTERS[platform as Platform]?.publish);
+
+/** The platforms the service posts to, in the registry's order. */
+export const POSTING_PLATFORMS: Platform[] = (Object.keys(ADAPTERS) as Platform[]).filter(posts);

@@ -10,7 +10,7 @@ export const linkedinCounting: PlatformCountingRules = {
     hashtagNorm: 3,
     maxLinks: null,
     maxBytes: null,
-    publishable: false,
+    publishable: true,
   },
   count: (text: string) => text.length,
 };

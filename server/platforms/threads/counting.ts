@@ -20,7 +20,7 @@ export const threadsCounting: PlatformCountingRules = {
     hashtagNorm: 1,
     maxLinks: 5,
     maxBytes: null,
-    publishable: false,
+    publishable: true,
   },
   count: (text: string) => threadsLength(text),
 };
