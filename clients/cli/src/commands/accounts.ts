@@ -2,14 +2,14 @@
 // stdin (`--auth-material-file -`) or CPA_AUTH_MATERIAL, so that it does not show in `ps`.
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from '@commander-js/extra-typings';
-import { unwrap } from '../../../typescript/src/index.js';
+import { unwrap, type Schemas } from '../../../typescript/src/index.js';
 import { keyOption } from '../accepted.js';
 import { action } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { show } from '../output.js';
 
 interface ConnectFlags {
-  platform: 'rss' | 'mastodon' | 'bluesky' | 'archive';
+  platform: Schemas['Platform'];
   handle: string;
   authMaterial?: string;
   authMaterialFile?: string;
@@ -40,7 +40,11 @@ export function registerAccountCommands(program: Command) {
     accounts
       .command('connect')
       .description('connect a platform account, or rotate its credentials; the credential is probed at once (connectAccount)')
-      .addOption(new Option('--platform <platform>', 'platform adapter').choices(['rss', 'mastodon', 'bluesky', 'archive']).makeOptionMandatory())
+      .addOption(
+        new Option('--platform <platform>', 'platform adapter')
+          .choices(['rss', 'mastodon', 'bluesky', 'archive', 'x', 'linkedin', 'threads'])
+          .makeOptionMandatory(),
+      )
       .requiredOption('--handle <handle>', 'the account: @user@instance, user.bsky.social, a feed URL, an archive name')
       .addOption(new Option('--auth-material <secret>', 'the credential (token, app password; empty for rss)').env('CPA_AUTH_MATERIAL'))
       .option('--auth-material-file <path>', 'read the credential (or, for archive, the export file) from a file; - reads stdin')
