@@ -149,6 +149,20 @@ describe('one artifact, five platforms', () => {
     expect(done.destinations[0]!.parts[1]!.external_id).toBe(dropped.id);
   });
 
+  it('X: a dropped answer whose read-back fails too is retried by the run, which reads back before posting and adopts the post', async () => {
+    const a = await artifact({ x: ['p11 X part one 1/2', 'p11 X part two 2/2'] });
+    x.state.dropAfterPostText = 'p11 X part two';
+    x.state.failNextReads = 1; // the read at once fails: the outcome stays unknown until the retry
+    const calls = x.state.postCalls;
+    const { run, artifact: done } = await publishAndFinish(a.id, [acc.x]);
+    expect(run.status).toBe('succeeded');
+    expect(run.attempts).toBe(2);
+    expect(x.state.postCalls - calls).toBe(2);
+    const made = x.state.tweets.filter((t) => t.text.startsWith('p11'));
+    expect(made.map((t) => t.text)).toEqual(['p11 X part one 1/2', 'p11 X part two 2/2']);
+    expect(done.destinations[0]!.parts.map((p) => p.external_id)).toEqual(made.map((t) => t.id));
+  });
+
   it('images go with their alt text: X through the media upload and metadata, LinkedIn through the Images API', async () => {
     const a = await artifact({ x: ['p10 X with two images'], linkedin: ['p10 LinkedIn with two images'] });
     const ups = [];
@@ -171,14 +185,14 @@ describe('one artifact, five platforms', () => {
   it('X: a 429 retries the run no sooner than x-rate-limit-reset, and the post is made once', async () => {
     const a = await artifact({ x: ['p3 X after a rate limit'] });
     x.state.rateLimitNext = 1;
-    x.state.resetInSeconds = 1;
+    x.state.resetInSeconds = 3; // well past the 200 ms backoff of this server
     const before = Math.floor(Date.now() / 1000);
     const { run, artifact: done } = await publishAndFinish(a.id, [acc.x]);
     expect(run.status).toBe('succeeded');
     expect(run.attempts).toBe(2);
     // The second attempt was queued for the reset X named (whole seconds), not the 200 ms backoff.
     const row = await findRunById(s.running.deps.db, run.id);
-    expect(row!.runAfter.getTime()).toBeGreaterThanOrEqual((before + 1) * 1000);
+    expect(row!.runAfter.getTime()).toBeGreaterThanOrEqual((before + 3) * 1000);
     expect(done.destinations[0]!.state).toBe('live');
     expect(x.state.tweets.filter((t) => t.text.startsWith('p3'))).toHaveLength(1);
   });

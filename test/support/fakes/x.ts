@@ -25,6 +25,8 @@ export interface XState extends PostFaults {
   /** POST /2/tweets calls received. */
   postCalls: number;
   media: Map<string, { bytes: Buffer; category: string; altText: string | null }>;
+  /** Answer the next N reads of the timeline (GET /2/users/{id}/tweets) 503. */
+  failNextReads: number;
 }
 
 const problem = (status: number, title: string, detail: string) => ({ title, type: 'about:blank', status, detail });
@@ -39,6 +41,7 @@ export async function startXFake(init: Partial<XState> = {}): Promise<{ fake: Fa
     tweets: [],
     postCalls: 0,
     media: new Map(),
+    failNextReads: 0,
     ...noFaults(),
     ...init,
   };
@@ -53,6 +56,10 @@ export async function startXFake(init: Partial<XState> = {}): Promise<{ fake: Fa
       },
       'GET /2/users/:id/tweets': (req, res, _body, p) => {
         if (!authed(req)) return json(res, 401, problem(401, 'Unauthorized', 'Unauthorized'));
+        if (state.failNextReads > 0) {
+          state.failNextReads -= 1;
+          return json(res, 503, problem(503, 'Service Unavailable', 'Service Unavailable'));
+        }
         if (p.id !== state.userId) return json(res, 404, problem(404, 'Not Found Error', `Could not find user with id: [${p.id}].`));
         const max = Number(new URL(req.url ?? '/', 'https://x').searchParams.get('max_results') ?? 10);
         if (!Number.isInteger(max) || max < 5 || max > 100)
