@@ -85,8 +85,9 @@ export interface paths {
          *     `backend_unavailable`.
          *
          *     **Destinations** (optional): where the pipeline's artifacts are published when a publish
-         *     names none, each a connected `mastodon` or `bluesky` account by id or `{platform, handle}`
-         *     (see `PUT /pipelines/{id}/destinations`). Without them a new `mastodon` or `bluesky` pipeline
+         *     names none, each a connected account that can post (`mastodon`, `bluesky`, `x`, `linkedin`,
+         *     `threads`) by id or `{platform, handle}` (see `PUT /pipelines/{id}/destinations`). Without
+         *     them a new pipeline on an account that can post
          *     publishes with its own account, an `archive` or `rss` one nowhere until set; on a resume the
          *     pipeline keeps the ones it has. One not connected is `424 credential_missing` (`suggested_action:
          *     connect_account`), one that cannot post or named twice `422` naming
@@ -222,11 +223,11 @@ export interface paths {
          * @description Replaces the pipeline's default destinations: the connected accounts its artifacts are
          *     published with when a publish request names none (`POST /artifacts/{id}/publish`,
          *     `destinations`). The source stays what it is: a pipeline reading an imported X archive, a
-         *     Mastodon export or a feed publishes to the Mastodon and Bluesky accounts named here. Each
-         *     destination is an account that can post (`mastodon`, `bluesky`), by id (`acc_…`) or by
-         *     `{platform, handle}`, each at most once, in the order given; an empty list leaves the pipeline
-         *     without defaults (every publish must then name its destinations). A `mastodon` or `bluesky`
-         *     pipeline starts with its own account as its default.
+         *     Mastodon export or a feed publishes to the accounts named here. Each destination is an
+         *     account that can post (`mastodon`, `bluesky`, `x`, `linkedin`, `threads`), by id (`acc_…`)
+         *     or by `{platform, handle}`, each at most once, in the order given; an empty list leaves the
+         *     pipeline without defaults (every publish must then name its destinations). A pipeline on an
+         *     account that can post starts with that account as its default.
          *
          *     Refused, and nothing changed: an account that is not connected, `424 credential_missing`
          *     with `suggested_action: connect_account`; an account that cannot post (`archive`, `rss`) or
@@ -621,9 +622,10 @@ export interface paths {
          *     variant for the pipeline's platform must begin with the parts already live exactly as posted
          *     (numbering included), else `422` naming `body.parts[i]` (or `body.text`) of the live part it would change. The check and the write are one
          *     compare-and-set, so a variant never changes under a publish that has started.
-         *     Naturally idempotent: sending the same body again stores the same variant. Publishing on
-         *     `mastodon` or `bluesky` posts the variant's parts (a thread: each part a reply to the previous);
-         *     `x`, `linkedin` and `threads` variants are for you to export.
+         *     Naturally idempotent: sending the same body again stores the same variant. Publishing to a
+         *     destination on the platform posts the variant's parts (a thread: each part a reply to the
+         *     previous; LinkedIn has no threads, so its variant must be one part); on a platform where no
+         *     account is connected the variant is for you to post and record with mark-published.
          */
         put: operations["putArtifactVariant"];
         post?: never;
@@ -1610,7 +1612,7 @@ export interface components {
             artifact_count: number;
             /** @description The most recent run of this pipeline, or `null` when it has none. */
             last_run: components["schemas"]["Run"] | null;
-            /** @description Where the pipeline's artifacts are published when a publish request names no destinations (`PUT /pipelines/{id}/destinations` changes them). A `mastodon` or `bluesky` pipeline starts with its own account; an `archive` or `rss` pipeline with none. */
+            /** @description Where the pipeline's artifacts are published when a publish request names no destinations (`PUT /pipelines/{id}/destinations` changes them). A pipeline on an account that can post (`mastodon`, `bluesky`, `x`, `linkedin`, `threads`) starts with its own account; an `archive` or `rss` pipeline with none. */
             destinations: components["schemas"]["PipelineDestination"][];
         };
         /** @description A page of the workspace's pipelines, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
@@ -2313,10 +2315,10 @@ export interface components {
             artifact: components["schemas"]["Artifact"];
             run: components["schemas"]["Run"];
         };
-        /** @description A post you made by hand, on a platform this service cannot post to, with the address it is at. */
+        /** @description A post you made by hand, on a platform where you have connected no account, with the address it is at. */
         MarkPublishedRequest: {
             /**
-             * @description Where you posted it (the service posts to `mastodon` and `bluesky` itself, through `POST /artifacts/{id}/publish`).
+             * @description Where you posted it (the service posts through connected accounts itself, `POST /artifacts/{id}/publish`).
              * @enum {string}
              */
             platform: "x" | "linkedin" | "threads";
