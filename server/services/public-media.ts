@@ -3,7 +3,7 @@
 // the credentials cipher (AES-256-GCM: nobody without the key makes or changes a token) and
 // expiring 24 hours after it was made (a retried publish reuses the addresses it recorded).
 import type { ServiceDeps } from './context.js';
-import { AppError } from '../errors.js';
+import { missing } from '../errors.js';
 import { findArtifact } from '../store/artifacts.js';
 import { credentialCipher } from './crypto.js';
 import { CONTENT_TYPES } from './images.js';
@@ -34,7 +34,7 @@ export function publicImageUrl(
   return `${base}/api/media-public/${credentialCipher(deps.config).encrypt(JSON.stringify(claim), AAD)}`;
 }
 
-const gone = () => new AppError(404, 'not_found', 'No such image: the address is not valid or has expired.');
+const gone = () => missing('No such image: the address is not valid or has expired.');
 
 /** GET /api/media-public/{token}: the image's bytes, fitted to the platform the address was made for. */
 export async function publicImage(deps: ServiceDeps, token: string): Promise<{ bytes: Buffer; contentType: string }> {
