@@ -85,8 +85,9 @@ export interface paths {
          *     `backend_unavailable`.
          *
          *     **Destinations** (optional): where the pipeline's artifacts are published when a publish
-         *     names none, each a connected `mastodon` or `bluesky` account by id or `{platform, handle}`
-         *     (see `PUT /pipelines/{id}/destinations`). Without them a new `mastodon` or `bluesky` pipeline
+         *     names none, each a connected account that can post (`mastodon`, `bluesky`, `x`, `linkedin`,
+         *     `threads`) by id or `{platform, handle}` (see `PUT /pipelines/{id}/destinations`). Without
+         *     them a new pipeline on an account that can post
          *     publishes with its own account, an `archive` or `rss` one nowhere until set; on a resume the
          *     pipeline keeps the ones it has. One not connected is `424 credential_missing` (`suggested_action:
          *     connect_account`), one that cannot post or named twice `422` naming
@@ -222,11 +223,11 @@ export interface paths {
          * @description Replaces the pipeline's default destinations: the connected accounts its artifacts are
          *     published with when a publish request names none (`POST /artifacts/{id}/publish`,
          *     `destinations`). The source stays what it is: a pipeline reading an imported X archive, a
-         *     Mastodon export or a feed publishes to the Mastodon and Bluesky accounts named here. Each
-         *     destination is an account that can post (`mastodon`, `bluesky`), by id (`acc_…`) or by
-         *     `{platform, handle}`, each at most once, in the order given; an empty list leaves the pipeline
-         *     without defaults (every publish must then name its destinations). A `mastodon` or `bluesky`
-         *     pipeline starts with its own account as its default.
+         *     Mastodon export or a feed publishes to the accounts named here. Each destination is an
+         *     account that can post (`mastodon`, `bluesky`, `x`, `linkedin`, `threads`), by id (`acc_…`)
+         *     or by `{platform, handle}`, each at most once, in the order given; an empty list leaves the
+         *     pipeline without defaults (every publish must then name its destinations). A pipeline on an
+         *     account that can post starts with that account as its default.
          *
          *     Refused, and nothing changed: an account that is not connected, `424 credential_missing`
          *     with `suggested_action: connect_account`; an account that cannot post (`archive`, `rss`) or
@@ -370,7 +371,7 @@ export interface paths {
          *     part is live at every destination, or to `publish_failed`.
          *
          *     **Destinations.** Where to post: `destinations`, a list of connected accounts that can post
-         *     (`mastodon`, `bluesky`), each by id (`acc_…`) or by `{platform, handle}`. Without it, an
+         *     (`mastodon`, `bluesky`, `x`, `linkedin`, `threads`), each by id (`acc_…`) or by `{platform, handle}`. Without it, an
          *     artifact that already has destinations (a failed publish, an unscheduled or rescheduled one)
          *     keeps them, and otherwise the pipeline's default destinations are used (`GET
          *     /pipelines/{id}`, `destinations`: a `mastodon` or `bluesky` pipeline's own account unless
@@ -384,7 +385,7 @@ export interface paths {
          *     Nothing is published without a destination: with none in the request and none by default
          *     (an `archive` or `rss` pipeline) the answer is `409 state_conflict` naming what is missing,
          *     with `suggested_action: connect_account` when the workspace has no account that can post.
-         *     A post made by hand (X, LinkedIn, Threads) is recorded with `POST
+         *     A post made by hand on a platform with no connected account is recorded with `POST
          *     /artifacts/{id}/mark-published`.
          *
          *     **Scheduling.** With `at` (RFC 3339 with an offset) or `local_time` + `time_zone` (IANA), the
@@ -399,9 +400,19 @@ export interface paths {
          *     forward), a `local_time` that occurs twice (the hour repeated when clocks go back) without
          *     `utc_offset` naming which, and a `utc_offset` the zone does not have then.
          *
-         *     **Which platforms post.** `mastodon` (statuses, through `POST /api/v1/statuses`) and
-         *     `bluesky` (`app.bsky.feed.post` records) post as each destination's account;
-         *     `published_url` is the first destination's first post's address.
+         *     **Which platforms post.** `mastodon` (statuses, through `POST /api/v1/statuses`), `bluesky`
+         *     (`app.bsky.feed.post` records), `x` (`POST /2/tweets`), `linkedin` (`POST /rest/posts`, the
+         *     text escaped in LinkedIn's "little" format so that it arrives whole; one post: a thread
+         *     variant is refused with the reason, send a single text) and `threads` (a container, then
+         *     `threads_publish`) post as each destination's account; `published_url` is the first
+         *     destination's first post's address. X, LinkedIn and Threads take no idempotency key: after an
+         *     outcome left unknown (a connection dropped after the request was sent, a 5xx), the account's
+         *     recent posts are read back and the one with the part's exact text (and parent) is adopted
+         *     instead of posting again. An upstream `429` retries the run no sooner than its reset time
+         *     (`next_attempt_at`). Threads: an artifact with images needs the service's public address
+         *     (`PUBLIC_BASE_URL`, Threads fetches images by URL), and the account's daily quota of 250
+         *     posts (`threads_publishing_limit`) must have room for the thread; otherwise `409
+         *     state_conflict` with the reason, before anything is queued.
          *
          *     **Threads.** An artifact is published as one or more parts (its variant's thread, see the
          *     artifact); each part after the first is posted as a reply to the one before it (Mastodon's
@@ -461,9 +472,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Record a post you made by hand (X, LinkedIn, Threads)
-         * @description This service posts to `mastodon` and `bluesky` itself (`POST /artifacts/{id}/publish`); on
-         *     `x`, `linkedin` and `threads` you post the artifact's variant yourself, then record it here
+         * Record a post you made by hand
+         * @description This service posts through connected accounts itself (`POST /artifacts/{id}/publish`); on a
+         *     platform where you have connected no account you post the artifact's variant yourself, then record it here
          *     with the address you posted it at. It becomes one of the artifact's `destinations`
          *     (`manual: true`, `state: live`, `destination: manual:<platform>`). Nothing is posted by this
          *     call, and nothing is ever shown as published that was not recorded, posted by the service or
@@ -611,9 +622,10 @@ export interface paths {
          *     variant for the pipeline's platform must begin with the parts already live exactly as posted
          *     (numbering included), else `422` naming `body.parts[i]` (or `body.text`) of the live part it would change. The check and the write are one
          *     compare-and-set, so a variant never changes under a publish that has started.
-         *     Naturally idempotent: sending the same body again stores the same variant. Publishing on
-         *     `mastodon` or `bluesky` posts the variant's parts (a thread: each part a reply to the previous);
-         *     `x`, `linkedin` and `threads` variants are for you to export.
+         *     Naturally idempotent: sending the same body again stores the same variant. Publishing to a
+         *     destination on the platform posts the variant's parts (a thread: each part a reply to the
+         *     previous; LinkedIn has no threads, so its variant must be one part); on a platform where no
+         *     account is connected the variant is for you to post and record with mark-published.
          */
         put: operations["putArtifactVariant"];
         post?: never;
@@ -670,10 +682,15 @@ export interface paths {
          *     | `rss` | the feed URL | `''` | fetches and parses the feed |
          *     | `mastodon` | `@user@instance` | an access token (`read`, `write:statuses`) | `GET /api/v1/accounts/verify_credentials`; the token must be the handle's own |
          *     | `bluesky` | `user.bsky.social` | an app password (`secondary_auth`: an emailed sign-in code, when the account asks for one) | creates a session as the handle |
+         *     | `x` | `@username` | an OAuth 2.0 user access token (`tweet.read tweet.write users.read media.write`) | `GET /2/users/me`; the token must be the handle's own |
+         *     | `linkedin` | your profile's address name, or `urn:li:person:<id>` | an OAuth access token (`openid profile w_member_social`) | `GET /v2/userinfo`: its `sub` is the person posts are made as (`urn:li:person:<sub>`; a URN handle must be that one) |
+         *     | `threads` | `@username` | a Threads access token (`threads_basic threads_content_publish`) | `GET /me?fields=id,username`; the token must be the handle's own |
          *     | `archive` | a name you choose | the export file's content (`secondary_auth`: `x`, `linkedin` or `mastodon`, detected when absent) | parses the export; it must hold at least one post |
          *
-         *     The handle is stored in its canonical form (`@user@instance` with the instance in lower case,
-         *     a Bluesky handle in lower case). With `proxy_url`, the probe and every later request for the
+         *     Until signing in with OAuth is offered for them, X, LinkedIn and Threads are connected with an
+         *     access token made with your own developer app (docs/publishing.md). The handle is stored in
+         *     its canonical form (`@user@instance` with the instance in lower case, a Bluesky, X or Threads
+         *     handle in lower case). With `proxy_url`, the probe and every later request for the
          *     account (ingest, publish) go through that proxy. Connecting an `archive` again with the same
          *     name replaces the export: the next ingest reads the new file and updates known posts.
          *
@@ -1540,6 +1557,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/media-public/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An image of a post being published, for a platform that fetches images by address
+         * @description Threads does not take uploaded bytes: it fetches a post's image from a public address. When
+         *     the service is reachable from the internet at `PUBLIC_BASE_URL`, publishing to Threads hands
+         *     it `PUBLIC_BASE_URL/api/media-public/{token}` for each image: the image fitted to Threads (JPEG or
+         *     PNG, at most 8 MB and 1440 pixels wide). The token is sealed by the service (AES-256-GCM
+         *     under the credentials key: it cannot be made or changed without it), names one image of one
+         *     artifact and expires 24 hours after it was made. No bearer token: whoever holds the address
+         *     may fetch the image until then, which is what Threads needs. A token that is not the
+         *     service's, has expired, or names an image no longer there is `404 not_found`.
+         */
+        get: operations["getPublicMedia"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -1705,7 +1749,7 @@ export interface components {
         PipelineDestination: {
             account_id: components["schemas"]["ResourceId"] | null;
             /** @enum {string} */
-            platform: "mastodon" | "bluesky";
+            platform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
             handle: components["schemas"]["Handle"];
         };
         /**
@@ -1723,7 +1767,7 @@ export interface components {
             artifact_count: number;
             /** @description The most recent run of this pipeline, or `null` when it has none. */
             last_run: components["schemas"]["Run"] | null;
-            /** @description Where the pipeline's artifacts are published when a publish request names no destinations (`PUT /pipelines/{id}/destinations` changes them). A `mastodon` or `bluesky` pipeline starts with its own account; an `archive` or `rss` pipeline with none. */
+            /** @description Where the pipeline's artifacts are published when a publish request names no destinations (`PUT /pipelines/{id}/destinations` changes them). A pipeline on an account that can post (`mastodon`, `bluesky`, `x`, `linkedin`, `threads`) starts with its own account; an `archive` or `rss` pipeline with none. */
             destinations: components["schemas"]["PipelineDestination"][];
         };
         /** @description A page of the workspace's pipelines, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
@@ -1787,9 +1831,15 @@ export interface components {
          *       signing in (`POST /accounts/authorizations`).
          *     - `bluesky`: the handle is like `user.bsky.social`; `auth_material` is an app password.
          *     - `archive`: an imported data export (X, LinkedIn or Mastodon); the handle names the archive.
-         *     - `x`, `linkedin`, `threads`: connected by signing in only (`POST /accounts/authorizations`);
-         *       the handle is the platform's user name (`@name` on X and Threads) or, on LinkedIn, the
-         *       member's name as the platform gives it.
+         *     - `x`, `linkedin`, `threads`: connect by signing in (`POST /accounts/authorizations`), or, for
+         *       scripts, with a pasted access token as below.
+         *     - `x`: the handle is `@username`; `auth_material` is an OAuth 2.0 user access token (scopes
+         *       `tweet.read tweet.write users.read media.write`).
+         *     - `linkedin`: the handle is the name in your profile's address (`linkedin.com/in/<name>`) or
+         *       your person URN `urn:li:person:<id>`; `auth_material` is an OAuth access token with `openid
+         *       profile w_member_social`. The token decides who posts: the person of its `/v2/userinfo`.
+         *     - `threads`: the handle is `@username`; `auth_material` is a Threads access token with
+         *       `threads_basic threads_content_publish`.
          * @enum {string}
          */
         Platform: "rss" | "mastodon" | "bluesky" | "archive" | "x" | "linkedin" | "threads";
@@ -1829,14 +1879,14 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description A destination: a connected account that can post (`mastodon` or `bluesky`), named by its id
+         * @description A destination: a connected account that can post (`mastodon`, `bluesky`, `x`, `linkedin`, `threads`), named by its id
          *     (`acc_…`, from `POST /accounts/connect`) or by its platform and handle, as people know it.
          *     An account that is not connected is `424 credential_missing` (`suggested_action:
          *     connect_account`); an account that cannot post (`archive`, `rss`) is `422 validation_failed`.
          */
         DestinationRef: string | {
             /** @enum {string} */
-            platform: "mastodon" | "bluesky";
+            platform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
             handle: components["schemas"]["Handle"];
         };
         FromIntentRequest: {
@@ -1870,7 +1920,7 @@ export interface components {
              *     | `unread_dates` | info | posts came with a date that could not be read (a feed's `pubDate` in an unknown form, or none; a date of an export or a timeline outside the years 0001–9999): their `published_at` is the time of their first ingest, and their `unread_date` has the date as written (the message shows up to 3) |
              *     | `publish_failed` | error | an artifact of the pipeline is `publish_failed` (the message names it, the error and the parts already live); publish it again to resume, after connecting the account again when its credential was the cause |
              *     | `variant_unpostable` | warning | a variant of a `review`, `ready`, `scheduled` or `publish_failed` artifact cannot be posted as it is: its text could not be split into posts, or a stored part is over the platform's limit (the message names up to 5, `suggested_endpoint` the newest: send the variant's text or your own split) |
-             *     | `variant_not_published` | info | a `scheduled` artifact has variants for platforms this service does not post to (`x`, `linkedin`, `threads`): only the pipeline's platform goes out at the time |
+             *     | `variant_not_published` | info | a `scheduled` artifact has variants for platforms none of its destinations is on: only its destinations' variants go out at the time |
              *     | `runs_failing` | warning | drafting runs of the pipeline failed in the last 24 hours |
              *     | `writer_blocked` | error | the model provider's address is local but not on `OUTBOUND_ALLOW_HOSTS`, so every draft will fail |
              *     | `no_writer_configured` | info | no model provider (`LLM_BASE_URL`): drafts use the built-in writer |
@@ -2114,9 +2164,9 @@ export interface components {
             posted_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description A platform an artifact can have a variant for. `mastodon` and `bluesky` can be published by
-         *     this service (it has their adapters); `x`, `linkedin` and `threads` are written and exported
-         *     only: read their text and parts from the artifact and post them yourself.
+         * @description A platform an artifact can have a variant for. The service publishes on each of them through
+         *     a connected account (a destination); on a platform with no connected account, post the
+         *     variant yourself and record it with `POST /artifacts/{id}/mark-published`.
          * @enum {string}
          */
         TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
@@ -2125,8 +2175,8 @@ export interface components {
          *     connected account the service posts with), each with its own thread (the variant of its
          *     platform), its own parts and its own upstream keys: it is posted exactly once, and fails and
          *     resumes on its own (Mastodon live while Bluesky retries). `manual: true` for a post made by
-         *     hand on a platform the service cannot post to (`x`, `linkedin`, `threads`), recorded with
-         *     `POST /artifacts/{id}/mark-published`.
+         *     hand on a platform with no connected account, recorded with `POST
+         *     /artifacts/{id}/mark-published`.
          *
          *     `state`: `pending` (chosen, not yet handed to a run: an unscheduled artifact keeps its
          *     destinations for the next publish), `scheduled`, `publishing` (its run posts it, or waits to
@@ -2213,7 +2263,7 @@ export interface components {
             origin: "drafted" | "text" | "parts";
             /** @description Why the text could not be split into posts (then `parts` is empty and the variant cannot be published), or `null`. */
             problem: string | null;
-            /** @description This service can publish on the platform (`mastodon`, `bluesky`). For `x`, `linkedin` and `threads` the variant is written and exported only. */
+            /** @description This service can publish on the platform through a connected account (every target platform can be). */
             publishable: boolean;
             updated_at: components["schemas"]["Timestamp"];
         };
@@ -2438,10 +2488,10 @@ export interface components {
             artifact: components["schemas"]["Artifact"];
             run: components["schemas"]["Run"];
         };
-        /** @description A post you made by hand, on a platform this service cannot post to, with the address it is at. */
+        /** @description A post you made by hand, on a platform where you have connected no account, with the address it is at. */
         MarkPublishedRequest: {
             /**
-             * @description Where you posted it (the service posts to `mastodon` and `bluesky` itself, through `POST /artifacts/{id}/publish`).
+             * @description Where you posted it (the service posts through connected accounts itself, `POST /artifacts/{id}/publish`).
              * @enum {string}
              */
             platform: "x" | "linkedin" | "threads";
@@ -2537,7 +2587,8 @@ export interface components {
             platform: components["schemas"]["Platform"];
             handle: components["schemas"]["Handle"];
             /**
-             * @description The credential: a Mastodon access token, a Bluesky app password, an empty string for `rss`.
+             * @description The credential: a Mastodon access token, a Bluesky app password, an X, LinkedIn or
+             *     Threads OAuth access token, an empty string for `rss`.
              *     For `archive`, the content of the export file (X `tweets.js`, LinkedIn `Shares.csv`, or
              *     Mastodon `outbox.json`). Stored encrypted; never returned and never logged.
              */
@@ -2550,7 +2601,7 @@ export interface components {
              */
             proxy_url?: string;
             idempotency_key: components["schemas"]["IdempotencyKey"];
-        } & (unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
         ConnectAccountResult: {
             /**
              * @description `added` for a new (platform, handle); `rotated` when its credentials were replaced.
@@ -4578,6 +4629,27 @@ export interface components {
                 "application/json": components["schemas"]["WebhookAck"];
             };
         };
+        /** @description The image's bytes, fitted to the platform. */
+        GetPublicMediaOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+            };
+        };
+        /** @description The token is not one the service made, has expired, or names an image that is no longer there. */
+        PublicMediaNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The server is up. */
         GetHealthOk: {
             headers: {
@@ -6043,6 +6115,24 @@ export interface operations {
             422: components["responses"]["WebhookValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["WebhookUnavailable"];
+        };
+    };
+    getPublicMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sealed token the service put in the address. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["GetPublicMediaOk"];
+            404: components["responses"]["PublicMediaNotFound"];
+            422: components["responses"]["PublicValidationFailed"];
+            500: components["responses"]["InternalError"];
         };
     };
     getHealth: {

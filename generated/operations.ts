@@ -4,7 +4,7 @@
 export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
-export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
+export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMedia" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
 
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
@@ -17,7 +17,7 @@ export interface OperationsByTag {
   "Health": "getHealth" | "getReadiness";
   "Imports": "createImport" | "getImport" | "listImports";
   "Internal": "receiveBackendEvent" | "receiveScraperMonitorEvent";
-  "Media": "getMedia" | "uploadMedia";
+  "Media": "getMedia" | "getPublicMedia" | "uploadMedia";
   "Pipelines": "createPipelineFromIntent" | "diagnosePipeline" | "getPipeline" | "getPipelineInbox" | "listPipelines" | "listPipelineSchedule" | "setPipelineDestinations";
   "Posts": "listPipelinePosts";
   "Runs": "getRun" | "listRuns";
@@ -48,6 +48,7 @@ export interface HandlerResponseHeaders {
   getMedia: { 200: {} };
   getPipeline: { 200: {} };
   getPipelineInbox: { 200: {} };
+  getPublicMedia: { 200: {} };
   getReadiness: { 200: {} };
   getRun: { 200: {} };
   getSignInSettings: { 200: {} };

@@ -99,6 +99,8 @@ export interface Config {
    * `http://HOST:PORT`): the OAuth callback is `<it>/oauth/callback` (docs/accounts.md).
    */
   publicBaseUrl: string | null;
+  /** The address the service listens on, once it does (set by main.ts; the real port when PORT=0). */
+  listenUrl?: string;
   /** The operator's developer apps for signing in (docs/accounts.md); null: not configured. */
   oauthApps: Record<'x' | 'linkedin' | 'threads', { clientId: string; clientSecret: string } | null>;
   /**
@@ -107,6 +109,15 @@ export interface Config {
    * paths staying the platform's own; used with OUTBOUND_ALLOW_HOSTS to reach a local fake.
    */
   oauthBaseUrls: Record<'x' | 'linkedin' | 'threads', string | null>;
+  /**
+   * The API bases of the platforms posted to with an OAuth access token (`X_API_BASE_URL`,
+   * `LINKEDIN_API_BASE_URL`, `THREADS_API_BASE_URL`): the platforms' own by default; tests point
+   * them at local fakes. Threads fetches a post's images from a public URL, so images go to
+   * Threads only when `PUBLIC_BASE_URL` is set (GET /api/media-public/{token}).
+   */
+  xApiBaseUrl: string;
+  linkedinApiBaseUrl: string;
+  threadsApiBaseUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -139,6 +150,11 @@ function secretVar(env: Env, name: string, problems: string[]): string | null {
   if (raw === undefined || raw === '') return null;
   if (raw.length < 16) problems.push(`${name} must be at least 16 characters long`);
   return raw;
+}
+
+/** An http(s) base URL (no trailing slash), `fallback` when unset. */
+function baseUrlVar(env: Env, name: string, fallback: string, problems: string[]): string {
+  return (urlVar(env, name, problems) ?? fallback).replace(/\/+$/, '');
 }
 
 function urlVar(env: Env, name: string, problems: string[]): string | null {
@@ -264,6 +280,9 @@ export function loadConfig(env: Env = process.env): Config {
       linkedin: urlVar(env, 'LINKEDIN_OAUTH_BASE_URL', problems)?.replace(/\/+$/, '') ?? null,
       threads: urlVar(env, 'THREADS_OAUTH_BASE_URL', problems)?.replace(/\/+$/, '') ?? null,
     },
+    xApiBaseUrl: baseUrlVar(env, 'X_API_BASE_URL', 'https://api.x.com', problems),
+    linkedinApiBaseUrl: baseUrlVar(env, 'LINKEDIN_API_BASE_URL', 'https://api.linkedin.com', problems),
+    threadsApiBaseUrl: baseUrlVar(env, 'THREADS_API_BASE_URL', 'https://graph.threads.net/v1.0', problems),
   });
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;

@@ -145,8 +145,10 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  // Without PUBLIC_BASE_URL, the OAuth callback is on the address the service listens on.
-  config.publicBaseUrl ??= url;
+  // Without PUBLIC_BASE_URL, the OAuth callback is on the address the service listens on (the real
+  // port when PORT=0); publicBaseUrl itself stays null, so nothing takes this address as public
+  // (Threads fetches images only from a public one).
+  config.listenUrl = url;
   logger.info({ url, database: database.provider, oauth_redirect_uri: redirectUri(config) }, 'Content Pipeline is listening');
 
   let stopping: Promise<void> | null = null;

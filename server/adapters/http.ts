@@ -20,14 +20,28 @@ function fromOutbound(err: OutboundError, what: string): AdapterError {
   return new AdapterError('invalid_input', `${what}: ${err.message}`, null, /proxy/i.test(err.message) ? 'proxy_url' : 'handle');
 }
 
+/**
+ * When a 429 (or 503) says the upstream can be asked again: `Retry-After` (seconds or an HTTP
+ * date), or the `x-rate-limit-reset` / `x-ratelimit-reset` epoch seconds of X and others.
+ */
+export function retryAtOf(res: OutboundResponse, now: Date): Date | null {
+  const reset = res.headers.get('x-rate-limit-reset') ?? res.headers.get('x-ratelimit-reset');
+  if (reset && /^\d{9,11}$/.test(reset.trim())) return new Date(Number(reset.trim()) * 1000);
+  const after = res.headers.get('retry-after')?.trim();
+  if (!after) return null;
+  if (/^\d{1,7}$/.test(after)) return new Date(now.getTime() + Number(after) * 1000);
+  const at = Date.parse(after);
+  return Number.isNaN(at) ? null : new Date(at);
+}
+
 /** Maps a non-2xx answer to an AdapterError (a short quote of the upstream's message included). */
-export function statusError(res: OutboundResponse, what: string, authenticated: boolean): AdapterError {
+export function statusError(res: OutboundResponse, what: string, authenticated: boolean, now: Date = new Date()): AdapterError {
   const s = res.status;
   const detail = upstreamMessage(res);
   const msg = `${what} answered HTTP ${s}${detail ? `: ${detail}` : ''}`;
   if (authenticated && (s === 401 || s === 403)) return new AdapterError('credential_rejected', msg, s);
   if (s === 404 || s === 410) return new AdapterError('not_found', msg, s);
-  if (s === 408 || s === 429 || s >= 500) return new AdapterError('unavailable', msg, s);
+  if (s === 408 || s === 429 || s >= 500) return new AdapterError('unavailable', msg, s, null, s === 429 || s === 503 ? retryAtOf(res, now) : null);
   return new AdapterError('rejected', msg, s);
 }
 
@@ -35,33 +49,42 @@ export function statusError(res: OutboundResponse, what: string, authenticated: 
 function upstreamMessage(res: OutboundResponse): string {
   try {
     const body = res.json<Record<string, unknown>>();
-    const m = [body.error_description, body.message, body.error].find((v) => typeof v === 'string');
+    const m = [body.error_description, body.message, body.detail, body.error].find((v) => typeof v === 'string');
     return typeof m === 'string' ? m.slice(0, 200) : '';
   } catch {
     return '';
   }
 }
 
-export async function send(ctx: AdapterContext, call: UpstreamCall): Promise<OutboundResponse> {
-  const { what, authenticated, ...req } = call;
-  let res: OutboundResponse;
+/** The upstream's answer, whatever its status (a network failure is an AdapterError). */
+export async function exchange(ctx: AdapterContext, call: UpstreamCall): Promise<OutboundResponse> {
+  const { what, authenticated: _authenticated, ...req } = call;
   try {
-    res = await ctx.outbound.request({ timeoutMs: ADAPTER_TIMEOUT_MS, maxBytes: MAX_BYTES, ...req, proxyUrl: ctx.proxyUrl });
+    return await ctx.outbound.request({ timeoutMs: ADAPTER_TIMEOUT_MS, maxBytes: MAX_BYTES, ...req, proxyUrl: ctx.proxyUrl });
   } catch (err) {
     if (err instanceof OutboundError) throw fromOutbound(err, what);
     throw err;
   }
-  if (res.status < 200 || res.status > 299) throw statusError(res, what, authenticated === true);
+}
+
+export async function send(ctx: AdapterContext, call: UpstreamCall): Promise<OutboundResponse> {
+  const res = await exchange(ctx, call);
+  if (res.status < 200 || res.status > 299) throw statusError(res, call.what, call.authenticated === true, ctx.now);
   return res;
+}
+
+/** The JSON of an answer already checked, or `invalid_response`. */
+export function readJson<T>(res: OutboundResponse, what: string): T {
+  try {
+    return res.json<T>();
+  } catch {
+    throw new AdapterError('invalid_response', `${what} did not answer JSON`, res.status);
+  }
 }
 
 export async function sendJson<T>(ctx: AdapterContext, call: UpstreamCall): Promise<T> {
   const res = await send(ctx, { ...call, headers: { accept: 'application/json', ...call.headers } });
-  try {
-    return res.json<T>();
-  } catch {
-    throw new AdapterError('invalid_response', `${call.what} did not answer JSON`, res.status);
-  }
+  return readJson<T>(res, call.what);
 }
 
 export const jsonBody = (value: unknown) => ({ body: JSON.stringify(value), headers: { 'content-type': 'application/json' } });

@@ -1,22 +1,3 @@
-// The adapters by platform.
-import { archiveAdapter } from './archive/adapter.js';
-import { blueskyAdapter } from './bluesky.js';
-import { mastodonAdapter } from './mastodon.js';
-import { rssAdapter } from './rss.js';
-import type { Platform, PlatformAdapter } from './types.js';
-
+// The adapters' interface, and the registry of platforms (server/platforms/index.ts).
 export * from './types.js';
-
-// x, linkedin and threads connect by signing in (platforms/oauth.ts); their adapters come with publishing to them.
-const ADAPTERS: Partial<Record<Platform, PlatformAdapter>> = {
-  rss: rssAdapter,
-  mastodon: mastodonAdapter,
-  bluesky: blueskyAdapter,
-  archive: archiveAdapter,
-};
-
-export function adapterFor(platform: string): PlatformAdapter {
-  const a = ADAPTERS[platform as Platform];
-  if (!a) throw new Error(`no adapter for platform ${platform}`);
-  return a;
-}
+export { adapterFor, posts, POSTING_PLATFORMS } from '../platforms/index.js';

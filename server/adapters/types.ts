@@ -1,6 +1,9 @@
 // One interface for every platform: probe a credential, list a handle's posts with their
-// engagement metrics, and (where the platform allows it) publish a text. Adapters do HTTP only
-// through the shared outbound client and know nothing of the database.
+// engagement metrics, and (where the platform allows it) publish a text, with its images, read
+// back after an unknown outcome. Adapters do HTTP only through the shared outbound client and know
+// nothing of the database. The publishing machinery (services/publishing.ts, publish-media.ts,
+// variants.ts, destinations.ts) knows platforms only through this interface; the registry is
+// server/platforms/index.ts.
 import type { components } from '../../generated/api.js';
 import type { Config } from '../config.js';
 import type { OutboundClient } from '../outbound/types.js';
@@ -22,7 +25,10 @@ export interface AdapterContext {
 }
 
 export interface Credentials {
-  /** `auth_material` as connected: a token, an app password, an archive's content; '' for rss. */
+  /**
+   * `auth_material` as connected: a token, an app password, an archive's content; '' for rss. For
+   * x, linkedin and threads, the current OAuth access token (whatever obtained or refreshed it).
+   */
   secret: string;
   /** `secondary_auth`, when given. */
   secondary: string | null;
@@ -112,6 +118,12 @@ export interface PublishPart {
   /** The images this post shows, as `uploadImages` answered (null or absent: none). */
   media?: UploadedImages | null;
   /**
+   * An earlier attempt at this destination ended without knowing whether the platform made this
+   * part (a dropped connection, a 5xx, a crash before the record): a platform that takes no
+   * idempotency key reads the account's recent posts first and adopts the one with this text.
+   */
+  mayExist?: boolean;
+  /**
    * The content warning to publish the post under (the artifact's, on the first part only):
    * Mastodon's `spoiler_text`; Bluesky, which has none, starts the text with `CW: <warning>`.
    */
@@ -126,13 +138,21 @@ export interface ImageToUpload {
   altText: string | null;
   width: number;
   height: number;
+  /**
+   * Where the platform can fetch these bytes itself: a sealed address that expires, under the
+   * service's PUBLIC_BASE_URL (GET /api/media-public/{token}); null when the service has no public
+   * address. Only a platform that fetches images by address (Threads) uses it.
+   */
+  publicUrl?: string | null;
 }
 
 /**
- * What a post must carry to show uploaded images: Mastodon's media ids (the `media_ids` of
- * POST /api/v1/statuses), or Bluesky's `app.bsky.embed.images` embed (the record's `embed`).
+ * What a post must carry to show uploaded images: media ids (Mastodon's `media_ids` of POST
+ * /api/v1/statuses, X's `media.media_ids`), Bluesky's `app.bsky.embed.images` embed (the record's
+ * `embed`), or images by id with their alt text (LinkedIn's image URNs, Threads' public URLs).
+ * Recorded as JSON before the post (services/publish-media.ts), so it must stay plain data.
  */
-export type UploadedImages = { mediaIds: string[] } | { embed: BlueskyImagesEmbed };
+export type UploadedImages = { mediaIds: string[] } | { embed: BlueskyImagesEmbed } | { images: Array<{ id: string; altText: string | null }> };
 
 export interface BlueskyImagesEmbed {
   $type: 'app.bsky.embed.images';
@@ -164,10 +184,21 @@ export interface PlatformAdapter {
    */
   publish?(ctx: AdapterContext, handle: string, creds: Credentials, part: PublishPart): Promise<Published>;
   /**
+   * The most parts one publish may have on this platform (absent: a thread of any length). LinkedIn
+   * has no threads: 1, and a variant split in parts is refused with the reason when publishing.
+   */
+  readonly maxParts?: number;
+  /**
    * Why `text` cannot be one post on this platform (too long), or null when it can; `extras`
    * is what the post carries with it that the platform counts (its content warning).
    */
   refusesText?(text: string, extras?: PostExtras): string | null;
+  /**
+   * Checked when a publish (or a schedule) is requested, before anything is queued: why this
+   * account cannot take this artifact now (Threads: images without a public address, its daily
+   * publishing quota used up), with what to do; null when it can. Absent: nothing to check.
+   */
+  refusesPublish?(ctx: AdapterContext, handle: string, creds: Credentials, q: { parts: string[]; images: number }): Promise<string | null>;
   /**
    * Uploads images with their alt text, in order; returns what the post must carry to show them.
    * Absent on platforms that cannot publish. Not idempotent upstream: an upload a post never
@@ -198,6 +229,8 @@ export class AdapterError extends Error {
     readonly status: number | null = null,
     /** The request field at fault, for `invalid_input`. */
     readonly field: string | null = null,
+    /** When the platform said it can be asked again (a 429's reset time), for `unavailable`. */
+    readonly retryAt: Date | null = null,
   ) {
     super(message);
     this.name = 'AdapterError';

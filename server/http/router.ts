@@ -4,14 +4,19 @@
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { runIdempotent, type ClaimStore } from '../services/idempotency.js';
 import type { Route, RouteTable } from './route-table.js';
-import type { Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
+import type { BinaryBody, Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
 
 function send(res: Response, reply: { status: number; body: unknown; headers?: Record<string, string> }) {
   for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
-  const body = reply.body as Partial<SseBody> | undefined;
+  const body = reply.body as Partial<SseBody & BinaryBody> | undefined;
   if (body && typeof body.sse === 'function') {
     res.status(reply.status);
     body.sse(res.req, res);
+    return;
+  }
+  if (body && Buffer.isBuffer(body.bytes)) {
+    res.status(reply.status).setHeader('Content-Type', body.contentType ?? 'application/octet-stream');
+    res.end(body.bytes);
     return;
   }
   res.status(reply.status).json(reply.body);

@@ -28,7 +28,19 @@ export interface SseBody {
   sse: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-type ContentOf<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/event-stream': unknown } } ? SseBody : never;
+type ContentOf<R> = R extends { content: { 'application/json': infer B } }
+  ? B
+  : R extends { content: { 'text/event-stream': unknown } }
+    ? SseBody
+    : R extends { content: { 'image/jpeg': unknown } }
+      ? BinaryBody
+      : never;
+
+/** An answer that is bytes (an image), written as they are with their Content-Type. */
+export interface BinaryBody {
+  bytes: Buffer;
+  contentType: string;
+}
 
 type Responses<K extends OpId> = operations[K]['responses'];
 

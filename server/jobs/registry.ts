@@ -33,6 +33,8 @@ export class TransientError extends Error {
     readonly code = 'backend_unavailable',
     /** The HTTP status the upstream answered, when it answered. */
     readonly upstreamStatus: number | null = null,
+    /** Not before this instant: the upstream said when it can be asked again (a 429's reset time). */
+    readonly retryAt: Date | null = null,
   ) {
     super(message);
     this.name = 'TransientError';

@@ -256,7 +256,7 @@ export class JobWorker {
         message: (err as Error).message,
         upstreamStatus: err instanceof TransientError ? err.upstreamStatus : (upstream ?? null),
       };
-      if (ctx.run.attempts < MAX_ATTEMPTS) return this.retry(ctx, failure);
+      if (ctx.run.attempts < MAX_ATTEMPTS) return this.retry(ctx, failure, err instanceof TransientError ? err.retryAt : null);
       return this.fail(ctx, failure);
     }
     if (err instanceof JobError) return this.fail(ctx, { code: err.code, message: err.message, upstreamStatus: err.upstreamStatus });
@@ -265,8 +265,10 @@ export class JobWorker {
     return this.fail(ctx, { code: 'internal_error', message: 'The run failed unexpectedly; the server log has the details.' });
   }
 
-  private async retry(ctx: JobContext, failure: RunFailure) {
-    const delay = Math.min(MAX_RETRY_DELAY_MS, this.opts.retryBaseMs * 2 ** (ctx.run.attempts - 1));
+  private async retry(ctx: JobContext, failure: RunFailure, notBefore: Date | null = null) {
+    const backoff = Math.min(MAX_RETRY_DELAY_MS, this.opts.retryBaseMs * 2 ** (ctx.run.attempts - 1));
+    // An upstream that said when to come back (a 429's reset) is asked again no sooner.
+    const delay = Math.max(backoff, notBefore ? notBefore.getTime() - this.deps.clock.now().getTime() : 0);
     const runAfter = new Date(this.deps.clock.now().getTime() + delay);
     ctx.log.info({ attempt: ctx.run.attempts, delayMs: delay, code: failure.code }, 'transient failure; the run will be retried');
     // The last transient error stays visible on the queued run until the next attempt.

@@ -23,6 +23,8 @@ import { DEFAULT_PAGE_SIZE } from './posts.js';
 import { mediaOf } from './media-items.js';
 import type { MediaPlatform } from './media-limits.js';
 import { refuseMedia } from './publish-media.js';
+import { adapterContext, requireAccount } from './accounts.js';
+import { upstreamAppError } from './upstream.js';
 
 type S = components['schemas'];
 export type PublishAccepted = S['PublishAccepted'];
@@ -130,11 +132,31 @@ export async function publishArtifact(
   for (const platform of new Set(chosen.map((c) => c.platform as Platform))) {
     const adapter = adapterFor(platform);
     const texts = await publishableParts(deps, a, platform);
+    if (adapter.maxParts !== undefined && texts.length > adapter.maxParts)
+      throw stateConflict(
+        `The artifact cannot be published on ${platform} as it is: its ${platform} variant is a thread of ${texts.length} parts, and ${platform} has no threads (at most ${adapter.maxParts} post${adapter.maxParts === 1 ? '' : 's'}). Send one text that fits with PUT ${API_PREFIX}/artifacts/${id}/variants/${platform} (parts: [text]).`,
+        fetchIt(id),
+      );
     const unfit = refusedPart(adapter, texts, a.contentWarning);
     if (unfit) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${unfit.position + 1}): ${unfit.why}.`, fetchIt(id));
     // Its images: each an image with alt text the platform takes, and room for all in the thread.
     const refused = refuseMedia(mediaOf(a), platform as MediaPlatform, texts.length, body.allow_missing_alt_text === true, fetchIt(id));
     if (refused) throw refused;
+    // What the platform checks of the account itself (Threads: a public address for images, its daily quota).
+    if (adapter.refusesPublish) {
+      const images = mediaOf(a).filter((m) => m.type === 'image' || m.type === 'gif').length;
+      for (const c of chosen.filter((x) => x.platform === platform)) {
+        const account = await requireAccount(deps, caller.workspaceId, platform, c.handle);
+        if (!account) continue;
+        let why: string | null;
+        try {
+          why = await adapter.refusesPublish(adapterContext(deps, account.proxyUrl), account.account.handle, account.creds, { parts: texts, images });
+        } catch (err) {
+          throw upstreamAppError(err, { platform, handle: c.handle, probe: false });
+        }
+        if (why) throw stateConflict(`The artifact cannot be published on ${platform} ${c.handle}: ${why}`, fetchIt(id));
+      }
+    }
   }
   const accepted = await transaction(deps.db, async (tx) => {
     const run = await enqueueRun(tx, deps, {

@@ -3,7 +3,7 @@
 // pipeline has default destinations (JSON in Pipeline.destinations; null: its own account when
 // its platform posts); an artifact has one ArtifactDestination row per destination.
 import type { components } from '../../generated/api.js';
-import { adapterFor, type Platform } from '../adapters/index.js';
+import { adapterFor, posts, POSTING_PLATFORMS, type Platform } from '../adapters/index.js';
 import { API_PREFIX, credentialError, notFound, stateConflict, validationFailed, type AppError } from '../errors.js';
 import * as accounts from '../store/accounts.js';
 import type { AccountRow } from '../store/accounts.js';
@@ -17,11 +17,6 @@ import { pipelineDestinations, pipelineView } from './views.js';
 
 type S = components['schemas'];
 export type DestinationRef = S['DestinationRef'];
-
-/** The platforms the service posts to (their adapters publish). */
-export const POSTING_PLATFORMS = ['mastodon', 'bluesky'] as const;
-
-const posts = (platform: string) => (POSTING_PLATFORMS as readonly string[]).includes(platform);
 
 export { pipelineDestinations };
 
@@ -56,7 +51,7 @@ export async function resolveRefs(
     if (!posts(account.platform))
       throw validationFailed(
         `${field}[${i}]`,
-        `is the ${account.platform} account ${account.handle}, which cannot post; a destination is a connected mastodon or bluesky account.`,
+        `is the ${account.platform} account ${account.handle}, which cannot post; a destination is a connected ${POSTING_PLATFORMS.join(', ')} account.`,
       );
     if (out.some((c) => c.destination === account.id)) throw validationFailed(`${field}[${i}]`, `names ${account.platform} ${account.handle} a second time.`);
     if (usable && account.status === 'dead') throw credentialDead(account.platform as Platform, account.handle, account.lastProbeError);
@@ -100,7 +95,7 @@ export async function noDestination(deps: ServiceDeps, pipeline: PipelineRow, ar
   if (!any)
     return credentialError(
       'credential_missing',
-      `The artifact ${artifactId} has no destination: ${source}, which this service cannot post to, and your workspace has no mastodon or bluesky account. Connect one (POST ${API_PREFIX}/accounts/connect), then publish with destinations, or record a post made by hand with POST ${API_PREFIX}/artifacts/${artifactId}/mark-published.`,
+      `The artifact ${artifactId} has no destination: ${source}, which this service cannot post to, and your workspace has no account that can post (${POSTING_PLATFORMS.join(', ')}). Connect one (POST ${API_PREFIX}/accounts/connect), then publish with destinations, or record a post made by hand with POST ${API_PREFIX}/artifacts/${artifactId}/mark-published.`,
       { suggestedAction: 'connect_account', suggestedEndpoint: CONNECT_ENDPOINT },
     );
   return stateConflict(

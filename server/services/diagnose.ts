@@ -19,7 +19,9 @@ import { artifactOfRun } from './drafting.js';
 import { mediaIssues, mediaOf } from './media-items.js';
 import { artifactsWithMedia } from '../store/media.js';
 import { variantsOfPipeline, type PipelineVariantRow } from '../store/variants.js';
-import { isTargetPlatform, rulesFor } from './platform-text.js';
+import { isTargetPlatform } from './platform-text.js';
+import { isManual, listDestinations } from '../store/destinations.js';
+import { pipelineDestinations } from './views.js';
 import { variantProblem } from './variants.js';
 
 type S = components['schemas'];
@@ -60,7 +62,7 @@ export interface Facts {
   missingAltText: ArtifactRow[];
   /** Variants of review, ready, scheduled and publish_failed artifacts that cannot be posted as they are, with why; newest artifact first. */
   unpostable: Array<{ variant: PipelineVariantRow; reason: string }>;
-  /** Scheduled artifacts with variants for platforms this service does not post to (written for export only). */
+  /** Scheduled artifacts with variants for platforms none of their destinations is on (written for export only). */
   exportOnly: Array<{ variant: PipelineVariantRow }>;
   /** Artifacts drawn from a retired direct message (not discarded), newest first. */
   fromDirect: ArtifactRow[];
@@ -109,6 +111,13 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
       health.unreadDates(deps.db, pipeline.id),
     ]);
   const signIns = await accountsNeedingSignIn(deps.db, caller.workspaceId, new Date(now.getTime() + RECONNECT_WARNING_MS));
+  // Where each scheduled artifact goes: its destinations, else the pipeline's defaults.
+  const defaults = pipelineDestinations(pipeline).map((d) => d.platform as string);
+  const goesTo = new Map<string, string[]>();
+  for (const id of new Set(variants.filter((v) => v.state === 'scheduled').map((v) => v.artifactId))) {
+    const rows = (await listDestinations(deps.db, id)).filter((d) => !isManual(d));
+    goesTo.set(id, rows.length ? rows.map((d) => d.platform) : defaults);
+  }
   const artifacts = await health.findArtifacts(
     deps.db,
     caller.workspaceId,
@@ -136,7 +145,7 @@ export async function pipelineFacts(deps: ServiceDeps, caller: Caller, pipelineI
       return reason ? [{ variant, reason }] : [];
     }),
     exportOnly: variants
-      .filter((v) => v.state === 'scheduled' && v.platform !== pipeline.platform && isTargetPlatform(v.platform) && !rulesFor(v.platform).publishable)
+      .filter((v) => v.state === 'scheduled' && isTargetPlatform(v.platform) && !(goesTo.get(v.artifactId) ?? []).includes(v.platform))
       .map((variant) => ({ variant })),
     fromDirect,
     signIns,
@@ -436,7 +445,7 @@ export function variantIssues(f: Facts): Issue[] {
     issues.push({
       code: 'variant_not_published',
       severity: 'info',
-      message: `Scheduled artifacts have variants for platforms this service does not post to: ${shown.join(', ')}${exportOnly.length > shown.length ? ', …' : ''}. Only the ${f.pipeline.platform} variant goes out at the scheduled time; post the others yourself (their text is in the artifact's variants).`,
+      message: `Scheduled artifacts have variants for platforms none of their destinations is on: ${shown.join(', ')}${exportOnly.length > shown.length ? ', …' : ''}. Only the variants of their destinations go out at the scheduled time; connect an account on the others and publish with it as a destination, or post them yourself (their text is in the artifact's variants) and record them with mark-published.`,
       suggested_action: 'fetch_artifact',
       suggested_endpoint: `GET ${API_PREFIX}/artifacts/${exportOnly[0]!.variant.artifactId}`,
     });

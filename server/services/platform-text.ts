@@ -1,141 +1,58 @@
 // The text rules of the platforms a variant can target, and thread splitting. Pure: no I/O.
 //
-// Each platform counts length its own way; `countLength` counts as the platform does, `fitsOnePost`
+// Each platform counts length its own way, in its folder (server/platforms/<name>/counting.ts);
+// this module gathers them: `countLength` counts as the platform does, `fitsOnePost`
 // applies the platform's other per-post rules (Bluesky's byte cap, Threads' link cap), and
 // `splitThread` cuts a text that does not fit into posts that do — at paragraph, then line, then
 // sentence, then word boundaries, never inside a word, URL, mention or hashtag.
 // docs/drafting.md ("Platform variants") says where each rule comes from.
 import twitterText from 'twitter-text';
+import {
+  codePointCount,
+  linkCount,
+  TARGET_PLATFORMS,
+  utf8Bytes,
+  type PlatformCountingRules,
+  type PlatformRules,
+  type PostExtras,
+  type TargetPlatform,
+} from '../platforms/counting.js';
+import { blueskyCounting } from '../platforms/bluesky/counting.js';
+import { linkedinCounting } from '../platforms/linkedin/counting.js';
+import { mastodonCounting } from '../platforms/mastodon/counting.js';
+import { threadsCounting } from '../platforms/threads/counting.js';
+import { xCounting } from '../platforms/x/counting.js';
 
-/** The platforms a variant can be written for. Only mastodon and bluesky have a publishing adapter. */
-export const TARGET_PLATFORMS = ['mastodon', 'bluesky', 'x', 'linkedin', 'threads'] as const;
-export type TargetPlatform = (typeof TARGET_PLATFORMS)[number];
+export { codePointCount, graphemeCount, linkCount, TARGET_PLATFORMS, utf8Bytes } from '../platforms/counting.js';
+export type { Counting, PlatformRules, PostExtras, TargetPlatform } from '../platforms/counting.js';
+export { mastodonCountable, mastodonLength } from '../platforms/mastodon/counting.js';
+export { withWarning } from '../platforms/bluesky/counting.js';
 
 export const isTargetPlatform = (p: string): p is TargetPlatform => (TARGET_PLATFORMS as readonly string[]).includes(p);
 
-/** How a platform counts a post's length (the contract's `PlatformCounting`). */
-export type Counting = 'graphemes' | 'weighted' | 'utf16_code_units' | 'emoji_as_utf8_bytes';
-
-export interface PlatformRules {
-  platform: TargetPlatform;
-  /** The most a post may count. */
-  limit: number;
-  counting: Counting;
-  /** What every URL counts, whatever its length (null: a URL counts like any other text). */
-  urlLength: number | null;
-  /** How many hashtags the platform's own guidance suggests per post (null: no norm). The trailing block is trimmed to it. */
-  hashtagNorm: number | null;
-  /** At most this many distinct links in one post (null: no cap). */
-  maxLinks: number | null;
-  /** At most this many UTF-8 bytes in one post (null: no cap). */
-  maxBytes: number | null;
-  /** This service can post to the platform (an adapter exists); the others are written and exported only. */
-  publishable: boolean;
-}
+/** Each platform's counting, from its folder (server/platforms/<name>/counting.ts). */
+const COUNTING: Record<TargetPlatform, PlatformCountingRules> = {
+  mastodon: mastodonCounting,
+  bluesky: blueskyCounting,
+  x: xCounting,
+  linkedin: linkedinCounting,
+  threads: threadsCounting,
+};
 
 export const PLATFORM_RULES: Record<TargetPlatform, PlatformRules> = {
-  // Mastodon's StatusLengthValidator: grapheme clusters of the content warning and the text together,
-  // every URL in the text as 23 and a remote mention `@user@domain` as `@user`.
-  mastodon: { platform: 'mastodon', limit: 500, counting: 'graphemes', urlLength: 23, hashtagNorm: null, maxLinks: null, maxBytes: null, publishable: true },
-  // app.bsky.feed.post: text maxGraphemes 300, maxLength 3000 (bytes). Links count in full: the post's text is sent as written.
-  bluesky: { platform: 'bluesky', limit: 300, counting: 'graphemes', urlLength: null, hashtagNorm: null, maxLinks: null, maxBytes: 3000, publishable: true },
-  // twitter-text's weighted length: most CJK and emoji weigh 2, every URL 23.
-  x: { platform: 'x', limit: 280, counting: 'weighted', urlLength: 23, hashtagNorm: 2, maxLinks: null, maxBytes: null, publishable: false },
-  linkedin: {
-    platform: 'linkedin',
-    limit: 3000,
-    counting: 'utf16_code_units',
-    urlLength: null,
-    hashtagNorm: 3,
-    maxLinks: null,
-    maxBytes: null,
-    publishable: false,
-  },
-  // Meta's Threads API: 500 characters, emoji counted as their UTF-8 bytes, at most 5 links, one topic tag.
-  threads: {
-    platform: 'threads',
-    limit: 500,
-    counting: 'emoji_as_utf8_bytes',
-    urlLength: null,
-    hashtagNorm: 1,
-    maxLinks: 5,
-    maxBytes: null,
-    publishable: false,
-  },
+  mastodon: COUNTING.mastodon.rules,
+  bluesky: COUNTING.bluesky.rules,
+  x: COUNTING.x.rules,
+  linkedin: COUNTING.linkedin.rules,
+  threads: COUNTING.threads.rules,
 };
 
 export const rulesFor = (platform: TargetPlatform): PlatformRules => PLATFORM_RULES[platform];
 
 // ---- counting ----
 
-const graphemeSegmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
-const utf8 = new TextEncoder();
-
-export function graphemeCount(text: string): number {
-  let n = 0;
-  for (const _ of graphemeSegmenter.segment(text)) n += 1;
-  return n;
-}
-
-export const codePointCount = (text: string): number => {
-  let n = 0;
-  for (const _ of text) n += 1;
-  return n;
-};
-
-export const utf8Bytes = (text: string): number => utf8.encode(text).length;
-
-/**
- * URLs as Mastodon finds them: twitter-text's URL pattern, with a scheme only, and of any length
- * (Mastodon's lib/extractor.rb scans `valid_url` without the 4,096-character cap of twitter-text's
- * own extractor: its spec counts a 5,000-character URL as 23).
- */
-function urlsWithScheme(text: string): Array<{ start: number; end: number }> {
-  if (!text.includes(':')) return [];
-  const re = new RegExp(twitterText.regexen.extractUrl.source, 'g');
-  const out: Array<{ start: number; end: number }> = [];
-  for (const m of text.matchAll(re)) {
-    const [url, protocol] = [m[3] ?? '', m[4]];
-    if (!protocol || !url) continue;
-    const end = m.index + m[0].length;
-    out.push({ start: end - url.length, end });
-  }
-  return out;
-}
-
-// Mastodon's composer: a remote mention counts as its local part (`@ada@example.social` → `@ada`).
-const REMOTE_MENTION = /(^|[^/\w])@(([a-z0-9_]+)@[a-z0-9.-]+[a-z0-9]+)/gi;
-
-/** The text Mastodon counts: every URL (with a scheme) replaced by 23 characters, remote mentions by their local part. */
-export function mastodonCountable(text: string): string {
-  // Replace from the end so that earlier indices stay valid (twitter-text indices are UTF-16 here).
-  let out = text;
-  for (const u of urlsWithScheme(text).reverse()) out = out.slice(0, u.start) + 'x'.repeat(23) + out.slice(u.end);
-  return out.replace(REMOTE_MENTION, '$1@$3');
-}
-
-const EMOJI_GRAPHEME = /[\p{Extended_Pictographic}\u{1F1E6}-\u{1F1FF}]/u;
-
-/** Threads: every emoji counts as its UTF-8 bytes, any other character as one. */
-function threadsLength(text: string): number {
-  let n = 0;
-  for (const { segment } of graphemeSegmenter.segment(text)) n += EMOJI_GRAPHEME.test(segment) ? utf8Bytes(segment) : codePointCount(segment);
-  return n;
-}
-
-/** What else a post carries that the platform counts with its text. */
-export interface PostExtras {
-  /**
-   * The content warning the post is published with. Mastodon counts it (`spoiler_text`), as
-   * written, before the text in the same 500 (its StatusLengthValidator counts
-   * `spoiler_text + countable_text(text)`); Bluesky, which has none, gets it as the line
-   * `CW: <warning>` and an empty line before the text (`withWarning`), counted with the text.
-   * The other platforms have none. Only a thread's first part carries it (`warningOfPart`).
-   */
-  contentWarning?: string | null;
-}
 
 /**
  * The content warning a part of a thread is published with: the first part carries the
@@ -149,50 +66,19 @@ export const extrasOfPart = (position: number, contentWarning: string | null | u
   contentWarning: warningOfPart(position, contentWarning),
 });
 
-/** Bluesky has no content warning: the post opens with the line `CW: <warning>` and an empty line. */
-export const withWarning = (text: string, warning: string | null | undefined): string => (warning ? `CW: ${warning}\n\n${text}` : text);
-
-/**
- * Mastodon's count, as its StatusLengthValidator makes it: the grapheme clusters of the content
- * warning (as written) followed by the text with every URL as 23 characters and every remote
- * mention as its local part.
- */
-export function mastodonLength(text: string, contentWarning?: string | null): number {
-  const countable = text.trim() ? mastodonCountable(text) : '';
-  return graphemeCount((contentWarning ?? '') + countable);
-}
-
 /** The text the platform receives for a post: on Bluesky, with its `CW:` line. */
-function postedText(platform: TargetPlatform, text: string, extras: PostExtras): string {
-  return platform === 'bluesky' ? withWarning(text, extras.contentWarning) : text;
-}
+const postedText = (platform: TargetPlatform, text: string, extras: PostExtras): string => COUNTING[platform].posted?.(text, extras) ?? text;
 
 /** A post's length as the platform counts it, with its content warning (Mastodon's `spoiler_text`, Bluesky's `CW:` line). */
 export function countLength(platform: TargetPlatform, text: string, extras: PostExtras = {}): number {
-  switch (platform) {
-    case 'mastodon':
-      return mastodonLength(text, extras.contentWarning);
-    case 'bluesky':
-      return graphemeCount(postedText(platform, text, extras));
-    case 'x':
-      return twitterText.parseTweet(text).weightedLength;
-    case 'linkedin':
-      return text.length;
-    case 'threads':
-      return threadsLength(text);
-  }
-}
-
-/** Distinct links of a text (with or without a scheme, as the platforms that cap them find them). */
-export function linkCount(text: string): number {
-  return new Set(twitterText.extractUrls(text)).size;
+  return COUNTING[platform].count(text, extras);
 }
 
 /** Why a text cannot be one post on the platform, or null when it can. */
 export function postProblem(platform: TargetPlatform, text: string, extras: PostExtras = {}): string | null {
   const rules = PLATFORM_RULES[platform];
   const length = countLength(platform, text, extras);
-  const warned = extras.contentWarning && (platform === 'mastodon' || platform === 'bluesky') ? ' with its content warning' : '';
+  const warned = extras.contentWarning && COUNTING[platform].countsWarning ? ' with its content warning' : '';
   if (length > rules.limit) return `counts ${length} (${rules.counting})${warned}, over ${platform}'s limit of ${rules.limit}`;
   const bytes = rules.maxBytes === null ? 0 : utf8Bytes(postedText(platform, text, extras));
   if (rules.maxBytes !== null && bytes > rules.maxBytes) return `is ${bytes} bytes of UTF-8${warned}, over ${platform}'s ${rules.maxBytes}`;

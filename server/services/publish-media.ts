@@ -14,6 +14,7 @@ import { CONTENT_TYPES, ImageError } from './images.js';
 import type { ArtifactMediaItem } from './media-items.js';
 import { checkMedia, fitForPlatform, MEDIA_LIMITS, type MediaPlatform } from './media-limits.js';
 import { mediaItemBytes } from './media.js';
+import { publicImageUrl } from './public-media.js';
 
 /** The items each part carries: `maxItems` per part from the first, in the artifact's order. */
 export function mediaByPart(items: ArtifactMediaItem[], platform: MediaPlatform, partCount: number): ArtifactMediaItem[][] {
@@ -83,6 +84,7 @@ const REDRAFT =
 async function imageFor(
   deps: ServiceDeps,
   workspaceId: string,
+  artifactId: string,
   platform: MediaPlatform,
   items: ArtifactMediaItem[],
   item: ArtifactMediaItem,
@@ -104,7 +106,14 @@ async function imageFor(
     );
   try {
     const fitted = await fitForPlatform(found.bytes, platform);
-    return { bytes: fitted.bytes, contentType: CONTENT_TYPES[fitted.format], altText: item.alt_text, width: fitted.width, height: fitted.height };
+    return {
+      bytes: fitted.bytes,
+      contentType: CONTENT_TYPES[fitted.format],
+      altText: item.alt_text,
+      width: fitted.width,
+      height: fitted.height,
+      publicUrl: item.id ? publicImageUrl(deps, { workspaceId, artifactId, mediaId: item.id, platform }) : null,
+    };
   } catch (err) {
     if (err instanceof ImageError) throw new JobError('media_unfit', `${name} cannot be made to fit ${platform}: it ${err.message}. ${REDRAFT}`);
     throw err;
@@ -143,7 +152,7 @@ export async function uploadPartImages(
   const recorded = await parts.findPartMedia(deps.db, q.artifactId, q.destination, q.position);
   if (recorded) return (JSON.parse(recorded.uploaded) as RecordedUpload).uploaded;
   const images: ImageToUpload[] = [];
-  for (const item of q.items) images.push(await imageFor(deps, q.workspaceId, q.platform, q.all, item));
+  for (const item of q.items) images.push(await imageFor(deps, q.workspaceId, q.artifactId, q.platform, q.all, item));
   const uploaded = await q.adapter.uploadImages(q.ctx, q.handle, q.creds, images);
   const row: RecordedUpload = { media_ids: q.items.map((m) => m.id), uploaded };
   await parts.recordPartMedia(deps.db, {

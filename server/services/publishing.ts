@@ -22,6 +22,7 @@ import { mediaOf } from './media-items.js';
 import { mediaByPart, uploadPartImages } from './publish-media.js';
 import { publishableParts, refusedPart } from './variants.js';
 import { warningOfPart } from './platform-text.js';
+import type { MediaPlatform } from './media-limits.js';
 import { upstreamJobError } from './upstream.js';
 
 function artifactIdOf(ctx: JobContext): string {
@@ -42,7 +43,7 @@ const asPublished = (p: PublishedPartRow): Published => ({ externalId: p.externa
 
 /** The run's error, with what is already live appended to its message (the worker keeps its kind). */
 function withSummary(err: unknown, summary: string): unknown {
-  if (err instanceof TransientError) return new TransientError(`${err.message}. ${summary}`, err.code, err.upstreamStatus);
+  if (err instanceof TransientError) return new TransientError(`${err.message}. ${summary}`, err.code, err.upstreamStatus, err.retryAt);
   if (err instanceof JobError) return new JobError(err.code, `${err.message}. ${summary}`, err.upstreamStatus);
   return err;
 }
@@ -107,7 +108,14 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
   if (retryErr) {
     // Retried by the worker; the destinations live or failed are left as they are.
     const gaveUp = failures.length ? ` Failed for good: ${failures.join(' | ')}` : '';
-    throw new TransientError(`${retry.join(' | ')}${gaveUp}`, errorCode(retryErr), retryErr instanceof TransientError ? retryErr.upstreamStatus : null);
+    // Not before the latest instant an upstream asked for (a 429's reset at one destination).
+    const retryAt = latest(outcomes.map((o) => (o.kind === 'retry' && o.err instanceof TransientError ? o.err.retryAt : null)));
+    throw new TransientError(
+      `${retry.join(' | ')}${gaveUp}`,
+      errorCode(retryErr),
+      retryErr instanceof TransientError ? retryErr.upstreamStatus : null,
+      retryAt,
+    );
   }
   if (failed.length) {
     const live = mine.length - failed.length;
@@ -119,6 +127,8 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
   const urls = (await parts.listPartsAt(deps.db, id, firstDest.destination)).map((p) => p.url ?? null);
   return { artifact_id: id, parts: urls.length, published_url: urls[0] ?? null, published_urls: urls, destinations: mine.length };
 }
+
+const latest = (dates: Array<Date | null>): Date | null => dates.reduce<Date | null>((a, d) => (d && (!a || d > a) ? d : a), null);
 
 const errorCode = (err: unknown) => (err instanceof TransientError || err instanceof JobError || err instanceof AppError ? err.code : 'internal_error');
 
@@ -160,14 +170,21 @@ async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): P
     );
   // The images each part carries (the first part first, 4 per part); checked by the request.
   const media = mediaOf(a).filter((m) => m.type === 'image' || m.type === 'gif');
-  const imagesOf = mediaByPart(media, platform as 'mastodon' | 'bluesky', texts.length);
+  const imagesOf = mediaByPart(media, platform as MediaPlatform, texts.length);
   // One context per destination: the adapter verifies the account (or opens its session) once.
   const memo = new Map<string, Promise<unknown>>();
   const actx = () => ({ ...adapterContext(deps, account.proxyUrl), memo });
   const done: Array<PublishedPartRow | undefined> = [];
   for (const p of await parts.listPartsAt(deps.db, id, d.destination)) done[p.position] = p;
+  // An earlier attempt at this destination that ended without an answer (a retried run, or a
+  // publish again after a failure) may have made its first missing part: the adapter of a platform
+  // without idempotency keys reads back before posting that part.
+  const uncertain = ctx.run.attempts > 1 || d.errorCode !== null || done.length > 0;
+  let firstMissing = true;
   for (let i = 0; i < texts.length; i++) {
     if (done[i]) continue;
+    const mayExist = uncertain && firstMissing;
+    firstMissing = false;
     const root = done[0];
     const parent = done[i - 1];
     if (i > 0 && (!root || !parent)) throw new JobError('internal_error', `Part ${i + 1} has no recorded part before it.`);
@@ -179,7 +196,7 @@ async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): P
         ctx: actx(),
         handle: account.account.handle,
         creds: account.creds,
-        platform: platform as 'mastodon' | 'bluesky',
+        platform: platform as MediaPlatform,
         workspaceId: a.workspaceId,
         artifactId: id,
         destination: d.destination,
@@ -196,6 +213,7 @@ async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): P
         key: { id, createdAt: a.createdAt, position: i },
         contentWarning: warningOfPart(i, a.contentWarning),
         replyTo: i > 0 ? { root: asPublished(root!), parent: asPublished(parent!) } : null,
+        mayExist,
       });
     } catch (err) {
       if (err instanceof AdapterError && err.kind === 'credential_rejected') await markAccountDead(deps, null, account.account.id, err.message);

@@ -57,6 +57,6 @@ const JOB_CODES: Record<AdapterError['kind'], string> = {
 export function upstreamJobError(err: unknown, platform: Platform): unknown {
   if (!(err instanceof AdapterError)) return err;
   const message = `${platform}: ${err.message}`;
-  if (err.kind === 'unavailable') return new TransientError(message, JOB_CODES.unavailable, err.status);
+  if (err.kind === 'unavailable') return new TransientError(message, JOB_CODES.unavailable, err.status, err.retryAt);
   return new JobError(JOB_CODES[err.kind], message, err.status);
 }

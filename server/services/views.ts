@@ -1,6 +1,7 @@
 // Rows to the contract's shapes. One place, so every operation shows a resource the same way.
 import type { components } from '../../generated/api.js';
 import type { ArtifactRow } from '../store/artifacts.js';
+import { posts } from '../adapters/index.js';
 import { isManual, type DestinationRow } from '../store/destinations.js';
 import type { PublishedPartRow } from '../store/published-parts.js';
 import type { PipelineRow, RunRow } from '../store/pipelines.js';
@@ -167,7 +168,7 @@ export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: Publ
 /** A pipeline's default destinations as stored: what `GET /pipelines/{id}` shows. */
 export function pipelineDestinations(p: Pick<PipelineRow, 'destinations' | 'platform' | 'handle'>): S['PipelineDestination'][] {
   if (p.destinations !== null) return JSON.parse(p.destinations) as S['PipelineDestination'][];
-  return p.platform === 'mastodon' || p.platform === 'bluesky' ? [{ account_id: null, platform: p.platform as 'mastodon' | 'bluesky', handle: p.handle }] : [];
+  return posts(p.platform) ? [{ account_id: null, platform: p.platform as S['PipelineDestination']['platform'], handle: p.handle }] : [];
 }
 
 /** One destination as the contract shows it, with its parts. */

@@ -9,7 +9,7 @@
 // left published and reported by diagnose and the inbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
-import { mastodonAdapter } from '../../server/adapters/mastodon.js';
+import { mastodonAdapter } from '../../server/platforms/mastodon/adapter.js';
 import { adapterContext } from '../../server/services/accounts.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startMastodonFake, type FakeStatus } from '../support/platforms.js';

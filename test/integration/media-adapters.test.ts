@@ -5,9 +5,9 @@
 // upstream image through the outbound client: metadata stripped, private addresses refused.
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blueskyAdapter } from '../../server/adapters/bluesky.js';
+import { blueskyAdapter } from '../../server/platforms/bluesky/adapter.js';
 import { sendJson } from '../../server/adapters/http.js';
-import { mastodonAdapter } from '../../server/adapters/mastodon.js';
+import { mastodonAdapter } from '../../server/platforms/mastodon/adapter.js';
 import type { ImageToUpload } from '../../server/adapters/types.js';
 import { adapterContext } from '../../server/services/accounts.js';
 import { downloadImage } from '../../server/services/media.js';

@@ -5,7 +5,7 @@
 // mark-published; a publish with nowhere to go refused; a pipeline's default destinations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
-import { tidFor } from '../../server/adapters/bluesky.js';
+import { tidFor } from '../../server/platforms/bluesky/adapter.js';
 import {
   asAccepted,
   getArtifact,

@@ -6,7 +6,7 @@
 // images than the thread has room for.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
-import { tidFor } from '../../server/adapters/bluesky.js';
+import { tidFor } from '../../server/platforms/bluesky/adapter.js';
 import { noise, photoWithGps, upload } from '../support/images.js';
 import { publishAndWait, publishingWorld, publishRequest, V1 } from '../support/api.js';
 import { deleteRows, findRows } from '../support/rows.js';

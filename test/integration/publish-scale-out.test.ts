@@ -7,7 +7,7 @@ import { unwrap } from '../../clients/typescript/src/index.js';
 import { testDbKind } from '../support/database.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
-import { tidFor } from '../../server/adapters/bluesky.js';
+import { tidFor } from '../../server/platforms/bluesky/adapter.js';
 import { findRow, updateRows } from '../support/rows.js';
 import { asAccepted, connect, getArtifact, ingest, listAllPosts, publishRequest } from '../support/api.js';
 import { waitForRun } from '../support/runs.js';

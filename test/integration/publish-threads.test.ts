@@ -4,7 +4,7 @@
 // artifact's platform variant, sent as the agent's own split (PUT /artifacts/{id}/variants/{platform}).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
-import { tidFor } from '../../server/adapters/bluesky.js';
+import { tidFor } from '../../server/platforms/bluesky/adapter.js';
 import { asAccepted, getArtifact, publishingWorld, publishRequest, V1 } from '../support/api.js';
 import { findRows, deleteRows } from '../support/rows.js';
 import { waitForRun } from '../support/runs.js';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { refusal } from '../support/errors.js';
-import { tidFor } from '../../server/adapters/bluesky.js';
+import { tidFor } from '../../server/platforms/bluesky/adapter.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { mastodonStatus, startBlueskyFake, startMastodonFake } from '../support/platforms.js';
 import { asAccepted, connect, getArtifact, ingest, ingestArchive, listAllPosts, publishRequest, startPipeline, V1 } from '../support/api.js';

@@ -78,7 +78,7 @@ describe('PUT /artifacts/{id}/variants/{platform}', () => {
       is_thread: true,
       numbered: true,
       origin: 'parts',
-      publishable: false,
+      publishable: true,
       problem: null,
     });
 
@@ -371,7 +371,7 @@ describe('inbox and diagnose flag variants that cannot be posted', () => {
     expect(item?.suggested_endpoint).toBe(`PUT ${V1}/artifacts/${a.id}/variants/mastodon`);
   });
 
-  it('a scheduled artifact with variants for platforms without an adapter: diagnose says only the pipeline’s platform goes out (info)', async () => {
+  it('a scheduled artifact with variants for platforms none of its destinations is on: diagnose says only its destinations’ variants go out (info)', async () => {
     const deps = t.s.running.deps;
     const a = await artifact('scheduled', 'Going out on Mastodon; the X and LinkedIn texts are for export.');
     await insertVariants(

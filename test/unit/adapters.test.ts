@@ -2,7 +2,7 @@
 // HTML to text, and the Bluesky record key.
 import { describe, expect, it } from 'vitest';
 import { archiveAdapter } from '../../server/adapters/archive/adapter.js';
-import { tidFor, withWarning } from '../../server/adapters/bluesky.js';
+import { tidFor, withWarning } from '../../server/platforms/bluesky/adapter.js';
 import { parseFeed } from '../../server/adapters/rss.js';
 import { htmlToText } from '../../server/adapters/text.js';
 import { AdapterError } from '../../server/adapters/types.js';

@@ -2,7 +2,7 @@
 // not code points) — checked by slicing the text's bytes, with emoji, ZWJ sequences, CJK,
 // combining marks and RTL before the facets.
 import { describe, expect, it } from 'vitest';
-import { detectFacets, facetsOf, type Facet } from '../../server/adapters/bluesky-facets.js';
+import { detectFacets, facetsOf, type Facet } from '../../server/platforms/bluesky/facets.js';
 
 const dids: Record<string, string> = { 'grace.bsky.social': 'did:plc:grace', 'ada.example.com': 'did:web:ada.example.com' };
 const facets = (text: string) => facetsOf(text, detectFacets(text), (h) => dids[h] ?? null);
@@ -80,7 +80,7 @@ describe('bluesky facets', () => {
 
 describe('bluesky post length (the adapter counts as the PDS does)', () => {
   it('counts graphemes, not code points, and caps UTF-8 bytes at 3,000', async () => {
-    const { blueskyAdapter } = await import('../../server/adapters/bluesky.js');
+    const { blueskyAdapter } = await import('../../server/platforms/bluesky/adapter.js');
     const refuses = blueskyAdapter.refusesText!;
     const family = '👨‍👩‍👧‍👦'; // one grapheme, 7 code points, 25 bytes
     // 100 families + 200 letters: 300 graphemes, 900 code points, 2,700 bytes — fits.

@@ -7,9 +7,12 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blueskyAdapter } from '../../server/adapters/bluesky.js';
-import { mastodonAdapter } from '../../server/adapters/mastodon.js';
+import { blueskyAdapter } from '../../server/platforms/bluesky/adapter.js';
+import { mastodonAdapter } from '../../server/platforms/mastodon/adapter.js';
 import { rssAdapter } from '../../server/adapters/rss.js';
+import { linkedinAdapter } from '../../server/platforms/linkedin/adapter.js';
+import { threadsAdapter } from '../../server/platforms/threads/adapter.js';
+import { xAdapter } from '../../server/platforms/x/adapter.js';
 import { CANONICAL_TYPES, parseTypeFilter, TYPE_ALIASES } from '../../server/services/events.js';
 
 type Json = Record<string, unknown>;
@@ -49,8 +52,8 @@ describe('the stream’s events filter', () => {
 });
 
 describe('a connected account’s handle, by platform', () => {
-  const adapters = { mastodon: mastodonAdapter, bluesky: blueskyAdapter, rss: rssAdapter };
-  for (const platform of ['mastodon', 'bluesky', 'rss'] as const) {
+  const adapters = { mastodon: mastodonAdapter, bluesky: blueskyAdapter, rss: rssAdapter, x: xAdapter, linkedin: linkedinAdapter, threads: threadsAdapter };
+  for (const platform of ['mastodon', 'bluesky', 'rss', 'x', 'linkedin', 'threads'] as const) {
     it(`${platform}: every handle the schema admits, the adapter accepts`, () => {
       const rule = handleRule(platform);
       fc.assert(
@@ -73,5 +76,13 @@ describe('a connected account’s handle, by platform', () => {
     expect(admits(handleRule('rss'), 'https://blog.example.com/feed.xml')).toBe(true);
     expect(admits(handleRule('rss'), 'blog.example.com/feed.xml')).toBe(false);
     expect(admits(handleRule('rss'), '@ada@mastodon.example')).toBe(false);
+    expect(admits(handleRule('x'), '@Ada_Writes')).toBe(true);
+    expect(admits(handleRule('x'), '@ada@mastodon.example')).toBe(false);
+    expect(admits(handleRule('x'), '@sixteen_letters_')).toBe(false);
+    expect(admits(handleRule('threads'), '@ada.writes')).toBe(true);
+    expect(admits(handleRule('threads'), 'ada.bsky.social@x')).toBe(false);
+    expect(admits(handleRule('linkedin'), 'ada-lovelace')).toBe(true);
+    expect(admits(handleRule('linkedin'), 'urn:li:person:yWk3vJ9Q2b')).toBe(true);
+    expect(admits(handleRule('linkedin'), '@ada')).toBe(false);
   });
 });

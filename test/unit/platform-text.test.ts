@@ -154,7 +154,7 @@ describe('counting, the way each platform counts', () => {
       linkedin: 3000,
       threads: 500,
     });
-    expect(TARGET_PLATFORMS.filter((p) => PLATFORM_RULES[p].publishable)).toEqual(['mastodon', 'bluesky']);
+    expect(TARGET_PLATFORMS.filter((p) => PLATFORM_RULES[p].publishable)).toEqual(['mastodon', 'bluesky', 'x', 'linkedin', 'threads']);
   });
 
   it('fits exactly at the limit and not one past it', () => {

@@ -2,8 +2,8 @@
 // dimensions where known, alt text, and where the bytes are.
 import { describe, expect, it } from 'vitest';
 import { parseFeed } from '../../server/adapters/rss.js';
-import { mastodonMedia } from '../../server/adapters/mastodon.js';
-import { blueskyMedia } from '../../server/adapters/bluesky.js';
+import { mastodonMedia } from '../../server/platforms/mastodon/adapter.js';
+import { blueskyMedia } from '../../server/platforms/bluesky/adapter.js';
 
 const NOW = new Date('2026-11-24T00:00:00Z');
 

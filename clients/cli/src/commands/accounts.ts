@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from '@commander-js/extra-typings';
-import { unwrap } from '../../../typescript/src/index.js';
+import { unwrap, type Schemas } from '../../../typescript/src/index.js';
 import { keyOption } from '../accepted.js';
 import { action, type Cli } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -19,7 +19,7 @@ const SIGN_IN_ONLY: readonly string[] = ['x', 'linkedin', 'threads'];
 export const POLL_MS = 1000;
 
 interface ConnectFlags {
-  platform: 'rss' | 'mastodon' | 'bluesky' | 'archive' | 'x' | 'linkedin' | 'threads';
+  platform: Schemas['Platform'];
   handle?: string;
   authMaterial?: string;
   authMaterialFile?: string;

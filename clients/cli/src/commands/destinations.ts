@@ -1,10 +1,12 @@
 // Destinations on the command line: `--to` names an account that posts, by id (`acc_…`) or as
-// `platform:handle` (`mastodon:@ada@mastodon.social`, `bluesky:ada.bsky.social`).
+// `platform:handle` (`mastodon:@ada@mastodon.social`, `bluesky:ada.bsky.social`, `x:@ada`).
 import type { Schemas } from '../../../typescript/src/index.js';
 import { CliError, EXIT } from '../errors.js';
 
 export const TO_HELP =
-  'publish to this account: its id (acc_…) or platform:handle (mastodon:@ada@mastodon.social, bluesky:ada.bsky.social); repeat for several';
+  'publish to this account: its id (acc_…) or platform:handle (mastodon:@ada@mastodon.social, bluesky:ada.bsky.social, x:@ada, linkedin:ada-lovelace, threads:@ada); repeat for several';
+
+const POSTING: readonly string[] = ['mastodon', 'bluesky', 'x', 'linkedin', 'threads'] satisfies Array<Extract<Schemas['DestinationRef'], object>['platform']>;
 
 /** `--to` values as the contract's destinations. */
 export function destinationRefs(values: string[]): Schemas['DestinationRef'][] {
@@ -12,9 +14,9 @@ export function destinationRefs(values: string[]): Schemas['DestinationRef'][] {
     if (/^acc_/.test(v)) return v;
     const at = v.indexOf(':');
     const platform = v.slice(0, at);
-    if (at < 1 || (platform !== 'mastodon' && platform !== 'bluesky'))
-      throw new CliError(`--to takes an account id (acc_…) or mastodon:HANDLE / bluesky:HANDLE, got ${JSON.stringify(v)}.`, EXIT.usage);
-    return { platform, handle: v.slice(at + 1) };
+    if (at < 1 || !POSTING.includes(platform))
+      throw new CliError(`--to takes an account id (acc_…) or PLATFORM:HANDLE (${POSTING.join(', ')}), got ${JSON.stringify(v)}.`, EXIT.usage);
+    return { platform: platform as Extract<Schemas['DestinationRef'], object>['platform'], handle: v.slice(at + 1) };
   });
 }
 

@@ -1,9 +1,9 @@
 // Mastodon (and API-compatible servers). The handle is `@user@instance`; the credential is an
 // access token of that account (scopes read + write:statuses). The instance is reached at
 // https://<instance> through the outbound client.
-import { jsonBody, memoized, send, sendJson } from './http.js';
-import { postProblem } from '../services/platform-text.js';
-import { count, dated, dateOf, htmlToText, httpUrl, plainText, withPoll } from './text.js';
+import { jsonBody, memoized, send, sendJson } from '../../adapters/http.js';
+import { postProblem } from '../../services/platform-text.js';
+import { count, dated, dateOf, htmlToText, httpUrl, plainText, withPoll } from '../../adapters/text.js';
 import {
   AdapterError,
   type AdapterContext,
@@ -14,7 +14,7 @@ import {
   type MediaType,
   type PlatformAdapter,
   type Poll,
-} from './types.js';
+} from '../../adapters/types.js';
 
 const HANDLE = /^@?([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+\.[A-Za-z0-9-]+(?::\d{1,5})?)$/;
 const PAGE = 40;

@@ -12,11 +12,12 @@ import {
   type MediaRef,
   type PlatformAdapter,
   type Published,
-} from './types.js';
-import { jsonBody, memoized, send, sendJson } from './http.js';
-import { postProblem, withWarning, type PostExtras } from '../services/platform-text.js';
-import { count, dated, dateOf, httpUrl, tidy } from './text.js';
-import { detectFacets, facetsOf } from './bluesky-facets.js';
+} from '../../adapters/types.js';
+import { jsonBody, memoized, send, sendJson } from '../../adapters/http.js';
+import { postProblem, type PostExtras } from '../../services/platform-text.js';
+import { withWarning } from './counting.js';
+import { count, dated, dateOf, httpUrl, tidy } from '../../adapters/text.js';
+import { detectFacets, facetsOf } from './facets.js';
 
 const HANDLE = /^@?((?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62})$/i;
 const PAGE = 100;

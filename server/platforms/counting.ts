@@ -1,0 +1,76 @@
+// What every platform's counting rules are made of: the shape of the rules (the contract's
+// `PlatformCounting` and the per-post caps) and the primitives they count with. Each platform's
+// own rules live in its folder (server/platforms/<name>/counting.ts); services/platform-text.ts
+// gathers them and splits threads. Pure: no I/O.
+import twitterText from 'twitter-text';
+
+/** The platforms a variant can be written for. */
+export const TARGET_PLATFORMS = ['mastodon', 'bluesky', 'x', 'linkedin', 'threads'] as const;
+export type TargetPlatform = (typeof TARGET_PLATFORMS)[number];
+
+/** How a platform counts a post's length (the contract's `PlatformCounting`). */
+export type Counting = 'graphemes' | 'weighted' | 'utf16_code_units' | 'emoji_as_utf8_bytes';
+
+export interface PlatformRules {
+  platform: TargetPlatform;
+  /** The most a post may count. */
+  limit: number;
+  counting: Counting;
+  /** What every URL counts, whatever its length (null: a URL counts like any other text). */
+  urlLength: number | null;
+  /** How many hashtags the platform's own guidance suggests per post (null: no norm). The trailing block is trimmed to it. */
+  hashtagNorm: number | null;
+  /** At most this many distinct links in one post (null: no cap). */
+  maxLinks: number | null;
+  /** At most this many UTF-8 bytes in one post (null: no cap). */
+  maxBytes: number | null;
+  /** This service can post to the platform (an adapter exists); the others are written and exported only. */
+  publishable: boolean;
+}
+
+/** What else a post carries that the platform counts with its text. */
+export interface PostExtras {
+  /**
+   * The content warning the post is published with. Mastodon counts it (`spoiler_text`), as
+   * written, before the text in the same 500 (its StatusLengthValidator counts
+   * `spoiler_text + countable_text(text)`); Bluesky, which has none, gets it as the line
+   * `CW: <warning>` and an empty line before the text (its `posted`), counted with the text.
+   * The other platforms have none. Only a thread's first part carries it (`warningOfPart`).
+   */
+  contentWarning?: string | null;
+}
+
+/** One platform's counting: its rules and its count of a post's length. */
+export interface PlatformCountingRules {
+  rules: PlatformRules;
+  count(text: string, extras: PostExtras): number;
+  /** Whether the count includes the post's content warning (Mastodon's `spoiler_text`, Bluesky's `CW:` line). */
+  countsWarning?: boolean;
+  /** The text the platform receives for a post, when it is not the text itself (Bluesky: with its `CW:` line). */
+  posted?(text: string, extras: PostExtras): string;
+}
+
+const graphemeSegmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const utf8 = new TextEncoder();
+
+export function graphemeCount(text: string): number {
+  let n = 0;
+  for (const _ of graphemeSegmenter.segment(text)) n += 1;
+  return n;
+}
+
+/** The grapheme clusters of a text, in order. */
+export const graphemes = (text: string): Iterable<{ segment: string }> => graphemeSegmenter.segment(text);
+
+export const codePointCount = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+};
+
+export const utf8Bytes = (text: string): number => utf8.encode(text).length;
+
+/** Distinct links of a text (with or without a scheme, as the platforms that cap them find them). */
+export function linkCount(text: string): number {
+  return new Set(twitterText.extractUrls(text)).size;
+}

@@ -1,0 +1,43 @@
+// What the fakes of X, LinkedIn and Threads share: reading a request's parameters, answering a
+// 429 with the platform's rate-limit headers, and dropping the connection after the work is done.
+import type http from 'node:http';
+
+/** A JSON or form body's fields, with the query string's (the Graph API takes either). */
+export function paramsOf(req: http.IncomingMessage, body: Buffer): Record<string, string> {
+  const url = new URL(req.url ?? '/', 'https://fake');
+  const out: Record<string, string> = Object.fromEntries(url.searchParams);
+  if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+    Object.assign(out, Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
+  return out;
+}
+
+export function jsonOf<T>(body: Buffer): T | null {
+  try {
+    return JSON.parse(body.toString('utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** What every one of these fakes can be told to do to its post call. */
+export interface PostFaults {
+  /** Answer the next N post calls 429 (nothing made), with the reset `resetInSeconds` ahead. */
+  rateLimitNext: number;
+  resetInSeconds: number;
+  /** A post whose text contains this is made, then the connection is dropped before the answer (once). */
+  dropAfterPostText: string | null;
+  /** Answer the next N post calls 503 without making anything. */
+  failNextPosts: number;
+  /** Every authenticated call answers 401 (the access token expired or was revoked). */
+  expired: boolean;
+}
+
+export const noFaults = (): PostFaults => ({ rateLimitNext: 0, resetInSeconds: 60, dropAfterPostText: null, failNextPosts: 0, expired: false });
+
+/** When `text` contains `state.dropAfterPostText`: drops the connection without an answer (the work done) and clears the mode. */
+export function dropAfter(state: PostFaults, text: string, req: http.IncomingMessage): boolean {
+  if (!state.dropAfterPostText || !text.includes(state.dropAfterPostText)) return false;
+  state.dropAfterPostText = null;
+  req.socket.destroy();
+  return true;
+}
