@@ -25,7 +25,10 @@ describe('POST /accounts/connect names the missing discriminator', () => {
     const before = await countRows(t.s.running.deps.db, 'Account');
     const r = await connect({ handle, auth_material: 'token-0123456789' });
     expect(r.res.status).toBe(422);
-    expect(r.body.error).toMatchObject({ code: 'validation_failed', message: 'body.platform is required; one of rss, mastodon, bluesky, archive, x, linkedin, threads' });
+    expect(r.body.error).toMatchObject({
+      code: 'validation_failed',
+      message: 'body.platform is required; one of rss, mastodon, bluesky, archive, x, linkedin, threads',
+    });
     expect(await countRows(t.s.running.deps.db, 'Account')).toBe(before);
   });
 
