@@ -11,7 +11,7 @@ import { accountAad, sealedCredentials, unsealCredentials } from './account-secr
 import { credentialCipher } from './crypto.js';
 import { freshCredentials } from './oauth/grants.js';
 import { AdapterError } from '../adapters/types.js';
-import { API_PREFIX, AppError, notFound, validationFailed } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { oauthFor } from '../platforms/oauth.js';
 import { credentialDead, credentialMissing, upstreamAppError } from './upstream.js';
 
@@ -19,7 +19,6 @@ type ConnectRequest = components['schemas']['ConnectAccountRequest'];
 type S = components['schemas'];
 
 /** Platforms whose accounts only signing in connects (no pasted token path). */
-const SIGN_IN_ONLY: ReadonlySet<string> = new Set(['x', 'linkedin', 'threads']);
 
 export { accountAad, sealedCredentials } from './account-secrets.js';
 
@@ -45,12 +44,6 @@ export function adapterContext(deps: ServiceDeps, proxyUrl: string | null): Adap
 
 /** Adds the account or rotates its credentials, after a successful probe. A failed probe stores nothing. */
 export async function connectAccount(deps: ServiceDeps, caller: Caller, body: ConnectRequest) {
-  if (SIGN_IN_ONLY.has(body.platform)) {
-    throw validationFailed(
-      'body.platform',
-      `${body.platform} accounts are connected by signing in: POST ${API_PREFIX}/accounts/authorizations (docs/accounts.md)`,
-    );
-  }
   const adapter = adapterFor(body.platform);
   const handle = normalize(adapter, body.handle, body.platform);
   const creds: Credentials = { secret: body.auth_material, secondary: body.secondary_auth ?? null };

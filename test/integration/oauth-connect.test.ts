@@ -189,15 +189,9 @@ describe('Mastodon', () => {
     expect(await unwrap(status(s, started.id))).toMatchObject({ status: 'connected' });
   });
 
-  it('refuses a start without the instance, naming handle, and the pasted-token path for X', async () => {
+  it('refuses a start without the instance, naming handle', async () => {
     await refused(start(s, { platform: 'mastodon' }), 422, 'validation_failed', /handle/);
     await refused(start(s, { platform: 'mastodon', handle: 'not an instance' }), 422, 'validation_failed', /handle/);
-    await refused(
-      s.client().POST(`${V1}/accounts/connect`, { body: { platform: 'x', handle: '@ada', auth_material: 'token', idempotency_key: newIdempotencyKey() } }),
-      422,
-      'validation_failed',
-      /platform.*signing in/,
-    );
   });
 });
 

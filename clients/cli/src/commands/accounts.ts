@@ -14,7 +14,6 @@ import { printJson, show } from '../output.js';
 
 type SignInPlatform = 'mastodon' | 'x' | 'linkedin' | 'threads';
 const SIGN_IN: readonly string[] = ['mastodon', 'x', 'linkedin', 'threads'];
-const SIGN_IN_ONLY: readonly string[] = ['x', 'linkedin', 'threads'];
 /** How often `connect` asks whether the person came back (the state lasts 10 minutes). */
 export const POLL_MS = 1000;
 
@@ -62,7 +61,7 @@ export function registerAccountCommands(program: Command) {
       .option('--proxy-url <url>', 'an http(s):// or socks5:// proxy for this account'),
   ).action(
     action(async (cli, o) => {
-      const signIn = SIGN_IN_ONLY.includes(o.platform) || (SIGN_IN.includes(o.platform) && o.authMaterial === undefined && o.authMaterialFile === undefined);
+      const signIn = SIGN_IN.includes(o.platform) && o.authMaterial === undefined && o.authMaterialFile === undefined;
       if (signIn) return connectBySigningIn(cli, o.platform as SignInPlatform, o.handle, o.idempotencyKey);
       if (o.handle === undefined) throw new CliError(`--handle is required to connect ${o.platform} with a credential.`, EXIT.usage);
       const body = {
