@@ -55,7 +55,9 @@ describe('cpa artifacts variant / get', () => {
     const get = await t.run(['artifacts', 'get', artifactId]);
     expectExit(get, 0);
     expect(get.stdout).toMatch(/^variants\tbluesky, x$/m);
-    expect(get.stdout).toMatch(/^── x: thread of 2, 32\/280 weighted, parts, can be published \(name a destination with --to\)$/m);
+    expect(get.stdout).toMatch(
+      /^── x: thread of 2, 32\/280 weighted, parts, can be published \(name a destination with --to, or set the pipeline's: cpa pipelines destinations\)$/m,
+    );
     expect(get.stdout).toMatch(/^\[2\/2\] 16\/280\n {2}日本語の二番目。$/m);
     const asJson = json<{ variants: Array<{ platform: string }> }>(await t.run(['artifacts', 'get', artifactId, '--json']));
     expect(asJson.variants.map((v) => v.platform)).toEqual(['bluesky', 'x']);
@@ -112,7 +114,9 @@ describe('cpa artifacts variant / get', () => {
     expectExit(both, 2);
     const added = await t.run(['artifacts', 'variant', artifactId, 'linkedin']);
     expectExit(added, 0);
-    expect(added.stdout).toMatch(/^── linkedin: one post, \d+\/3000 utf16_code_units, drafted, can be published \(name a destination with --to\)$/m);
+    expect(added.stdout).toMatch(
+      /^── linkedin: one post, \d+\/3000 utf16_code_units, drafted, can be published \(name a destination with --to, or set the pipeline's: cpa pipelines destinations\)$/m,
+    );
   });
 
   it('drafts with --target and shows one variant per target', async () => {
