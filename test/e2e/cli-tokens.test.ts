@@ -18,7 +18,7 @@ describe('cpa tokens', () => {
     const withIt = (args: string[]) => t.run(['--token', secret, ...args]);
     expectExit(await withIt(['pipelines', 'list']), 0);
     const refused = await withIt(['tokens', 'create', '--name', 'more', '--scope', 'read,admin']);
-    expect(refused.exitCode).not.toBe(0);
+    expectExit(refused, 8); // forbidden: the scope the token lacks
     expect(refused.stderr).toContain("'admin'");
 
     const listed = await t.run(['tokens', 'list', '--limit', '100']);
@@ -29,7 +29,7 @@ describe('cpa tokens', () => {
 
     expectExit(await t.run(['tokens', 'revoke', token.id]), 0);
     const after = await withIt(['pipelines', 'list']);
-    expect(after.exitCode).not.toBe(0);
+    expectExit(after, 3); // unauthorized
     expect(after.stderr).toContain('revoked');
   });
 });

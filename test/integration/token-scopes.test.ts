@@ -2,10 +2,13 @@
 // (`x-required-scope`); a token holds only the scopes it was given, and a call beyond them is
 // 403 naming the missing scope. Revoked and expired tokens are 401 at once; the list never shows
 // a secret. (The full-power first-launch token doing everything is what the rest of the suite proves.)
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey } from '../../clients/typescript/src/index.js';
 import { addToken, findToken } from '../../server/store/workspaces.js';
-import { generateToken, hashToken } from '../../server/services/tokens.js';
+import { ensureDesktopToken, generateToken, hashToken, TOKEN_FILE } from '../../server/services/tokens.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
 import { newPipeline, rawRequest, V1 } from '../support/api.js';
@@ -134,6 +137,20 @@ describe('revocation and expiry', () => {
     const refused = await call('GET', `${V1}/pipelines`, secret);
     expect(refused.status).toBe(401);
     expect(refused.body.error?.message).toContain('expired');
+  });
+
+  it('a desktop token file holding a revoked token gets a new token on start', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cpa-revoked-'));
+    const old = generateToken();
+    const id = s.running.deps.ids.id('tok');
+    await addToken(s.running.deps.db, { id, workspaceId, tokenHash: hashToken(old) });
+    writeFileSync(path.join(dir, TOKEN_FILE), `${old}\n`);
+    expect((await call('DELETE', `${V1}/tokens/${id}`, s.token)).status).toBe(200);
+    const ensured = await ensureDesktopToken(s.running.deps, dir);
+    expect(ensured.created).toBe('token');
+    const fresh = readFileSync(path.join(dir, TOKEN_FILE), 'utf8').trim();
+    expect(fresh).not.toBe(old);
+    expect((await call('GET', `${V1}/pipelines`, fresh)).status).toBe(200);
   });
 
   it('an expiry must be in the future (422 naming the field)', async () => {
