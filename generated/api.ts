@@ -2851,7 +2851,7 @@ export interface components {
             code: string;
         };
         DeskSession: {
-            /** @description The agent token the link was made for (64 lowercase hexadecimal characters). */
+            /** @description The agent token the link was made for: 64 lowercase hexadecimal characters, or `cpa_` and 64 of them. */
             token: string;
         };
         /**

@@ -94,6 +94,17 @@ describe('a token with the draft scope', () => {
   });
 });
 
+describe('a token with the admin scope', () => {
+  it('mints a desk sign-in link, which signs the browser in with that very token', async () => {
+    const { secret } = await createToken(['read', 'admin']);
+    const link = await call('POST', '/api/desk/sign-in-links', secret);
+    expect(link.status).toBe(201);
+    const session = await call('POST', '/api/desk/sign-in', null, { code: link.body.code });
+    expect(session.status).toBe(200);
+    expect(session.body.token).toBe(secret);
+  });
+});
+
 describe('a token with the read scope', () => {
   it('reads, and nothing else', async () => {
     const { secret } = await createToken(['read']);
