@@ -829,6 +829,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's tokens
+         * @description Every agent token of the workspace, newest first (by `created_at`, then `id`), revoked ones
+         *     included: name, scopes, expiry, last use (to within a minute) and revocation. Never a secret:
+         *     the service keeps only each token's SHA-256.
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`. A
+         *     tampered cursor, or one of another list, is `400 bad_request`.
+         */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Create a named token with some scopes
+         * @description Makes a token that holds only the scopes named (`read`, `draft`, `approve`, `publish`,
+         *     `accounts`, `admin`; see docs/security.md) and, with `expires_at`, stops working then
+         *     (`401`). The answer carries the secret — `cpa_` and 64 lowercase hex — this once: the
+         *     service stores only its SHA-256. A call beyond a token's scopes is `403 forbidden` naming the
+         *     missing scope, with `suggested_action: request_scope`.
+         *
+         *     No idempotency key: a replayed answer would have to keep the secret. When an answer is lost,
+         *     revoke the token `GET /tokens` shows and create another.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a token
+         * @description Revokes the token: from now on it answers `401 unauthorized` (on this instance at once; on
+         *     another instance of the same database within the minute its token cache trusts a token).
+         *     Answers the token as it is now; revoking a revoked token changes nothing. A token of another
+         *     workspace is `404 not_found`. A token may revoke itself.
+         */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/imports": {
         parameters: {
             query?: never;
@@ -1819,6 +1878,7 @@ export interface components {
          *     | `draft_post` | a source post has no draft yet | `POST /posts/{id}/draft` |
          *     | `list_posts` | some source posts need a look (see the message) | `GET /pipelines/{id}/posts` |
          *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
+         *     | `request_scope` | the token lacks the scope the operation requires (the message names it); ask the workspace's operator for a token that has it | (the operator: `POST /tokens` with an `admin` token) |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
          * @example connect_account
          */
@@ -2683,6 +2743,57 @@ export interface components {
                 scopes: string[];
             }[];
         };
+        /**
+         * @description What a token may do; each operation declares the one it needs (`x-required-scope`).
+         *     `read`: every GET. `draft`: pipelines, drafting, variants, media, imports, fetch. `approve`:
+         *     moving an artifact between states (`POST /artifacts/{id}/transition`). `publish`: publishing,
+         *     marking published, unscheduling. `accounts`: connecting accounts. `admin`: tokens and desk
+         *     sign-in links.
+         * @example draft
+         * @enum {string}
+         */
+        TokenScope: "read" | "draft" | "approve" | "publish" | "accounts" | "admin";
+        /** @description An agent token of the workspace, never its secret. */
+        Token: {
+            id: components["schemas"]["ResourceId"];
+            /** @description Its name; `null` for a token `npm start` or `workspace create` made. */
+            name: string | null;
+            scopes: components["schemas"]["TokenScope"][];
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When it stops working (`401`); `null` when never. */
+            expires_at: components["schemas"]["Timestamp"] | null;
+            /** @description When it last authenticated a request, to within a minute; `null` when never. */
+            last_used_at: components["schemas"]["Timestamp"] | null;
+            /** @description When it was revoked (it then answers `401`); `null` while it works. */
+            revoked_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description A page of the workspace's tokens, newest first (by `created_at`, then `id`), revoked ones included. Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        TokenList: {
+            data: components["schemas"]["Token"][];
+            next_cursor: string | null;
+        };
+        CreateTokenRequest: {
+            /**
+             * @description A name for people, e.g. the agent that will hold it.
+             * @example drafting agent
+             */
+            name: string;
+            /**
+             * @example [
+             *       "read",
+             *       "draft"
+             *     ]
+             */
+            scopes: components["schemas"]["TokenScope"][];
+            /** @description When the token stops working; omit for never. Must be in the future. */
+            expires_at?: components["schemas"]["Timestamp"];
+        };
+        /** @description A new token, and its secret, shown this once and kept nowhere. */
+        CreatedToken: {
+            token: components["schemas"]["Token"];
+            /** @description The bearer token: `cpa_` and 64 lowercase hex (256 random bits). The prefix lets secret scanners find a leaked one. */
+            secret: string;
+        };
         /** @description An uploaded data export and what its ingest imports. */
         Import: {
             id: components["schemas"]["ResourceId"];
@@ -3033,7 +3144,7 @@ export interface components {
             code: string;
         };
         DeskSession: {
-            /** @description The agent token the link was made for (64 lowercase hexadecimal characters). */
+            /** @description The agent token the link was made for: 64 lowercase hexadecimal characters, or `cpa_` and 64 of them. */
             token: string;
         };
         /**
@@ -3358,6 +3469,21 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The token is valid but lacks the scope this operation requires (its `x-required-scope`), or the state of the workspace or resource forbids the action. */
+        MissingScope: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 [name: string]: unknown;
             };
             content: {
@@ -3891,6 +4017,51 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["SignInSettings"];
+            };
+        };
+        /** @description A page of the workspace's tokens, never a secret. */
+        ListTokensOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TokenList"];
+            };
+        };
+        /** @description The new token and its secret, shown this once. */
+        CreateTokenCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CreatedToken"];
+            };
+        };
+        /** @description The token as it is now, revoked. */
+        RevokeTokenOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Token"];
             };
         };
         /** @description A page of the workspace's imports, newest first. */
@@ -4742,6 +4913,11 @@ export interface components {
          */
         AccountId: components["schemas"]["ResourceId"];
         /**
+         * @description The token's id (`id` in `GET /tokens`).
+         * @example tok_5d1f0a9c2b7e4a13
+         */
+        TokenId: components["schemas"]["ResourceId"];
+        /**
          * @description The name of the archive account this export belongs to (you choose it, e.g. `ada-x-2024`); the handle to create a pipeline with.
          * @example ada-x-2024
          */
@@ -4895,6 +5071,7 @@ export interface operations {
             200: components["responses"]["ListPipelinesOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4917,6 +5094,7 @@ export interface operations {
         responses: {
             200: components["responses"]["GetPipelineOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -4939,6 +5117,7 @@ export interface operations {
             202: components["responses"]["CreatePipelineFromIntentAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -4965,6 +5144,7 @@ export interface operations {
         responses: {
             200: components["responses"]["DiagnosePipelineOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -4988,6 +5168,7 @@ export interface operations {
         responses: {
             200: components["responses"]["GetPipelineInboxOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5019,6 +5200,7 @@ export interface operations {
             200: components["responses"]["ListPipelinePostsOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5048,6 +5230,7 @@ export interface operations {
             200: components["responses"]["ListPipelineScheduleOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5076,6 +5259,7 @@ export interface operations {
             200: components["responses"]["SetPipelineDestinationsOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5107,6 +5291,7 @@ export interface operations {
             202: components["responses"]["DraftFromPostAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5164,6 +5349,7 @@ export interface operations {
             200: components["responses"]["ListArtifactsOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5186,6 +5372,7 @@ export interface operations {
         responses: {
             200: components["responses"]["GetArtifactOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5274,6 +5461,7 @@ export interface operations {
         responses: {
             200: components["responses"]["UnscheduleArtifactOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
             422: components["responses"]["ValidationFailed"];
@@ -5303,6 +5491,7 @@ export interface operations {
             200: components["responses"]["SetArtifactMediaOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5334,6 +5523,7 @@ export interface operations {
             200: components["responses"]["TransitionArtifactOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5371,6 +5561,7 @@ export interface operations {
             201: components["responses"]["PutArtifactVariantCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["PutArtifactVariantConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5397,6 +5588,7 @@ export interface operations {
             200: components["responses"]["ListAccountsOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5418,6 +5610,7 @@ export interface operations {
             200: components["responses"]["ConnectAccountOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5444,6 +5637,7 @@ export interface operations {
             201: components["responses"]["StartAccountAuthorizationCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5470,6 +5664,7 @@ export interface operations {
         responses: {
             200: components["responses"]["GetAccountAuthorizationOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5493,6 +5688,7 @@ export interface operations {
         responses: {
             200: components["responses"]["CheckAccountOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
             422: components["responses"]["ValidationFailed"];
@@ -5512,6 +5708,76 @@ export interface operations {
         responses: {
             200: components["responses"]["GetSignInSettingsOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListTokensOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTokenRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["CreateTokenCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's id (`id` in `GET /tokens`).
+                 * @example tok_5d1f0a9c2b7e4a13
+                 */
+                id: components["parameters"]["TokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RevokeTokenOk"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5533,6 +5799,7 @@ export interface operations {
             200: components["responses"]["ListImportsOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5587,6 +5854,7 @@ export interface operations {
             201: components["responses"]["CreateImportCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             408: components["responses"]["UploadStalled"];
             413: components["responses"]["UploadTooLarge"];
             415: components["responses"]["UploadUnsupportedMediaType"];
@@ -5612,6 +5880,7 @@ export interface operations {
         responses: {
             200: components["responses"]["GetImportOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5655,6 +5924,7 @@ export interface operations {
             201: components["responses"]["UploadMediaCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             408: components["responses"]["UploadStalled"];
             413: components["responses"]["MediaTooLarge"];
             415: components["responses"]["MediaUnsupportedMediaType"];
@@ -5680,6 +5950,7 @@ export interface operations {
         responses: {
             200: components["responses"]["GetMediaOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5702,6 +5973,7 @@ export interface operations {
             200: components["responses"]["FetchUrlOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -5723,6 +5995,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ListFetchSchemasOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5806,6 +6079,7 @@ export interface operations {
             200: components["responses"]["ListRunsOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5828,6 +6102,7 @@ export interface operations {
         responses: {
             200: components["responses"]["GetRunOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5861,6 +6136,7 @@ export interface operations {
             200: components["responses"]["GetCalendarOk"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5880,6 +6156,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ListSessionActivityOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5907,6 +6184,7 @@ export interface operations {
             201: components["responses"]["AddSessionItemCreated"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5938,6 +6216,7 @@ export interface operations {
         responses: {
             202: components["responses"]["RegenerateVariantAccepted"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
             422: components["responses"]["ValidationFailed"];
@@ -5962,6 +6241,7 @@ export interface operations {
         responses: {
             202: components["responses"]["RefreshSourceAccepted"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -5979,6 +6259,7 @@ export interface operations {
         responses: {
             201: components["responses"]["CreateDeskSignInLinkCreated"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -6027,6 +6308,7 @@ export interface operations {
         responses: {
             200: components["responses"]["StreamEventsOk"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -1,7 +1,7 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMedia" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
@@ -22,6 +22,7 @@ export interface OperationsByTag {
   "Posts": "listPipelinePosts";
   "Runs": "getRun" | "listRuns";
   "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
+  "Tokens": "createToken" | "listTokens" | "revokeToken";
 }
 
 /**
@@ -35,6 +36,7 @@ export interface HandlerResponseHeaders {
   createDeskSignInLink: { 201: { "Cache-Control": "no-store"; } };
   createImport: { 200: { "Idempotent-Replayed"?: "true"; }; 201: {} };
   createPipelineFromIntent: { 202: { "Idempotent-Replayed"?: "true"; } };
+  createToken: { 201: {} };
   deleteFetchSchema: { 200: {} };
   diagnosePipeline: { 200: {} };
   draftFromPost: { 202: { "Idempotent-Replayed"?: "true"; } };
@@ -61,6 +63,7 @@ export interface HandlerResponseHeaders {
   listPipelineSchedule: { 200: {} };
   listRuns: { 200: {} };
   listSessionActivity: { 200: {} };
+  listTokens: { 200: {} };
   markArtifactPublished: { 200: { "Idempotent-Replayed"?: "true"; } };
   publishArtifact: { 202: { "Idempotent-Replayed"?: "true"; } };
   putArtifactVariant: { 200: {}; 201: {} };
@@ -69,6 +72,7 @@ export interface HandlerResponseHeaders {
   receiveScraperMonitorEvent: { 200: {} };
   refreshSource: { 202: {} };
   regenerateVariant: { 202: {} };
+  revokeToken: { 200: {} };
   setArtifactMedia: { 200: {} };
   setPipelineDestinations: { 200: {} };
   startAccountAuthorization: { 201: { "Idempotent-Replayed"?: "true"; "Set-Cookie"?: string; } };

@@ -51,7 +51,7 @@ function SignIn(props: { onToken: (t: string) => void; notice: string | null }) 
   const submit = async (e: Event) => {
     e.preventDefault();
     const token = value.trim();
-    if (!isToken(token)) return setError('An agent token is 64 lowercase hexadecimal characters: `npx cpa token` prints it.');
+    if (!isToken(token)) return setError('An agent token is 64 lowercase hexadecimal characters, or cpa_ and 64 of them: `npx cpa token` prints one.');
     setBusy(true);
     // Checked with a read that every token may make (the activity of the workspace).
     const { response } = await clientFor(token).GET('/api/sessions/activity', { params: { query: { limit: 1 } } });

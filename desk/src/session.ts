@@ -5,7 +5,8 @@
 import { createApiClient, type ApiClient } from '../../clients/typescript/src/browser.js';
 
 const TOKEN_KEY = 'cpa.desk.token';
-const TOKEN_PATTERN = /^[0-9a-f]{64}$/;
+/** The first-launch token (64 lowercase hex) or a named one (`cpa_` and 64 lowercase hex). */
+const TOKEN_PATTERN = /^(cpa_)?[0-9a-f]{64}$/;
 
 export const isToken = (s: string): boolean => TOKEN_PATTERN.test(s);
 

@@ -19,6 +19,7 @@ import { pipelineHandlers } from './pipelines.js';
 import { postHandlers } from './posts.js';
 import { runHandlers } from './runs.js';
 import { sessionHandlers } from './sessions.js';
+import { tokenHandlers } from './tokens.js';
 
 /** What the handlers are built from: the services' dependencies, and the event hub that serves the streams. */
 export interface HandlerDeps extends ServiceDeps {
@@ -41,5 +42,6 @@ export function buildHandlers(deps: HandlerDeps): Handlers {
     ...postHandlers(deps),
     ...runHandlers(deps),
     ...sessionHandlers(deps),
+    ...tokenHandlers(deps),
   } satisfies Handlers;
 }

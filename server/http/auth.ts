@@ -1,15 +1,17 @@
 // Bearer authentication for every operation whose security asks for it, before anything reads
 // the body. Unknown routes under /api need a token too, so that probing learns nothing.
 import type { RequestHandler } from 'express';
-import { unauthorized } from '../errors.js';
-import { authenticate, hashToken, type AuthResult } from '../services/tokens.js';
-import type { Caller, ServiceDeps } from '../services/context.js';
+import { forbidden, unauthorized } from '../errors.js';
+import { authenticate, hashToken, tokenCaches, type AuthResult, type CachedAuth, type Scope } from '../services/tokens.js';
+import type { ServiceDeps } from '../services/context.js';
 import type { RouteTable } from './route-table.js';
 
 const MESSAGES = {
   missing: 'A valid bearer token is required: send Authorization: Bearer <agent-token>.',
-  malformed: 'The bearer token is malformed: it must be 64 lowercase hexadecimal characters.',
+  malformed: 'The bearer token is malformed: it must be 64 lowercase hexadecimal characters, or `cpa_` and 64 of them.',
   unknown: 'The bearer token is not valid.',
+  revoked: 'The bearer token was revoked.',
+  expired: 'The bearer token has expired.',
   no_token_yet: 'No agent token has been created on this instance yet. On a team host run `npx cpa admin workspace create --name NAME`.',
 } as const;
 
@@ -19,22 +21,24 @@ const TOKEN_CACHE_MAX = 10_000;
 
 /**
  * `authenticate` with its successes remembered for TOKEN_CACHE_MS, by the token's digest. The
- * lookup was one of the two queries of a read like GET /artifacts/{id} (BENCHMARKS.md); tokens
- * are never revoked (no operation removes one; an operation that does must clear this or accept
- * the delay). Failures are not remembered: a new token works at once, and guessing fills nothing.
+ * lookup was one of the two queries of a read like GET /artifacts/{id} (BENCHMARKS.md). A revoked
+ * token is forgotten at once (`forgetToken`, services/tokens.ts); an entry never outlives the token's expiry. Failures
+ * are not remembered: a new token works at once, and guessing fills nothing.
  */
 function cachedAuthenticate(deps: ServiceDeps): (token: string | null) => Promise<AuthResult> {
-  const known = new Map<string, { caller: Caller; until: number }>();
+  const known = new Map<string, CachedAuth>();
+  tokenCaches.add(known);
   return async (token) => {
     if (!token) return authenticate(deps, token);
     const key = hashToken(token);
     const now = deps.clock.now().getTime();
     const hit = known.get(key);
-    if (hit && hit.until > now) return { ok: true, caller: hit.caller };
+    if (hit && hit.until > now) return hit.result;
     const result = await authenticate(deps, token);
     if (result.ok) {
       if (known.size >= TOKEN_CACHE_MAX) known.clear();
-      known.set(key, { caller: result.caller, until: now + TOKEN_CACHE_MS });
+      const until = Math.min(now + TOKEN_CACHE_MS, result.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY);
+      known.set(key, { result, until });
     }
     return result;
   };
@@ -74,6 +78,14 @@ export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandle
       const result = await check(bearerToken(req.headers.authorization));
       if (!result.ok) {
         return next(unauthorized(MESSAGES[result.reason], { headers: { 'WWW-Authenticate': 'Bearer realm="content-pipeline"' } }));
+      }
+      const scope = route?.requiredScope;
+      if (scope && scope !== 'none' && !result.scopes.includes(scope as Scope)) {
+        return next(
+          forbidden(`This token lacks the scope '${scope}' that ${route.operationId} requires; its scopes are: ${result.scopes.join(', ') || 'none'}.`, {
+            suggestedAction: 'request_scope',
+          }),
+        );
       }
       req.caller = result.caller;
       next();

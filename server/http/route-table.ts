@@ -20,6 +20,8 @@ export interface Route {
   operationId: string;
   /** true when the operation requires the bearer token */
   bearer: boolean;
+  /** The scope a token needs to call the operation (its `x-required-scope`); `none` for the public ones. */
+  requiredScope: string;
   /** the schema of the body has an `idempotency_key` (required, or optional as on fetch) */
   idempotent: boolean;
   /** the body is raw bytes (every media type's schema is `format: binary`): streamed to the handler, never parsed */
@@ -37,6 +39,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as 
 type Operation = {
   operationId: string;
   security?: Array<Record<string, unknown>>;
+  'x-required-scope'?: string;
   parameters?: unknown[];
   requestBody?: { content?: Record<string, { schema?: unknown }> };
 };
@@ -89,6 +92,7 @@ export class RouteTable {
           params,
           operationId: op.operationId,
           bearer: security.some((s) => 'bearerAuth' in s),
+          requiredScope: op['x-required-scope'] ?? 'admin',
           idempotent: 'idempotency_key' in props,
           binaryBody,
           bodyTypes: Object.keys(op.requestBody?.content ?? {}),

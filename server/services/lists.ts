@@ -13,6 +13,7 @@ import { accountView } from './accounts.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { importView } from './imports.js';
+import { tokenView } from './tokens.js';
 import { DEFAULT_PAGE_SIZE } from './posts.js';
 import { artifactView, pipelineView, runView } from './views.js';
 import { listDestinationsOf } from '../store/destinations.js';
@@ -156,6 +157,12 @@ export async function listImports(deps: ServiceDeps, caller: Caller, q: PageQuer
     }),
     next_cursor,
   };
+}
+
+export async function listTokens(deps: ServiceDeps, caller: Caller, q: PageQuery): Promise<S['TokenList']> {
+  const p = pager(deps, caller, 'tokens', {}, q);
+  const { rows, next_cursor } = p.cut(await store.tokenPage(deps.db, p.query), createdAt);
+  return { data: rows.map(tokenView), next_cursor };
 }
 
 export interface RunListQuery extends PageQuery {

@@ -3,16 +3,33 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { components } from '../../generated/api.js';
+import { invalid, notFound } from '../errors.js';
+import { isRepresentable } from '../lib/instants.js';
 import * as store from '../store/workspaces.js';
 import type { Caller, ServiceDeps } from './context.js';
 
 import { TOKEN_FILE } from '../../shared/token-file.js';
 
 export { TOKEN_FILE };
+/** The token `npm start` or `workspace create` writes: 64 lowercase hex, every scope. */
 const TOKEN_RE = /^[0-9a-f]{64}$/;
+/** The fixed prefix of a named token, so that a secret scanner recognises a leaked one. */
+export const NAMED_TOKEN_PREFIX = 'cpa_';
+const NAMED_TOKEN_RE = /^cpa_[0-9a-f]{64}$/;
+
+/** What a token may do, each the `x-required-scope` of some operations of the description. */
+export const SCOPES = ['read', 'draft', 'approve', 'publish', 'accounts', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+/** How often at most the last use of a token is written. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 export const generateToken = () => randomBytes(32).toString('hex');
+/** Whether a presented bearer token has one of the two shapes a token can have. */
+export const wellFormedToken = (token: string) => TOKEN_RE.test(token) || NAMED_TOKEN_RE.test(token);
+/** The scopes of a stored token (space-separated in the column), unknown words dropped. */
+export const scopesOf = (column: string): Scope[] => SCOPES.filter((s) => column.split(' ').includes(s));
 export const tokenFilePath = (dataDir: string) => path.join(dataDir, TOKEN_FILE);
 
 export async function createWorkspace(deps: Pick<ServiceDeps, 'db' | 'ids'>, name: string): Promise<{ workspaceId: string; token: string }> {
@@ -44,7 +61,8 @@ function writeTokenFile(file: string, token: string) {
 export async function ensureDesktopToken(deps: ServiceDeps, dataDir: string): Promise<{ file: string; created: 'workspace' | 'token' | null }> {
   const file = tokenFilePath(dataDir);
   const existing = existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
-  if (existing && TOKEN_RE.test(existing) && (await store.findToken(deps.db, hashToken(existing)))) {
+  const row = existing && TOKEN_RE.test(existing) ? await store.findToken(deps.db, hashToken(existing)) : null;
+  if (row && !row.revokedAt) {
     return { file, created: null };
   }
   const workspace = await store.firstWorkspace(deps.db);
@@ -58,16 +76,88 @@ export async function ensureDesktopToken(deps: ServiceDeps, dataDir: string): Pr
   return { file, created: 'token' };
 }
 
-export type AuthResult = { ok: true; caller: Caller } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'no_token_yet' };
+export type AuthResult =
+  | { ok: true; caller: Caller; scopes: Scope[]; expiresAt: Date | null }
+  | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'no_token_yet' | 'revoked' | 'expired' };
 
-/** Checks a bearer token: looked up by its digest, then the digests compared in constant time. */
+/**
+ * Checks a bearer token: looked up by its digest, then the digests compared in constant time; a
+ * revoked or expired token is refused. Records the last use, at most once a LAST_USED_RESOLUTION_MS.
+ */
 export async function authenticate(deps: ServiceDeps, token: string | null): Promise<AuthResult> {
   if (!token) return { ok: false, reason: (await store.countWorkspaces(deps.db)) === 0 ? 'no_token_yet' : 'missing' };
-  if (!TOKEN_RE.test(token)) return { ok: false, reason: 'malformed' };
+  if (!wellFormedToken(token)) return { ok: false, reason: 'malformed' };
   const digest = hashToken(token);
   const row = await store.findToken(deps.db, digest);
   if (!row || !timingSafeEqual(Buffer.from(row.tokenHash, 'hex'), Buffer.from(digest, 'hex'))) {
     return { ok: false, reason: (await store.countWorkspaces(deps.db)) === 0 ? 'no_token_yet' : 'unknown' };
   }
-  return { ok: true, caller: { workspaceId: row.workspaceId, tokenId: row.id } };
+  const now = deps.clock.now();
+  if (row.revokedAt) return { ok: false, reason: 'revoked' };
+  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await store.touchToken(deps.db, row.id, now);
+  return { ok: true, caller: { workspaceId: row.workspaceId, tokenId: row.id }, scopes: scopesOf(row.scopes), expiresAt: row.expiresAt };
+}
+
+type S = components['schemas'];
+
+/** A success of `authenticate`, as the bearer check's cache (http/auth.ts) keeps it until `until`. */
+export interface CachedAuth {
+  result: Extract<AuthResult, { ok: true }>;
+  until: number;
+}
+/** Every token cache of this process, so that a revocation clears the token from each at once. */
+export const tokenCaches = new Set<Map<string, CachedAuth>>();
+
+/**
+ * Forgets a token in every cache of this process (after it was revoked): its next request asks
+ * the database. Another instance on the same database trusts its cached answer for at most
+ * TOKEN_CACHE_MS (http/auth.ts).
+ */
+export function forgetToken(tokenId: string): void {
+  for (const known of tokenCaches) {
+    for (const [key, entry] of known) if (entry.result.caller.tokenId === tokenId) known.delete(key);
+  }
+}
+
+/** A token as the API shows it: never its secret (the service has only its digest anyway). */
+export function tokenView(r: store.TokenRow): S['Token'] {
+  return {
+    id: r.id,
+    name: r.name,
+    scopes: scopesOf(r.scopes),
+    created_at: r.createdAt.toISOString(),
+    expires_at: r.expiresAt?.toISOString() ?? null,
+    last_used_at: r.lastUsedAt?.toISOString() ?? null,
+    revoked_at: r.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** A named token of the caller's workspace with the scopes asked for; the secret is in this answer only. */
+export async function createNamedToken(deps: ServiceDeps, caller: Caller, body: S['CreateTokenRequest']): Promise<S['CreatedToken']> {
+  let expiresAt: Date | null = null;
+  if (body.expires_at !== undefined) {
+    expiresAt = new Date(body.expires_at);
+    if (!isRepresentable(expiresAt.getTime())) throw invalid('body.expires_at is not a time of the years 0001–9999 in UTC.');
+    const now = deps.clock.now();
+    if (expiresAt.getTime() <= now.getTime()) throw invalid(`body.expires_at is not in the future (now is ${now.toISOString()}).`);
+  }
+  const secret = NAMED_TOKEN_PREFIX + generateToken();
+  const row = await store.addToken(deps.db, {
+    id: deps.ids.id('tok'),
+    workspaceId: caller.workspaceId,
+    tokenHash: hashToken(secret),
+    name: body.name,
+    scopes: SCOPES.filter((s) => body.scopes.includes(s)).join(' '),
+    expiresAt,
+  });
+  return { token: tokenView(row), secret };
+}
+
+/** Revokes a token of the caller's workspace: 401 from its next request on (this instance forgets it at once). */
+export async function revokeToken(deps: ServiceDeps, caller: Caller, id: string): Promise<S['Token']> {
+  const row = await store.revokeToken(deps.db, caller.workspaceId, id, deps.clock.now());
+  if (!row) throw notFound('token');
+  forgetToken(row.id);
+  return tokenView(row);
 }

@@ -8,6 +8,7 @@ import type { Db } from './database.js';
 import type { AccountRow } from './accounts.js';
 import type { ArtifactRow } from './artifacts.js';
 import type { ImportRow } from './imports.js';
+import type { TokenRow } from './workspaces.js';
 import { pipelineCounts, type PipelineRow, type RunRow } from './pipelines.js';
 
 /** Where a page starts: strictly after (newest-first lists: before) this key. */
@@ -113,6 +114,14 @@ export async function accountPage(db: Db, q: Page): Promise<AccountRow[]> {
 
 export async function importPage(db: Db, q: Page): Promise<ImportRow[]> {
   let query = db.selectFrom('Import').selectAll().where('workspaceId', '=', q.workspaceId);
+  const after = q.after;
+  if (after) query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '<', eb.tuple(after.at, after.id)));
+  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+}
+
+/** The workspace's tokens, newest first (revoked ones too: the list says when). */
+export async function tokenPage(db: Db, q: Page): Promise<TokenRow[]> {
+  let query = db.selectFrom('AgentToken').selectAll().where('workspaceId', '=', q.workspaceId);
   const after = q.after;
   if (after) query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '<', eb.tuple(after.at, after.id)));
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(q.limit).execute();

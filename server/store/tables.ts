@@ -46,6 +46,20 @@ export type AgentToken = {
     workspaceId: string;
     tokenHash: string;
     createdAt: Generated<Date>;
+    /**
+     * A name for people (null for the token `npm start` or `workspace create` made).
+     */
+    name: string | null;
+    /**
+     * The scopes the token holds, space-separated (read draft approve publish accounts admin).
+     */
+    scopes: Generated<string>;
+    expiresAt: Date | null;
+    /**
+     * When the token was last used, to the minute (written at most once a minute).
+     */
+    lastUsedAt: Date | null;
+    revokedAt: Date | null;
 };
 export type Artifact = {
     id: string;

@@ -26,7 +26,17 @@ export async function createWorkspaceWithToken(db: Db, w: { id: string; name: st
   });
 }
 
-export async function addToken(db: Db, t: { id: string; workspaceId: string; tokenHash: string }): Promise<TokenRow> {
+export interface NewToken {
+  id: string;
+  workspaceId: string;
+  tokenHash: string;
+  /** A named token's name, scopes (space-separated; the column's default: every scope) and expiry. */
+  name?: string;
+  scopes?: string;
+  expiresAt?: Date | null;
+}
+
+export async function addToken(db: Db, t: NewToken): Promise<TokenRow> {
   return db
     .insertInto('AgentToken')
     .values({ ...t, createdAt: new Date() })
@@ -36,4 +46,26 @@ export async function addToken(db: Db, t: { id: string; workspaceId: string; tok
 
 export function findToken(db: Db, tokenHash: string): Promise<TokenRow | null> {
   return first(db.selectFrom('AgentToken').selectAll().where('tokenHash', '=', tokenHash));
+}
+
+/** Records a token's last use (the caller decides how rarely). */
+export async function touchToken(db: Db, id: string, at: Date): Promise<void> {
+  await db.updateTable('AgentToken').set({ lastUsedAt: at }).where('id', '=', id).execute();
+}
+
+/** A token of the workspace, by id. */
+export function tokenById(db: Db, workspaceId: string, id: string): Promise<TokenRow | null> {
+  return first(db.selectFrom('AgentToken').selectAll().where('workspaceId', '=', workspaceId).where('id', '=', id));
+}
+
+/** Revokes the token (the first revocation's time stays); answers the row as it is now, or null when the workspace has no such token. */
+export async function revokeToken(db: Db, workspaceId: string, id: string, at: Date): Promise<TokenRow | null> {
+  await db
+    .updateTable('AgentToken')
+    .set({ revokedAt: at })
+    .where('workspaceId', '=', workspaceId)
+    .where('id', '=', id)
+    .where('revokedAt', 'is', null)
+    .execute();
+  return tokenById(db, workspaceId, id);
 }

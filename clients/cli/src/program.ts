@@ -19,6 +19,7 @@ import { registerSchemaCommands } from './commands/schemas.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import { registerStreamCommand } from './commands/stream.js';
 import { registerTokenCommand } from './commands/token.js';
+import { registerTokensCommands } from './commands/tokens.js';
 import { EXIT_CODES_HELP } from './errors.js';
 import type { OperatorCommands } from './operator-seam.js';
 import { io } from './io.js';
@@ -49,7 +50,7 @@ export function buildProgram(): Command {
     .description('The Content Pipeline command line: every operation of the Agent API and the session bridges, the event stream, runs, and the MCP server.')
     .version(version)
     .addOption(new Option('--base-url <url>', `the server's root URL (default ${DEFAULT_BASE_URL})`).env('CPA_BASE_URL'))
-    .addOption(new Option('--token <token>', 'the agent token (64 hex characters)').env('CPA_TOKEN'))
+    .addOption(new Option('--token <token>', 'the agent token (64 hex characters, or cpa_ and 64 of them)').env('CPA_TOKEN'))
     .addOption(new Option('--config <file>', 'the config file').env('CPA_CONFIG'))
     .addOption(new Option('--data-dir <dir>', "a desktop instance's data directory (its agent-token file)").env('DATA_DIR'))
     .addOption(
@@ -76,6 +77,7 @@ export function buildProgram(): Command {
   registerArtifactCommands(program);
   registerAccountCommands(program);
   registerImportCommands(program);
+  registerTokensCommands(program);
   registerMediaCommands(program);
   registerFetchCommand(program);
   registerSchemaCommands(program);

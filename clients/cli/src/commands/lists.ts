@@ -85,7 +85,7 @@ function addTo(program: Command, name: string, cmd: CommandUnknownOpts) {
 }
 
 /** `cpa GROUP list` for a list without filters (pipelines, accounts, imports). */
-function plainList<P extends '/api/agent/v1/pipelines' | '/api/agent/v1/accounts' | '/api/agent/v1/imports'>(
+function plainList<P extends '/api/agent/v1/pipelines' | '/api/agent/v1/accounts' | '/api/agent/v1/imports' | '/api/agent/v1/tokens'>(
   program: Command,
   group: string,
   description: string,
@@ -175,6 +175,13 @@ export function registerListCommands(program: Command) {
     path: '/api/agent/v1/imports',
     head: ['id', 'handle', 'format', 'status', 'posts', 'bytes', 'created (UTC)'],
     row: (i) => [i.id, i.handle, `${i.format} ${i.container}`, i.status, i.summary.posts, i.size_bytes, when(i.created_at)],
+  });
+
+  plainList(program, 'tokens', "list the workspace's tokens, newest first, never a secret (listTokens)", {
+    noun: 'tokens',
+    path: '/api/agent/v1/tokens',
+    head: ['id', 'name', 'scopes', 'created (UTC)', 'expires (UTC)', 'last used (UTC)', 'revoked (UTC)'],
+    row: (t) => [t.id, t.name ?? '-', t.scopes.join(','), when(t.created_at), when(t.expires_at), when(t.last_used_at), when(t.revoked_at)],
   });
 
   const runs = listCommand('list runs, newest first, by status, kind and pipeline (listRuns)')

@@ -1,0 +1,45 @@
+// `cpa tokens create|revoke` (createToken, revokeToken; `cpa tokens list` is with the other lists):
+// named agent tokens that hold only the scopes they are given. Needs a token with `admin`, such as
+// the desktop token (`cpa token`).
+import type { Command } from '@commander-js/extra-typings';
+import { unwrap, type Schemas } from '../../../typescript/src/index.js';
+import { action } from '../context.js';
+import { printJson, show } from '../output.js';
+import { io } from '../io.js';
+
+const SCOPES = ['read', 'draft', 'approve', 'publish', 'accounts', 'admin'] as const;
+/** `--scope read,draft` or `--scope read --scope draft`. */
+const scopeList = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
+
+export function registerTokensCommands(program: Command) {
+  const tokens = program.command('tokens').description("the workspace's agent tokens, each with only the scopes it was given (needs a token with admin)");
+  tokens
+    .command('create')
+    .description('make a named token and print its secret, shown this once (createToken)')
+    .requiredOption('--name <name>', 'a name for people, e.g. the agent that will hold it')
+    .requiredOption('--scope <scopes>', `its scopes, comma-separated or repeated (${SCOPES.join(', ')})`, scopeList)
+    .option('--expires-at <instant>', 'when it stops working, RFC 3339 with an offset (default: never)')
+    .action(
+      action(async (cli, o) => {
+        const body: Schemas['CreateTokenRequest'] = { name: o.name, scopes: o.scope as Schemas['CreateTokenRequest']['scopes'] };
+        if (o.expiresAt !== undefined) body.expires_at = o.expiresAt;
+        const created = await unwrap(cli.client().POST('/api/agent/v1/tokens', { body }));
+        if (cli.json) printJson(created);
+        else {
+          io.stdout.write(`${created.secret}\n`);
+          io.stderr.write(`Token ${created.token.id} (${created.token.scopes.join(', ')}): the secret above is shown this once.\n`);
+        }
+      }),
+    );
+  tokens
+    .command('revoke')
+    .description('revoke a token: it answers 401 from now on (revokeToken)')
+    .argument('<id>', 'the token id (tok_…), from cpa tokens list')
+    .action(action(async (cli, id: string) => show(cli.json, await unwrap(cli.client().DELETE('/api/agent/v1/tokens/{id}', { params: { path: { id } } })))));
+}

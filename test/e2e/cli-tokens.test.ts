@@ -1,0 +1,35 @@
+// `cpa tokens create|list|revoke` (issue 32): a named token with fewer scopes, its secret printed
+// once, the list without secrets, and revocation; the token works, within its scopes, until then.
+import { describe, expect, it, vi } from 'vitest';
+import { cliServer, expectExit, json } from './support.js';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+const t = cliServer();
+
+describe('cpa tokens', () => {
+  it('creates a read-only token, lists it without its secret, and revokes it', async () => {
+    const created = await t.run(['tokens', 'create', '--name', 'reader', '--scope', 'read', '--json']);
+    expectExit(created, 0);
+    const { token, secret } = json<{ token: { id: string; scopes: string[] }; secret: string }>(created);
+    expect(secret).toMatch(/^cpa_[0-9a-f]{64}$/);
+    expect(token.scopes).toEqual(['read']);
+
+    const withIt = (args: string[]) => t.run(['--token', secret, ...args]);
+    expectExit(await withIt(['pipelines', 'list']), 0);
+    const refused = await withIt(['tokens', 'create', '--name', 'more', '--scope', 'read,admin']);
+    expectExit(refused, 8); // forbidden: the scope the token lacks
+    expect(refused.stderr).toContain("'admin'");
+
+    const listed = await t.run(['tokens', 'list', '--limit', '100']);
+    expectExit(listed, 0);
+    expect(listed.stdout).toContain(token.id);
+    expect(listed.stdout).toContain('reader');
+    expect(listed.stdout).not.toContain(secret.slice(4));
+
+    expectExit(await t.run(['tokens', 'revoke', token.id]), 0);
+    const after = await withIt(['pipelines', 'list']);
+    expectExit(after, 3); // unauthorized
+    expect(after.stderr).toContain('revoked');
+  });
+});
