@@ -2657,7 +2657,7 @@ export interface components {
             secondary_auth?: string;
             /**
              * Format: uri
-             * @description An HTTP(S) or SOCKS5 proxy through which every request for this account goes.
+             * @description An HTTP(S) or SOCKS5 proxy through which every request for this account goes (an absolute URL in ASCII, as RFC 3986 writes one; a host in another script is written in its punycode form).
              */
             proxy_url?: string;
             idempotency_key: components["schemas"]["IdempotencyKey"];
@@ -5753,6 +5753,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -79,11 +79,11 @@ def sign_webhook_receivers(ctx, case, **kwargs):
 
 
 # The archive media types of POST /imports (an export's bytes, as downloaded: ZIP, gzip, tar, a Bluesky CAR) and the image types
-# of POST /media: schemathesis has no serializer of its own for them, and the description's named
+# of POST /media, and application/javascript (a bare tweets.js as browsers' file pickers type it): schemathesis has no serializer of its own for them, and the description's named
 # examples of these bodies are strings (a placeholder for the bytes). They go on the wire as
 # bytes, as for application/octet-stream; the server reads the content, and refuses one that is
 # no export or no image with the documented 422.
-@schemathesis.serializer("application/zip", "application/gzip", "application/x-tar", "application/vnd.ipld.car", "image/jpeg", "image/png", "image/webp", "image/gif")
+@schemathesis.serializer("application/zip", "application/gzip", "application/x-tar", "application/vnd.ipld.car", "application/javascript", "image/jpeg", "image/png", "image/webp", "image/gif")
 def archive_bytes(ctx, value):
     if isinstance(value, bytes):
         return value
