@@ -2657,7 +2657,7 @@ export interface components {
             secondary_auth?: string;
             /**
              * Format: uri
-             * @description An HTTP(S) or SOCKS5 proxy through which every request for this account goes (an absolute URL in ASCII, as RFC 3986 writes one; a host in another script is written in its punycode form).
+             * @description An HTTP(S) or SOCKS5 proxy through which every request for this account goes (an absolute URL of the characters RFC 3986 allows, other ones percent-encoded; a host in another script is written in its punycode form).
              */
             proxy_url?: string;
             idempotency_key: components["schemas"]["IdempotencyKey"];
