@@ -11,7 +11,7 @@ import { accountAad, sealedCredentials, unsealCredentials } from './account-secr
 import { credentialCipher } from './crypto.js';
 import { freshCredentials } from './oauth/grants.js';
 import { AdapterError } from '../adapters/types.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError, notFound, validationFailed } from '../errors.js';
 import { oauthFor } from '../platforms/oauth.js';
 import { credentialDead, credentialMissing, upstreamAppError } from './upstream.js';
 
@@ -48,6 +48,10 @@ export async function connectAccount(deps: ServiceDeps, caller: Caller, body: Co
   const handle = normalize(adapter, body.handle, body.platform);
   const creds: Credentials = { secret: body.auth_material, secondary: body.secondary_auth ?? null };
   const proxyUrl = body.proxy_url ?? null;
+  // The contract's pattern keeps to the characters a URL may have; the whole must also be one
+  // (`https://[L` has only such characters), before the probe goes through it.
+  if (proxyUrl !== null && !URL.canParse(proxyUrl))
+    throw validationFailed('body.proxy_url', 'is not a URL (an http://, https:// or socks5:// address of the proxy).');
   try {
     await adapter.probe(adapterContext(deps, proxyUrl), handle, creds);
   } catch (err) {
