@@ -46,4 +46,12 @@ describe('POST /accounts/connect names the missing discriminator', () => {
     expect(r.res.status).toBe(422);
     expect(r.body.error!.message).toBe('body.auth_material is required');
   });
+
+  it.each(['https://[L', 'socks5://^K<e'])('a proxy_url that is no URL (%s) is 422 naming it, before any probe, nothing stored', async (proxy) => {
+    const before = await countRows(t.s.running.deps.db, 'Account');
+    const r = await connect({ platform: 'x', handle: '@ada', auth_material: '', proxy_url: proxy });
+    expect(r.res.status).toBe(422);
+    expect(r.body.error!.message).toMatch(/^body\.proxy_url /);
+    expect(await countRows(t.s.running.deps.db, 'Account')).toBe(before);
+  });
 });
