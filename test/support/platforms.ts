@@ -5,7 +5,16 @@ import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import net from 'node:net';
 import { json, reply, startFake, type Fake } from './https-fake.js';
-import { authorizePage, CONSENT_PATH, consentHandler, newAuthServerState, tokenEndpoint, type AuthServerState } from './oauth-server.js';
+import {
+  authorizePage,
+  bearerValid,
+  CONSENT_PATH,
+  consentHandler,
+  issueTokens,
+  newAuthServerState,
+  tokenEndpoint,
+  type AuthServerState,
+} from './oauth-server.js';
 
 type Res = http.ServerResponse;
 
@@ -67,7 +76,11 @@ export interface MastodonState extends FailureMode {
   media: Map<string, { description: string | null; contentType: string; size: number; filename: string; bytes: Buffer; polls: number }>;
   /** How many GET /api/v1/media/:id answer 206 (still processing) before 200; 0 answers the upload 200 at once. */
   mediaProcessingPolls: number;
-  /** The instance's authorization server (POST /api/v1/apps, /oauth/authorize, /oauth/token): its tokens are `token`. */
+  /**
+   * The instance's authorization server (POST /api/v1/apps, /oauth/authorize, /oauth/token): the
+   * access tokens it issues (`oauth.accessTokens`, no expiry, as Mastodon's) are accepted by the
+   * API below as `token` is, until `revoked`.
+   */
   oauth: AuthServerState;
   /** Apps registered through POST /api/v1/apps. */
   appsRegistered: number;
@@ -113,12 +126,17 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
     ...init,
   };
   const keyed = new Map<string, FakeStatus>();
-  // Mastodon's sign-in (docs.joinmastodon.org/methods/apps, /methods/oauth): the tokens it issues are the account's `token`.
+  // Mastodon's sign-in (docs.joinmastodon.org/methods/apps, /methods/oauth): each sign-in gets a token of its own for the account.
   const authorize = authorizePage(state.oauth, 'Mastodon');
   const consented = consentHandler(state.oauth);
   const tokens = tokenEndpoint(state.oauth, {
     clientAuth: 'body',
-    issue: (scope) => ({ access_token: state.token, token_type: 'Bearer', scope, created_at: Math.floor(Date.now() / 1000) }),
+    issue: (scope) => ({
+      access_token: issueTokens(state.oauth, scope, null, false).access_token,
+      token_type: 'Bearer',
+      scope,
+      created_at: Math.floor(Date.now() / 1000),
+    }),
   });
   const fake = await startFake({
     tls: true,
@@ -145,7 +163,7 @@ export async function startMastodonFake(init: Partial<MastodonState> = {}): Prom
       if (req.method === 'GET' && url.pathname === '/oauth/authorize') return authorize(req, res, body, {});
       if (req.method === 'POST' && url.pathname === CONSENT_PATH) return consented(req, res, body, {});
       if (req.method === 'POST' && url.pathname === '/oauth/token') return tokens(req, res, body, {});
-      const authed = req.headers.authorization === `Bearer ${state.token}` && !state.revoked;
+      const authed = (req.headers.authorization === `Bearer ${state.token}` || bearerValid(state.oauth, req)) && !state.revoked;
       if (!authed) return json(res, 401, { error: 'The access token is invalid' });
       if (req.method === 'GET' && url.pathname === '/api/v1/accounts/verify_credentials') {
         return json(res, 200, { id: state.accountId, username: state.username, acct: state.username, display_name: 'Ada' });

@@ -1,6 +1,8 @@
 // What the fakes of X, LinkedIn and Threads share: reading a request's parameters, answering a
 // 429 with the platform's rate-limit headers, and dropping the connection after the work is done.
 import type http from 'node:http';
+import type { OAuthFake } from '../oauth-fakes.js';
+import { bearerValid } from '../oauth-server.js';
 
 /** A JSON or form body's fields, with the query string's (the Graph API takes either). */
 export function paramsOf(req: http.IncomingMessage, body: Buffer): Record<string, string> {
@@ -40,4 +42,25 @@ export function dropAfter(state: PostFaults, text: string, req: http.IncomingMes
   state.dropAfterPostText = null;
   req.socket.destroy();
   return true;
+}
+
+/**
+ * Whether a request to an API fake is authenticated: it carries the fake's own access token (the
+ * pasted developer-app token, `token`), or, when the fake shares the token store of the
+ * platform's authorization-server fake (`auth`), an access token that fake issued by signing in
+ * and that has not expired (a refreshed-away or expired one is refused, as the platform does).
+ * `expired` refuses both.
+ */
+export function authorizedBy(state: PostFaults & { token: string }, auth: OAuthFake | undefined) {
+  return (req: http.IncomingMessage): boolean =>
+    !state.expired && (req.headers.authorization === `Bearer ${state.token}` || (auth !== undefined && bearerValid(auth.oauth, req)));
+}
+
+/** What an API fake is started with besides its state. */
+export interface ApiFakeOptions {
+  /**
+   * The platform's authorization-server fake (oauth-fakes.ts): the API fake then accepts the
+   * access tokens it issues, and is the account of the user who signs in there (its id and name).
+   */
+  auth?: OAuthFake;
 }

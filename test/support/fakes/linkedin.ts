@@ -5,8 +5,10 @@
 // escaped reserved character is that character, and the text is CUT at the first reserved
 // character left unescaped (the silent truncation the docs warn of), so `state.posts[].text` is
 // what people would see. Every /rest call must name a LinkedIn-Version (YYYYMM) and Rest.li 2.0.0.
+// Started with `{ auth }` (the platform's authorization-server fake, oauth-fakes.ts), it also
+// accepts the access tokens that fake issues by signing in, until they expire.
 import { startFake, json, type Fake } from '../https-fake.js';
-import { dropAfter, jsonOf, noFaults, type PostFaults } from './common.js';
+import { authorizedBy, dropAfter, jsonOf, noFaults, type ApiFakeOptions, type PostFaults } from './common.js';
 
 const RESERVED = '\\|{}@[]()<>#*_~';
 
@@ -51,10 +53,12 @@ const err = (status: number, code: string, message: string) => ({ status, code, 
 
 export async function startLinkedInFake(
   init: Partial<LinkedInState> = {},
+  opts: ApiFakeOptions = {},
 ): Promise<{ fake: Fake; state: LinkedInState; env: Record<string, string>; handle: string }> {
+  const user = opts.auth?.user;
   const state: LinkedInState = {
-    sub: 'yWk3vJ9Q2b',
-    name: 'Ada Lovelace',
+    sub: user?.id ?? 'yWk3vJ9Q2b',
+    name: user?.name ?? 'Ada Lovelace',
     token: 'li-access-token-0123',
     posts: [],
     postCalls: 0,
@@ -65,7 +69,7 @@ export async function startLinkedInFake(
   };
   let n = 7_100_000_000_000; // within Number.MAX_SAFE_INTEGER: ids stay distinct
   let fakeUrl = '';
-  const authed = (req: { headers: Record<string, unknown> }) => !state.expired && req.headers.authorization === `Bearer ${state.token}`;
+  const authed = authorizedBy(state, opts.auth);
   const unauthorized = {
     status: 401,
     serviceErrorCode: 65601,

@@ -3,8 +3,10 @@
 // posts" GET /{user-id}/threads, the publishing limit GET /{user-id}/threads_publishing_limit),
 // on a real local HTTPS server, with the Graph API's error shape (an OAuthException 190 for an
 // expired token), the 250-posts-a-day quota, and the connection dropped after a publish.
+// Started with `{ auth }` (the platform's authorization-server fake, oauth-fakes.ts), it also
+// accepts the access tokens that fake issues by signing in, until they expire.
 import { startFake, json, type Fake } from '../https-fake.js';
-import { dropAfter, noFaults, paramsOf, type PostFaults } from './common.js';
+import { authorizedBy, dropAfter, noFaults, paramsOf, type ApiFakeOptions, type PostFaults } from './common.js';
 
 export interface ThreadsImage {
   url: string;
@@ -42,10 +44,12 @@ const graphError = (message: string, code: number, extra: Record<string, unknown
 
 export async function startThreadsFake(
   init: Partial<ThreadsState> = {},
+  opts: ApiFakeOptions = {},
 ): Promise<{ fake: Fake; state: ThreadsState; env: Record<string, string>; handle: string }> {
+  const user = opts.auth?.user;
   const state: ThreadsState = {
-    userId: '17841400000000001',
-    username: 'ada.writes',
+    userId: user?.id ?? '17841400000000001',
+    username: user?.username ?? 'ada.writes',
     token: 'threads-access-token-0123',
     posts: [],
     containers: new Map(),
@@ -56,7 +60,7 @@ export async function startThreadsFake(
     ...init,
   };
   let n = 18_000_000_000_000; // within Number.MAX_SAFE_INTEGER: ids stay distinct
-  const authed = (req: { headers: Record<string, unknown> }) => !state.expired && req.headers.authorization === `Bearer ${state.token}`;
+  const authed = authorizedBy(state, opts.auth);
   const expired = graphError('Error validating access token: Session has expired.', 190, { error_subcode: 463 });
   const fake = await startFake({
     tls: true,

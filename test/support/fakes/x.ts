@@ -4,8 +4,10 @@
 // a 401 problem for an expired token, the 403 "duplicate content" refusal, a 429 with
 // x-rate-limit-limit/-remaining/-reset, and (a fault a test can ask for) the connection dropped
 // after the post was made. Post texts come back as X returns them: `&`, `<`, `>` as entities.
+// Started with `{ auth }` (the platform's authorization-server fake, oauth-fakes.ts), it also
+// accepts the access tokens that fake issues by signing in, until they expire.
 import { startFake, json, type Fake } from '../https-fake.js';
-import { dropAfter, jsonOf, noFaults, type PostFaults } from './common.js';
+import { authorizedBy, dropAfter, jsonOf, noFaults, type ApiFakeOptions, type PostFaults } from './common.js';
 
 export interface XTweet {
   id: string;
@@ -32,11 +34,15 @@ export interface XState extends PostFaults {
 const problem = (status: number, title: string, detail: string) => ({ title, type: 'about:blank', status, detail });
 const escaped = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export async function startXFake(init: Partial<XState> = {}): Promise<{ fake: Fake; state: XState; env: Record<string, string>; handle: string }> {
+export async function startXFake(
+  init: Partial<XState> = {},
+  opts: ApiFakeOptions = {},
+): Promise<{ fake: Fake; state: XState; env: Record<string, string>; handle: string }> {
+  const user = opts.auth?.user;
   const state: XState = {
-    userId: '1849',
-    username: 'AdaWrites',
-    name: 'Ada',
+    userId: user?.id ?? '1849',
+    username: user?.username ?? 'AdaWrites',
+    name: user?.name ?? 'Ada',
     token: 'x-access-token-0123',
     tweets: [],
     postCalls: 0,
@@ -46,7 +52,7 @@ export async function startXFake(init: Partial<XState> = {}): Promise<{ fake: Fa
     ...init,
   };
   let next = 1_800_000_000_000_000_000n;
-  const authed = (req: { headers: Record<string, unknown> }) => !state.expired && req.headers.authorization === `Bearer ${state.token}`;
+  const authed = authorizedBy(state, opts.auth);
   const fake = await startFake({
     tls: true,
     routes: {
