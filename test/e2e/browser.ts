@@ -2,7 +2,7 @@
 // installed by scripts/chromium-install.sh when missing, headless, with no network of its own.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { projectRoot } from './support.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -32,4 +32,36 @@ export function collectPageErrors(page: Page, into: string[]): void {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource: the server responded with a status of 4')) into.push(m.text());
   });
   page.on('pageerror', (e) => into.push(e.message));
+}
+
+/**
+ * A browser context in which only `origins` (and about:blank, data:) are reached; every other
+ * request is blocked and recorded in `offsite`. The fakes' certificates come from a throwaway CA
+ * the browser does not know, hence `ignoreHTTPSErrors`.
+ */
+export async function contextAllowing(browser: Browser, origins: string[], offsite: string[]): Promise<BrowserContext> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1100, height: 900 } });
+  const allowed = new Set(origins.map((o) => new URL(o).origin));
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url === 'about:blank' || url.startsWith('data:') || allowed.has(new URL(url).origin)) return route.continue();
+    offsite.push(url);
+    return route.abort('blockedbyclient');
+  });
+  return context;
+}
+
+/**
+ * On the desk's Accounts view: clicks a Connect button, approves ("Authorize app") on the
+ * platform's consent page in the tab it opened, waits for that tab's "Connected …", and answers
+ * what the tab shows and its address (the service's callback).
+ */
+export async function connectThrough(context: BrowserContext, page: Page, button: string): Promise<{ text: string; url: string }> {
+  const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: button }).click()]);
+  await tab.getByRole('button', { name: 'Authorize app' }).click();
+  await tab.getByRole('heading', { level: 1, name: /^Connected / }).waitFor();
+  const text = await tab.locator('main').innerText();
+  const url = tab.url();
+  await tab.close();
+  return { text, url };
 }

@@ -12,7 +12,7 @@ import { outboundEnvFor } from '../support/https-fake.js';
 import { allowRedirect, startXAuthFake, type OAuthFake } from '../support/oauth-fakes.js';
 import { startMastodonFake, type MastodonFake } from '../support/platforms.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { collectPageErrors, launchChromium } from './browser.js';
+import { collectPageErrors, connectThrough as connectVia, contextAllowing, launchChromium } from './browser.js';
 import { projectRoot } from './support.js';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
@@ -34,15 +34,7 @@ describe('connecting accounts from the desk, in Chromium', () => {
     s = await startTestServer({ env: { ...x.env, ...outboundEnvFor(mastodon.fake, x.fake) } });
     allowRedirect(x, `${s.url}/oauth/callback`);
     browser = await launchChromium();
-    // The fakes' certificates come from a throwaway CA the browser does not know.
-    context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1100, height: 900 } });
-    const allowed = new Set([new URL(s.url).origin, mastodon.fake.url, x.fake.url]);
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url === 'about:blank' || url.startsWith('data:') || allowed.has(new URL(url).origin)) return route.continue();
-      offsite.push(url);
-      return route.abort('blockedbyclient');
-    });
+    context = await contextAllowing(browser, [s.url, mastodon.fake.url, x.fake.url], offsite);
     page = await context.newPage();
     collectPageErrors(page, consoleErrors);
   });
@@ -53,14 +45,10 @@ describe('connecting accounts from the desk, in Chromium', () => {
     await x?.fake.close();
   });
 
-  /** Clicks Connect, approves on the platform's page in the tab it opened, and answers what that tab shows. */
+  /** Clicks Connect, approves on the platform's page, and answers what that tab shows (the service's callback). */
   async function connectThrough(button: string): Promise<string> {
-    const [tab] = await Promise.all([context.waitForEvent('page'), page.getByRole('button', { name: button }).click()]);
-    await tab.getByRole('button', { name: 'Authorize app' }).click();
-    await tab.getByRole('heading', { level: 1, name: /^Connected / }).waitFor();
-    const text = await tab.locator('main').innerText();
-    expect(tab.url()).toMatch(new RegExp(`^${s.url}/oauth/callback\\?`));
-    await tab.close();
+    const { text, url } = await connectVia(context, page, button);
+    expect(url).toMatch(new RegExp(`^${s.url}/oauth/callback\\?`));
     return text;
   }
 

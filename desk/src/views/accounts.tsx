@@ -5,7 +5,15 @@ import { useEffect, useState } from 'preact/hooks';
 import { unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
 import { Empty, ErrorNote, ExternalLink, fmtDate, newKey, submitting, useAction, useLoad, UserText, type Client } from '../ui.js';
 
-const PLATFORMS: Schemas['Platform'][] = ['mastodon', 'bluesky', 'rss'];
+const PLATFORMS: Schemas['Platform'][] = ['mastodon', 'bluesky', 'x', 'linkedin', 'threads', 'rss'];
+/** What the handle of a pasted-credential connection looks like, per platform. */
+const HANDLE_HINT: Partial<Record<Schemas['Platform'], string>> = {
+  rss: '(the feed address)',
+  bluesky: '(e.g. ada.bsky.social)',
+  x: '(e.g. @ada)',
+  linkedin: '(e.g. ada-lovelace)',
+  threads: '(e.g. @ada)',
+};
 
 export function AccountsView(props: { client: Client }) {
   const [platform, setPlatform] = useState<Schemas['Platform']>('mastodon');
@@ -71,7 +79,7 @@ export function AccountsView(props: { client: Client }) {
             </option>
           ))}
         </select>
-        <label for="acct-handle">Handle {platform === 'rss' ? '(the feed address)' : '(e.g. @me@mastodon.social)'}</label>
+        <label for="acct-handle">Handle {HANDLE_HINT[platform] ?? '(e.g. @me@mastodon.social)'}</label>
         <input id="acct-handle" required value={handle} onInput={(e) => setHandle((e.target as HTMLInputElement).value)} />
         <label for="acct-secret">Access token or app password {platform === 'rss' ? '(none for a feed)' : ''}</label>
         <input id="acct-secret" type="password" autocomplete="off" value={secret} onInput={(e) => setSecret((e.target as HTMLInputElement).value)} />

@@ -36,6 +36,24 @@ const STATE_LABEL: Record<Schemas['ArtifactState'], string> = {
 };
 const ALT_TEXT_MAX = 5000;
 
+/** The platforms' own names, for headings (the API's names stay in labels tests and scripts address). */
+export const PLATFORM_NAME: Record<Schemas['TargetPlatform'], string> = {
+  mastodon: 'Mastodon',
+  bluesky: 'Bluesky',
+  x: 'X',
+  linkedin: 'LinkedIn',
+  threads: 'Threads',
+};
+const POSTING: readonly string[] = Object.keys(PLATFORM_NAME);
+
+const DESTINATION_STATE: Record<Schemas['ArtifactDestination']['state'], string> = {
+  pending: 'not published yet',
+  scheduled: 'scheduled',
+  publishing: 'publishing',
+  live: 'live',
+  failed: 'failed',
+};
+
 function PartsEditor(props: { client: Client; artifact: Artifact; variant: Variant; onSaved: (a: Artifact) => void }) {
   const { variant } = props;
   const [parts, setParts] = useState(variant.parts.map((p) => p.text));
@@ -112,7 +130,7 @@ function Preview(props: { client: Client; artifact: Artifact; variant: Variant; 
   return (
     <article class={`preview platform-${variant.platform}`} aria-label={`${variant.platform} preview`}>
       <h3>
-        {variant.platform}{' '}
+        {PLATFORM_NAME[variant.platform]}{' '}
         <span class="muted">
           ({variant.counting.replaceAll('_', ' ')}, limit {variant.limit})
         </span>
@@ -148,6 +166,63 @@ function Preview(props: { client: Client; artifact: Artifact; variant: Variant; 
       ) : null}
       {editing ? <PartsEditor {...props} /> : null}
     </article>
+  );
+}
+
+/**
+ * Where the artifact goes and how it went there: once published (or chosen), each destination with
+ * its state, its first post's address and the error of its last attempt; before the first publish,
+ * the connected accounts that can post, the pipeline's defaults checked, for "Publish now".
+ */
+function Destinations(props: { artifact: Artifact; accounts: Schemas['Account'][] | null; chosen: string[]; onChoose: (ids: string[]) => void }) {
+  const { artifact: a, accounts, chosen } = props;
+  if (a.destinations.length)
+    return (
+      <section class="destinations" aria-labelledby="destinations-title">
+        <h2 id="destinations-title">Destinations</h2>
+        <ul class="cards">
+          {a.destinations.map((d) => (
+            <li key={d.destination} class={`card platform-${d.platform}`} data-platform={d.platform}>
+              <p>
+                {PLATFORM_NAME[d.platform]} <UserText text={d.handle ?? ''} /> <span class={`pill dest-${d.state}`}>{DESTINATION_STATE[d.state]}</span>
+                {d.manual ? ' (posted by hand)' : ''}
+              </p>
+              {d.url ? (
+                <p>
+                  Post: <ExternalLink href={d.url}>{d.url}</ExternalLink>
+                  {d.parts.length > 1 ? ` (a thread of ${d.parts.length})` : ''}
+                </p>
+              ) : null}
+              {d.error ? (
+                <p class="error">
+                  {d.state === 'failed' ? 'Failed' : 'Retrying'}: <UserText text={d.error.message} />
+                </p>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      </section>
+    );
+  const postable = (accounts ?? []).filter((acc) => POSTING.includes(acc.platform)).sort((p, q) => POSTING.indexOf(p.platform) - POSTING.indexOf(q.platform));
+  if (!['review', 'ready', 'publish_failed'].includes(a.state) || !postable.length) return null;
+  return (
+    <section class="destinations" aria-labelledby="destinations-title">
+      <h2 id="destinations-title">Destinations</h2>
+      <fieldset>
+        <legend>Publish to</legend>
+        {postable.map((acc) => (
+          <label key={acc.id} class="check">
+            <input
+              type="checkbox"
+              checked={chosen.includes(acc.id)}
+              onChange={(e) => props.onChoose((e.target as HTMLInputElement).checked ? [...chosen, acc.id] : chosen.filter((id) => id !== acc.id))}
+            />{' '}
+            {PLATFORM_NAME[acc.platform as Schemas['TargetPlatform']]} <UserText text={acc.handle} />
+            {acc.status === 'active' ? '' : ' (not working: connect it again)'}
+          </label>
+        ))}
+      </fieldset>
+    </section>
   );
 }
 
@@ -203,7 +278,7 @@ const zones = (() => {
   }
 })();
 
-export function Schedule(props: { client: Client; artifact: Artifact; onDone: (a: Artifact) => void }) {
+export function Schedule(props: { client: Client; artifact: Artifact; destinations?: string[] | null; onDone: (a: Artifact) => void }) {
   const [local, setLocal] = useState('');
   const [zone, setZone] = useState(localZone);
   const action = useAction();
@@ -213,7 +288,12 @@ export function Schedule(props: { client: Client; artifact: Artifact; onDone: (a
     const r = await unwrap(
       props.client.POST('/api/agent/v1/artifacts/{id}/publish', {
         params: { path: { id: props.artifact.id } },
-        body: { idempotency_key: newKey('schedule'), local_time: local.length === 16 ? `${local}:00` : local, time_zone: zone },
+        body: {
+          idempotency_key: newKey('schedule'),
+          local_time: local.length === 16 ? `${local}:00` : local,
+          time_zone: zone,
+          ...(props.destinations?.length ? { destinations: props.destinations } : {}),
+        },
       }),
     );
     props.onDone('artifact' in r ? r.artifact : r);
@@ -278,6 +358,20 @@ export function DraftView(props: { client: Client; id: string }) {
   useEffect(() => {
     if (load.data) setArtifact(load.data);
   }, [load.data]);
+  // The accounts that can post and the pipeline's default destinations, for the first publish.
+  const pipelineId = artifact?.pipeline_id;
+  const choices = useLoad(async () => {
+    if (!pipelineId) return null;
+    const [accounts, pipeline] = await Promise.all([
+      client.paginate('/api/agent/v1/accounts', { params: { query: { limit: 100 } } }).toArray({ limit: 1000 }),
+      unwrap(client.GET('/api/agent/v1/pipelines/{id}', { params: { path: { id: pipelineId } } })),
+    ]);
+    const defaults = pipeline.destinations.map(
+      (d) => d.account_id ?? accounts.find((acc) => acc.platform === d.platform && acc.handle === d.handle)?.id ?? null,
+    );
+    return { accounts, defaults: defaults.filter((id): id is string => id !== null) };
+  }, [pipelineId]);
+  const [chosen, setChosen] = useState<string[] | null>(null);
   // A draft still being written, or a publish under way: looked at again every 2 s until it settles.
   useEffect(() => {
     if (!artifact || !['draft', 'publishing'].includes(artifact.state)) return;
@@ -291,9 +385,16 @@ export function DraftView(props: { client: Client; id: string }) {
   const path = { params: { path: { id: a.id } } };
   const transition = (to: 'ready' | 'discarded' | 'review') =>
     act(() => unwrap(client.POST('/api/agent/v1/artifacts/{id}/transition', { ...path, body: { to, idempotency_key: newKey(to) } })));
+  // The first publish (or schedule) goes to the destinations checked; after that, publishing resumes the artifact's own.
+  const picked = a.destinations.length ? null : (chosen ?? choices.data?.defaults ?? null);
   const publishNow = () =>
     act(async () => {
-      const r = await unwrap(client.POST('/api/agent/v1/artifacts/{id}/publish', { ...path, body: { idempotency_key: newKey('publish') } }));
+      const r = await unwrap(
+        client.POST('/api/agent/v1/artifacts/{id}/publish', {
+          ...path,
+          body: { idempotency_key: newKey('publish'), ...(picked?.length ? { destinations: picked } : {}) },
+        }),
+      );
       return 'artifact' in r ? r.artifact : r;
     });
   const unschedule = () => act(() => unwrap(client.DELETE('/api/agent/v1/artifacts/{id}/schedule', path)));
@@ -321,6 +422,7 @@ export function DraftView(props: { client: Client; id: string }) {
         </p>
       ) : null}
       {a.state === 'draft' ? <p class="loading">The draft is being written; this page updates when it is ready.</p> : null}
+      <Destinations artifact={a} accounts={choices.data?.accounts ?? null} chosen={picked ?? []} onChoose={setChosen} />
       <div class="user-text draft-text" dir="auto">
         {a.text}
       </div>
@@ -362,7 +464,9 @@ export function DraftView(props: { client: Client; id: string }) {
         ))}
       </div>
       <AltTextEditor client={client} artifact={a} onSaved={setArtifact} />
-      {['review', 'ready', 'scheduled', 'publish_failed'].includes(a.state) ? <Schedule client={client} artifact={a} onDone={setArtifact} /> : null}
+      {['review', 'ready', 'scheduled', 'publish_failed'].includes(a.state) ? (
+        <Schedule client={client} artifact={a} destinations={picked} onDone={setArtifact} />
+      ) : null}
       {a.state !== 'draft' ? <Redraft client={client} artifact={a} /> : null}
       <h2>Genealogy</h2>
       <ul class="genealogy">
