@@ -10,12 +10,14 @@
 //     (curl) replaced by the test server's;
 //   - the token: `DATA_DIR` of the test server, where `cpa token` reads it;
 //   - the platforms: `mastodon.social` in a handle becomes the Mastodon fake's `127.0.0.1:PORT`
-//     (a handle names its instance), Bluesky goes to its fake through `BLUESKY_SERVICE_URL`, both
+//     (a handle names its instance), Bluesky goes to its fake through `BLUESKY_SERVICE_URL`, X,
+//     LinkedIn and Threads to theirs (test/support/fakes/, whose accounts are @ada, ada-lovelace
+//     and @ada) through `X_API_BASE_URL`, `LINKEDIN_API_BASE_URL` and `THREADS_API_BASE_URL`, all
 //     reached through `OUTBOUND_ALLOW_HOSTS` and `OUTBOUND_EXTRA_CA_FILE`;
 //   - the files a reader has: the X archive (generated, at ~/Downloads and in the working
-//     directory, HOME being a temporary one), `mastodon-token.txt` and
-//     `bluesky-app-password.txt`, and the credentials written inline (`MASTODON_TOKEN`,
-//     `BLUESKY_APP_PASSWORD`) replaced by the fakes';
+//     directory, HOME being a temporary one), `mastodon-token.txt`, `bluesky-app-password.txt`,
+//     `x-access-token.txt`, `linkedin-access-token.txt` and `threads-access-token.txt`, and the
+//     credentials written inline (`MASTODON_TOKEN`, `BLUESKY_APP_PASSWORD`) replaced by the fakes';
 //   - `npx cpa` runs the bin directly (NPX_CPA_SHIM), leaving npm's start-up out; a bare `cpa`
 //     is not found, as in a reader's shell (PATH without node_modules/.bin).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +26,9 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { unwrap, type Schemas } from '../../clients/typescript/src/index.js';
 import { writeZip, xArchive } from '../support/exports.js';
+import { startLinkedInFake } from '../support/fakes/linkedin.js';
+import { startThreadsFake } from '../support/fakes/threads.js';
+import { startXFake } from '../support/fakes/x.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { startBlueskyFake, startMastodonFake } from '../support/platforms.js';
 import { startTestServer } from '../support/server.js';
@@ -56,11 +61,17 @@ const readerPath = () =>
     .filter((dir) => !dir.endsWith(`node_modules${path.sep}.bin`))
     .join(path.delimiter);
 
-/** A fresh instance with the Mastodon and Bluesky fakes, and a working directory holding a reader's files. */
+/** A fresh instance with the fakes of the five platforms, and a working directory holding a reader's files. */
 async function world() {
   const mastodon = await startMastodonFake();
   const bluesky = await startBlueskyFake();
-  const s = await startTestServer({ env: { ...outboundEnvFor(mastodon.fake, bluesky.fake), ...bluesky.env, JOB_POLL_MS: '50' } });
+  const x = await startXFake({ username: 'ada' });
+  const linkedin = await startLinkedInFake();
+  const threads = await startThreadsFake({ username: 'ada' });
+  const fakes = [mastodon.fake, bluesky.fake, x.fake, linkedin.fake, threads.fake];
+  const s = await startTestServer({
+    env: { ...outboundEnvFor(...fakes), ...bluesky.env, ...x.env, ...linkedin.env, ...threads.env, JOB_POLL_MS: '50' },
+  });
   const home = mkdtempSync(path.join(os.tmpdir(), 'cpa-readme-'));
   const archive = xArchive({ posts: 30 });
   const zip = (await writeZip(archive.files))!;
@@ -69,10 +80,16 @@ async function world() {
   writeFileSync(path.join(home, ARCHIVE), zip);
   writeFileSync(path.join(home, 'mastodon-token.txt'), `${mastodon.state.token}\n`);
   writeFileSync(path.join(home, 'bluesky-app-password.txt'), `${bluesky.state.appPassword}\n`);
+  writeFileSync(path.join(home, 'x-access-token.txt'), `${x.state.token}\n`);
+  writeFileSync(path.join(home, 'linkedin-access-token.txt'), `${linkedin.state.token}\n`);
+  writeFileSync(path.join(home, 'threads-access-token.txt'), `${threads.state.token}\n`);
   const w = {
     s,
     mastodon,
     bluesky,
+    x,
+    linkedin,
+    threads,
     home,
     publicPosts: archive.publicPosts.size,
     /** Runs a block with bash as the README gives it, but for the substitutions above; then prints its shell variables. */
@@ -96,48 +113,67 @@ async function world() {
     },
     async stop() {
       await s.stop();
-      await mastodon.fake.close();
-      await bluesky.fake.close();
+      for (const f of fakes) await f.close();
     },
   };
   return w;
 }
 type World = Awaited<ReturnType<typeof world>>;
 
-/** What the archive journey (cpa or curl) leaves behind: imported, both accounts connected, the artifact live on both. */
-async function expectPublishedJourney(w: World, vars: Record<string, string>) {
+/**
+ * What the archive journey (cpa or curl) leaves behind: imported, the accounts connected (the
+ * five platforms with cpa, Mastodon and Bluesky with curl), the artifact live on each, each fake
+ * having received its platform's variant once.
+ */
+async function expectPublishedJourney(w: World, vars: Record<string, string>, five: boolean) {
   const client = w.s.client();
   const imports = await unwrap(client.GET('/api/agent/v1/imports'));
   expect(imports.data.map((i) => [i.handle, i.format, i.status])).toContainEqual(['my-x', 'x', 'ready']);
+  const connected: Array<[string, string]> = [
+    ['mastodon', w.mastodon.handle],
+    ['bluesky', 'ada.bsky.social'],
+    ...(five
+      ? ([
+          ['x', '@ada'],
+          ['linkedin', 'ada-lovelace'],
+          ['threads', '@ada'],
+        ] as Array<[string, string]>)
+      : []),
+  ];
   const accounts = await unwrap(client.GET('/api/agent/v1/accounts'));
-  expect(accounts.data.map((a) => [a.platform, a.handle, a.status]).sort()).toEqual([
-    ['archive', 'my-x', 'active'],
-    ['bluesky', 'ada.bsky.social', 'active'],
-    ['mastodon', w.mastodon.handle, 'active'],
-  ]);
+  expect(accounts.data.map((a) => [a.platform, a.handle, a.status]).sort()).toEqual(
+    [['archive', 'my-x', 'active'], ...connected.map(([p, h]) => [p, h, 'active'])].sort(),
+  );
   expect(vars.PIPELINE).toMatch(/^pl_/);
   const pipeline = await unwrap(client.GET('/api/agent/v1/pipelines/{id}', { params: { path: { id: vars.PIPELINE! } } }));
   expect(pipeline).toMatchObject({ handle: 'my-x', post_count: w.publicPosts });
-  expect(pipeline.destinations.map((d) => [d.platform, d.handle])).toEqual([
-    ['mastodon', w.mastodon.handle],
-    ['bluesky', 'ada.bsky.social'],
-  ]);
+  expect(pipeline.destinations.map((d) => [d.platform, d.handle])).toEqual(connected);
   expect(vars.ARTIFACT).toMatch(/^art_/);
   let artifact = await unwrap(client.GET('/api/agent/v1/artifacts/{id}', { params: { path: { id: vars.ARTIFACT! } } }));
   if (artifact.publish_run_id) await expectRunSucceeded(w.s.running.deps, artifact.publish_run_id);
   artifact = await unwrap(client.GET('/api/agent/v1/artifacts/{id}', { params: { path: { id: vars.ARTIFACT! } } }));
   const live = (platform: string) => artifact.destinations.find((d) => d.platform === platform && !d.manual);
-  expect(live('mastodon')).toMatchObject({ state: 'live', handle: w.mastodon.handle });
-  expect(live('bluesky')).toMatchObject({ state: 'live', handle: 'ada.bsky.social' });
-  // what the fakes received is each platform's variant, part by part
+  for (const [platform, handle] of connected) expect(live(platform), platform).toMatchObject({ state: 'live', handle });
+  // what the fakes received is each platform's variant, part by part, once
   const variant = (platform: string) => artifact.variants.find((v) => v.platform === platform)!.parts.map((p) => p.text);
   expect(w.mastodon.state.posted.map((p) => p.text)).toEqual(variant('mastodon'));
   expect([...w.bluesky.state.records.values()].map((r) => r.text)).toEqual(variant('bluesky'));
+  if (five) {
+    expect(w.x.state.tweets.map((t) => t.text)).toEqual(variant('x'));
+    expect(w.linkedin.state.posts.map((p) => p.text)).toEqual(variant('linkedin'));
+    expect(w.threads.state.posts.map((p) => p.text)).toEqual(variant('threads'));
+    // each destination's address is its first post's
+    expect(live('x')!.url).toBe(`https://x.com/ada/status/${w.x.state.tweets[0]!.id}`);
+    expect(live('linkedin')!.url).toBe(`https://www.linkedin.com/feed/update/${w.linkedin.state.posts[0]!.id}/`);
+    expect(live('threads')!.url).toBe(w.threads.state.posts[0]!.permalink);
+  } else {
+    for (const f of [w.x.state.tweets, w.linkedin.state.posts, w.threads.state.posts]) expect(f).toEqual([]);
+  }
   return artifact;
 }
 
 const EFFECTS: Record<string, (w: World, r: CpaResult, vars: Record<string, string>) => Promise<void>> = {
-  /** From the downloaded archive to a post on both accounts, with `cpa`. */
+  /** From the downloaded archive to a post on the five accounts, with `cpa`. */
   async journey(w, r, vars) {
     // the upload's table (piped: tab-separated rows) of what it imports and leaves out
     expect(r.stdout).toContain(`imports\tposts\t${w.publicPosts}\n`);
@@ -145,8 +181,9 @@ const EFFECTS: Record<string, (w: World, r: CpaResult, vars: Record<string, stri
     // `artifacts get` says where publishing sends each variant: the pipeline's defaults
     expect(r.stdout).toContain(`to ${w.mastodon.handle} (the pipeline's default destination)`);
     expect(r.stdout).not.toContain('name a destination with --to');
-    const artifact = await expectPublishedJourney(w, vars);
+    const artifact = await expectPublishedJourney(w, vars, true);
     expect(artifact.state).toBe('published');
+    expect(artifact.destinations.map((d) => d.platform)).toEqual(['mastodon', 'bluesky', 'x', 'linkedin', 'threads']);
     // `publish --wait` showed each destination's state and its posts' URLs (on stderr, beside its progress)
     for (const d of artifact.destinations) for (const p of d.parts) expect(r.stderr).toContain(`part ${p.position}: ${p.url}`);
     expect(r.stderr).toMatch(/^mastodon \S+ {2}live {2}https:\/\/\S+$/m);
@@ -154,7 +191,7 @@ const EFFECTS: Record<string, (w: World, r: CpaResult, vars: Record<string, stri
   /** The same with curl, ending with the X variant recorded as posted by hand. */
   async curl(w, r, vars) {
     expect(r.stdout).not.toMatch(/"code":"unauthorized"/);
-    const artifact = await expectPublishedJourney(w, vars);
+    const artifact = await expectPublishedJourney(w, vars, false);
     expect(artifact.destinations.find((d) => d.platform === 'x')).toMatchObject({
       manual: true,
       state: 'live',
