@@ -192,7 +192,9 @@ describe.each<Kind>(['import', 'media'])('%s uploads under faults', (kind) => {
       { text: '10\r\n0123456789abcdef\r\n' },
       { fill: 100_000 },
     ]);
-    expect(got.ended).toBe('server-closed');
+    // The server answers and closes while the client is still sending the 100 KB: the kernel turns
+    // that close into a reset when unread bytes are pending, so either ending is the server's.
+    expect(['server-closed', 'reset']).toContain(got.ended);
     expect(got.answers).toHaveLength(1);
     expect(got.answers[0]!.status).toBe(400);
     expect(got.answers[0]!.headers.connection).toBe('close');
