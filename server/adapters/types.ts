@@ -7,7 +7,7 @@
 import type { components } from '../../generated/api.js';
 import type { Config } from '../config.js';
 import type { OutboundClient } from '../outbound/types.js';
-import type { PostExtras } from '../services/platform-text.js';
+import type { PostExtras } from '../platforms/counting.js';
 
 export type Platform = components['schemas']['Platform'];
 
@@ -123,6 +123,12 @@ export interface PublishPart {
    * idempotency key reads the account's recent posts first and adopts the one with this text.
    */
   mayExist?: boolean;
+  /**
+   * No attempt at this part began before this instant (when the destination was chosen): a
+   * read-back for `mayExist` (or X's duplicate-content refusal) pages back through the account's
+   * posts no further than this. Absent: the start of this attempt.
+   */
+  attemptsSince?: Date;
   /**
    * The content warning to publish the post under (the artifact's, on the first part only):
    * Mastodon's `spoiler_text`; Bluesky, which has none, starts the text with `CW: <warning>`.

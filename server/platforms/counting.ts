@@ -1,12 +1,13 @@
 // What every platform's counting rules are made of: the shape of the rules (the contract's
-// `PlatformCounting` and the per-post caps) and the primitives they count with. Each platform's
-// own rules live in its folder (server/platforms/<name>/counting.ts); services/platform-text.ts
-// gathers them and splits threads. Pure: no I/O.
+// `PlatformCounting` and the per-post caps), the primitives they count with, and the one check of
+// a post against a platform's rules (`postProblemOf`). Each platform's own rules live in its folder
+// (server/platforms/<name>/counting.ts); services/platform-text.ts finds them through the registry
+// (server/platforms/index.ts) and splits threads. Pure: no I/O.
 import twitterText from 'twitter-text';
+import type { components } from '../../generated/api.js';
 
-/** The platforms a variant can be written for. */
-export const TARGET_PLATFORMS = ['mastodon', 'bluesky', 'x', 'linkedin', 'threads'] as const;
-export type TargetPlatform = (typeof TARGET_PLATFORMS)[number];
+/** The platforms a variant can be written for (the contract's `TargetPlatform`; the registry has one folder for each). */
+export type TargetPlatform = components['schemas']['TargetPlatform'];
 
 /** How a platform counts a post's length (the contract's `PlatformCounting`). */
 export type Counting = 'graphemes' | 'weighted' | 'utf16_code_units' | 'emoji_as_utf8_bytes';
@@ -74,3 +75,25 @@ export const utf8Bytes = (text: string): number => utf8.encode(text).length;
 export function linkCount(text: string): number {
   return new Set(twitterText.extractUrls(text)).size;
 }
+
+/** Why a text cannot be one post under these rules, or null when it can (services/platform-text.ts `postProblem`, by platform). */
+export function postProblemOf(c: PlatformCountingRules, text: string, extras: PostExtras = {}): string | null {
+  const { rules } = c;
+  const platform = rules.platform;
+  const length = c.count(text, extras);
+  const warned = extras.contentWarning && c.countsWarning ? ' with its content warning' : '';
+  if (length > rules.limit) return `counts ${length} (${rules.counting})${warned}, over ${platform}'s limit of ${rules.limit}`;
+  const bytes = rules.maxBytes === null ? 0 : utf8Bytes(c.posted?.(text, extras) ?? text);
+  if (rules.maxBytes !== null && bytes > rules.maxBytes) return `is ${bytes} bytes of UTF-8${warned}, over ${platform}'s ${rules.maxBytes}`;
+  if (rules.maxLinks !== null && linkCount(text) > rules.maxLinks) return `has ${linkCount(text)} links, over ${platform}'s ${rules.maxLinks} per post`;
+  if (!text.trim()) return 'is empty';
+  return null;
+}
+
+/** An adapter's `refusesText` under these rules: why the text (with what the post carries) cannot be posted, or null. */
+export const refusesTextBy =
+  (c: PlatformCountingRules) =>
+  (text: string, extras: PostExtras = {}): string | null => {
+    const why = postProblemOf(c, text, extras);
+    return why ? `the text ${why}` : null;
+  };

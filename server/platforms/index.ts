@@ -1,25 +1,46 @@
-// The registry of platforms: one adapter per platform, behind the one interface of
-// server/adapters/types.ts. Each platform that posts has its folder here (server/platforms/<name>/:
-// its API client and read-back in adapter.ts, its counting rules in counting.ts, its fake named in
-// adapter.ts's header); rss and archive, which are sources only, stay in server/adapters/.
-// docs/contributing.md ("Adding a platform") says what a new platform adds.
+// The registry of platforms. Each platform the service posts to is one folder here
+// (server/platforms/<name>/: its API client and read-back in adapter.ts, its counting rules in
+// counting.ts, its media limits in media.ts, its sign-in in oauth.ts, all gathered in its
+// index.ts, whose header names its fake), and one line of PLATFORMS below. rss and archive, which
+// are sources only, stay in server/adapters/. docs/contributing.md ("Adding a platform") says
+// what a new platform adds.
 import { archiveAdapter } from '../adapters/archive/adapter.js';
 import { rssAdapter } from '../adapters/rss.js';
 import type { Platform, PlatformAdapter } from '../adapters/types.js';
-import { blueskyAdapter } from './bluesky/adapter.js';
-import { mastodonAdapter } from './mastodon/adapter.js';
-import { linkedinAdapter } from './linkedin/adapter.js';
-import { threadsAdapter } from './threads/adapter.js';
-import { xAdapter } from './x/adapter.js';
+import { bluesky } from './bluesky/index.js';
+import type { TargetPlatform } from './counting.js';
+import { linkedin } from './linkedin/index.js';
+import { mastodon } from './mastodon/index.js';
+import type { PostingPlatform } from './platform.js';
+import { threads } from './threads/index.js';
+import { x } from './x/index.js';
+
+export type { PostingPlatform } from './platform.js';
+
+/** The platforms the service posts to, in this order (a variant can be written for each: the contract's `TargetPlatform`). */
+const PLATFORMS: { [P in TargetPlatform]: PostingPlatform & { name: P } } = {
+  mastodon,
+  bluesky,
+  x,
+  linkedin,
+  threads,
+};
+
+/** The platforms a variant can be written for, in the registry's order. */
+export const TARGET_PLATFORMS = Object.keys(PLATFORMS) as TargetPlatform[];
+
+export const isTargetPlatform = (p: string): p is TargetPlatform => Object.hasOwn(PLATFORMS, p);
+
+/** The platform's folder. */
+export const platformOf = (p: TargetPlatform): PostingPlatform => PLATFORMS[p];
+
+/** The folder of a platform named by a string (a stored row's), or null when it is no platform the service posts to. */
+export const postingPlatform = (p: string): PostingPlatform | null => (isTargetPlatform(p) ? PLATFORMS[p] : null);
 
 const ADAPTERS: Record<Platform, PlatformAdapter> = {
   rss: rssAdapter,
-  mastodon: mastodonAdapter,
-  bluesky: blueskyAdapter,
   archive: archiveAdapter,
-  x: xAdapter,
-  linkedin: linkedinAdapter,
-  threads: threadsAdapter,
+  ...(Object.fromEntries(TARGET_PLATFORMS.map((p) => [p, PLATFORMS[p].adapter])) as Record<TargetPlatform, PlatformAdapter>),
 };
 
 export function adapterFor(platform: string): PlatformAdapter {
@@ -32,4 +53,4 @@ export function adapterFor(platform: string): PlatformAdapter {
 export const posts = (platform: string): boolean => Boolean(ADAPTERS[platform as Platform]?.publish);
 
 /** The platforms the service posts to, in the registry's order. */
-export const POSTING_PLATFORMS: Platform[] = (Object.keys(ADAPTERS) as Platform[]).filter(posts);
+export const POSTING_PLATFORMS: Platform[] = TARGET_PLATFORMS.filter(posts);

@@ -5,7 +5,7 @@ import * as store from '../store/artifacts.js';
 import type { ArtifactRow } from '../store/artifacts.js';
 import type { Caller, CommitHook, ServiceDeps } from './context.js';
 import { artifactView, destinationView, runView } from './views.js';
-import { adapterFor, type Platform } from '../adapters/index.js';
+import { platformOf, postingPlatform, TARGET_PLATFORMS } from '../platforms/index.js';
 import { findPipeline, type PipelineRow } from '../store/pipelines.js';
 import * as dest from '../store/destinations.js';
 import { isManual, type ChosenDestination, type DestinationRow as DestRow } from '../store/destinations.js';
@@ -21,7 +21,6 @@ import { publishTime } from './publish-time.js';
 import { decodeTimeCursor, encodeTimeCursor } from './cursor.js';
 import { DEFAULT_PAGE_SIZE } from './posts.js';
 import { mediaOf } from './media-items.js';
-import type { MediaPlatform } from './media-limits.js';
 import { refuseMedia } from './publish-media.js';
 import { adapterContext, requireAccount } from './accounts.js';
 import { upstreamAppError } from './upstream.js';
@@ -129,8 +128,11 @@ export async function publishArtifact(
   const rows = await dest.listDestinations(deps.db, id);
   // 424 now rather than a failed run later, when an account is missing or known dead.
   const chosen = await chooseDestinations(deps, caller, a, pipeline, body, rows);
-  for (const platform of new Set(chosen.map((c) => c.platform as Platform))) {
-    const adapter = adapterFor(platform);
+  for (const name of new Set(chosen.map((c) => c.platform))) {
+    // A chosen destination is an account that posts (resolveRefs checked): its platform has a folder.
+    const def = postingPlatform(name);
+    if (!def) throw new Error(`no platform folder for ${name}`);
+    const { adapter, name: platform } = def;
     const texts = await publishableParts(deps, a, platform);
     if (adapter.maxParts !== undefined && texts.length > adapter.maxParts)
       throw stateConflict(
@@ -140,7 +142,7 @@ export async function publishArtifact(
     const unfit = refusedPart(adapter, texts, a.contentWarning);
     if (unfit) throw stateConflict(`The artifact cannot be published on ${platform} as it is (part ${unfit.position + 1}): ${unfit.why}.`, fetchIt(id));
     // Its images: each an image with alt text the platform takes, and room for all in the thread.
-    const refused = refuseMedia(mediaOf(a), platform as MediaPlatform, texts.length, body.allow_missing_alt_text === true, fetchIt(id));
+    const refused = refuseMedia(mediaOf(a), def, texts.length, body.allow_missing_alt_text === true, fetchIt(id));
     if (refused) throw refused;
     // What the platform checks of the account itself (Threads: a public address for images, its daily quota).
     if (adapter.refusesPublish) {
@@ -208,25 +210,27 @@ export async function publishArtifact(
   return { status: 202, body: accepted };
 }
 
+type ManualPlatform = S['MarkPublishedRequest']['platform'];
+
 /**
  * The hosts a post made by hand may be at, per platform: the platform's own public web hosts,
- * nothing else (no other platform's, no address of this network, no IP literal). One list per
- * platform, here so that a platform's own folder can own its entry later. Mastodon and Bluesky
- * are posted by the service itself (`POST /artifacts/{id}/publish`), so they have none.
+ * nothing else (no other platform's, no address of this network, no IP literal), from its folder
+ * (`manualPostHosts` in server/platforms/<name>/index.ts).
  */
-export const MANUAL_POST_HOSTS = {
-  x: ['x.com', 'www.x.com', 'mobile.x.com', 'twitter.com', 'www.twitter.com', 'mobile.twitter.com'],
-  linkedin: ['linkedin.com', 'www.linkedin.com'],
-  threads: ['threads.net', 'www.threads.net', 'threads.com', 'www.threads.com'],
-} as const satisfies Record<S['MarkPublishedRequest']['platform'], readonly string[]>;
+export const MANUAL_POST_HOSTS = Object.fromEntries(
+  TARGET_PLATFORMS.flatMap((p) => {
+    const hosts = platformOf(p).manualPostHosts;
+    return hosts ? [[p, hosts]] : [];
+  }),
+) as Record<ManualPlatform, readonly string[]>;
 
 /**
  * Why `url` cannot be the address of a post made by hand on `platform`, or null: it must be an
  * `https` URL on one of the platform's own hosts (MANUAL_POST_HOSTS), on the default port, with
  * no user name or password and a path to the post.
  */
-export function manualPostUrlProblem(platform: keyof typeof MANUAL_POST_HOSTS, url: string): string | null {
-  const hosts: readonly string[] = MANUAL_POST_HOSTS[platform];
+export function manualPostUrlProblem(platform: ManualPlatform, url: string): string | null {
+  const hosts: readonly string[] = MANUAL_POST_HOSTS[platform] ?? [];
   const accepted = `an https address of a post on ${platform} (host ${hosts.join(', ')}; no user name, password or port)`;
   let u: URL;
   try {

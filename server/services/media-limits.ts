@@ -1,112 +1,17 @@
-// Each platform's limits on a post's media, and the pure check of an artifact's media against
-// them. Sources (as documented in November 2026; the numbers are the platforms', not ours):
-// - Mastodon: GET /api/v2/instance `configuration.media_attachments` and `statuses` of a default
-//   Mastodon 4.x server (docs.joinmastodon.org/entities/Instance/#media_attachments):
-//   image_size_limit 16,777,216 bytes, image_matrix_limit 33,177,600 pixels, max_media_attachments 4,
-//   supported_mime_types with image/jpeg, png, gif, webp (and heic, avif); a description (alt text)
-//   of at most 1,500 characters (MediaAttachment::MAX_DESCRIPTION_LENGTH). GIFs become looping
-//   videos (gifv), so animation is kept.
-// - Bluesky: the lexicon app.bsky.embed.images (github.com/bluesky-social/atproto, lexicons/app/bsky/
-//   embed/images.json): at most 4 images, each blob `image/*` of at most 1,000,000 bytes, `alt`
-//   required; the official app scales images into 2000×2000 (social-app POST_IMG_MAX) and allows
-//   2,000 characters of alt text. Images do not animate (the app posts GIFs as video instead).
-// - X: "Media best practices" and POST /2/media/upload (docs.x.com): up to 4 images, or one
-//   animated GIF alone; images up to 5 MB, GIFs up to 15 MB; JPEG, PNG, GIF, WebP; alt text up to
-//   1,000 characters.
-// - LinkedIn: the Images API and Posts API (learn.microsoft.com/linkedin/marketing): JPG, PNG, GIF
-//   (up to 250 frames); at most 36,152,320 pixels per image; a MultiImage post holds up to 20 images;
-//   altText up to 4,086 characters. No byte limit is documented (none is checked).
-// - Threads: the Threads API "Image specifications" and carousel posts (developers.facebook.com/
-//   docs/threads): JPEG and PNG, at most 8 MB, width 320 to 1440 (wider is scaled down), aspect
-//   ratio at most 10:1; a carousel holds up to 20 items; alt_text up to 1,000 characters.
+// The pure check of an artifact's media against a platform's limits, and the fitting of an image
+// to them. Each platform's limits, with where its numbers come from, live in its folder
+// (server/platforms/<name>/media.ts), found through the registry (server/platforms/index.ts).
+import type { TargetPlatform } from '../platforms/counting.js';
+import { platformOf, TARGET_PLATFORMS } from '../platforms/index.js';
+import type { PlatformMediaLimits } from '../platforms/media.js';
 import { fitImage, ImageError, sniffImage, type FitLimits, type Fitted, type ImageFormat } from './images.js';
 
-export type MediaPlatform = 'mastodon' | 'bluesky' | 'x' | 'linkedin' | 'threads';
+export type { PlatformMediaLimits } from '../platforms/media.js';
 
-export interface PlatformMediaLimits {
-  /** Most media items in one post. */
-  maxItems: number;
-  /** Largest still image, in bytes (null: not documented). */
-  maxImageBytes: number | null;
-  /** Largest GIF, in bytes (null: as images). */
-  maxGifBytes: number | null;
-  /** Most pixels of one image (null: none). */
-  maxPixels: number | null;
-  /** Largest width and height an image is shown at without being scaled (null: none). */
-  maxWidth: number | null;
-  maxHeight: number | null;
-  /** Image formats taken. */
-  formats: ImageFormat[];
-  /** `kept`: animated images play; `first_frame`: only the first frame is shown; `alone`: one animated GIF per post, without other media. */
-  animation: 'kept' | 'first_frame' | 'alone';
-  /** Longest alt text, in characters. */
-  maxAltText: number;
-  /** Whether it takes video at all through this service (we upload images only). */
-  imagesOnly: true;
-}
+/** The platforms whose media are checked: those the service posts to. */
+export type MediaPlatform = TargetPlatform;
 
-export const MEDIA_LIMITS: Record<MediaPlatform, PlatformMediaLimits> = {
-  mastodon: {
-    maxItems: 4,
-    maxImageBytes: 16_777_216,
-    maxGifBytes: null,
-    maxPixels: 33_177_600,
-    maxWidth: null,
-    maxHeight: null,
-    formats: ['jpeg', 'png', 'gif', 'webp'],
-    animation: 'kept',
-    maxAltText: 1500,
-    imagesOnly: true,
-  },
-  bluesky: {
-    maxItems: 4,
-    maxImageBytes: 1_000_000,
-    maxGifBytes: null,
-    maxPixels: null,
-    maxWidth: 2000,
-    maxHeight: 2000,
-    formats: ['jpeg', 'png', 'webp'],
-    animation: 'first_frame',
-    maxAltText: 2000,
-    imagesOnly: true,
-  },
-  x: {
-    maxItems: 4,
-    maxImageBytes: 5 * 1024 * 1024,
-    maxGifBytes: 15 * 1024 * 1024,
-    maxPixels: null,
-    maxWidth: null,
-    maxHeight: null,
-    formats: ['jpeg', 'png', 'gif', 'webp'],
-    animation: 'alone',
-    maxAltText: 1000,
-    imagesOnly: true,
-  },
-  linkedin: {
-    maxItems: 20,
-    maxImageBytes: null,
-    maxGifBytes: null,
-    maxPixels: 36_152_320,
-    maxWidth: null,
-    maxHeight: null,
-    formats: ['jpeg', 'png', 'gif'],
-    animation: 'kept',
-    maxAltText: 4086,
-    imagesOnly: true,
-  },
-  threads: {
-    maxItems: 20,
-    maxImageBytes: 8 * 1024 * 1024,
-    maxGifBytes: null,
-    maxPixels: null,
-    maxWidth: 1440,
-    maxHeight: null,
-    formats: ['jpeg', 'png'],
-    animation: 'first_frame',
-    maxAltText: 1000,
-    imagesOnly: true,
-  },
-};
+export const MEDIA_LIMITS = Object.fromEntries(TARGET_PLATFORMS.map((p) => [p, platformOf(p).media])) as Record<MediaPlatform, PlatformMediaLimits>;
 
 /** What is known of one item when it is checked (sizes are null until its bytes were read). */
 export interface MediaFacts {

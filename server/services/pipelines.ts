@@ -4,6 +4,7 @@ import { notFound } from '../errors.js';
 import * as store from '../store/pipelines.js';
 import { findRun } from '../store/runs.js';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { platformOf, TARGET_PLATFORMS } from '../platforms/index.js';
 import { platformOfConnectedHandle } from './accounts.js';
 import { resolveRefs, storedDestinations, type DestinationRef } from './destinations.js';
 import type { Caller, CommitHook, ServiceDeps } from './context.js';
@@ -13,14 +14,13 @@ type Platform = components['schemas']['Platform'];
 type FromIntentResponse = components['schemas']['FromIntentResponse'];
 
 /**
- * The platform a handle belongs to: `@user@instance` is Mastodon, an http(s) URL is a feed,
- * a domain name (`user.bsky.social`) is Bluesky, anything else names an imported archive.
+ * The platform a handle belongs to: an http(s) URL is a feed; a handle of a form that a platform's
+ * folder claims (`handleForm`: `@user@instance` is Mastodon, a domain name like `user.bsky.social`
+ * Bluesky) is that platform's; anything else names an imported archive.
  */
 export function platformForHandle(handle: string): Platform {
-  if (/^@[^@\s]+@[^@\s]+\.[^@\s]+$/.test(handle)) return 'mastodon';
   if (/^https?:\/\//i.test(handle)) return 'rss';
-  if (/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(handle)) return 'bluesky';
-  return 'archive';
+  return TARGET_PLATFORMS.find((p) => platformOf(p).handleForm?.test(handle)) ?? 'archive';
 }
 
 export async function getPipeline(deps: ServiceDeps, caller: Caller, id: string) {

@@ -1,51 +1,26 @@
 // The text rules of the platforms a variant can target, and thread splitting. Pure: no I/O.
 //
-// Each platform counts length its own way, in its folder (server/platforms/<name>/counting.ts);
-// this module gathers them: `countLength` counts as the platform does, `fitsOnePost`
-// applies the platform's other per-post rules (Bluesky's byte cap, Threads' link cap), and
-// `splitThread` cuts a text that does not fit into posts that do — at paragraph, then line, then
-// sentence, then word boundaries, never inside a word, URL, mention or hashtag.
-// docs/drafting.md ("Platform variants") says where each rule comes from.
+// Each platform counts length its own way, in its folder (server/platforms/<name>/counting.ts,
+// found through the registry, server/platforms/index.ts); this module asks them by platform:
+// `countLength` counts as the platform does, `fitsOnePost` applies the platform's other per-post
+// rules (Bluesky's byte cap, Threads' link cap), and `splitThread` cuts a text that does not fit
+// into posts that do — at paragraph, then line, then sentence, then word boundaries, never inside
+// a word, URL, mention or hashtag. docs/drafting.md ("Platform variants") says where each rule
+// comes from.
 import twitterText from 'twitter-text';
-import {
-  codePointCount,
-  linkCount,
-  TARGET_PLATFORMS,
-  utf8Bytes,
-  type PlatformCountingRules,
-  type PlatformRules,
-  type PostExtras,
-  type TargetPlatform,
-} from '../platforms/counting.js';
-import { blueskyCounting } from '../platforms/bluesky/counting.js';
-import { linkedinCounting } from '../platforms/linkedin/counting.js';
-import { mastodonCounting } from '../platforms/mastodon/counting.js';
-import { threadsCounting } from '../platforms/threads/counting.js';
-import { xCounting } from '../platforms/x/counting.js';
+import { codePointCount, postProblemOf, type PlatformCountingRules, type PlatformRules, type PostExtras, type TargetPlatform } from '../platforms/counting.js';
+import { platformOf, TARGET_PLATFORMS } from '../platforms/index.js';
 
-export { codePointCount, graphemeCount, linkCount, TARGET_PLATFORMS, utf8Bytes } from '../platforms/counting.js';
+export { codePointCount, graphemeCount, linkCount, utf8Bytes } from '../platforms/counting.js';
+export { isTargetPlatform, TARGET_PLATFORMS } from '../platforms/index.js';
 export type { Counting, PlatformRules, PostExtras, TargetPlatform } from '../platforms/counting.js';
 export { mastodonCountable, mastodonLength } from '../platforms/mastodon/counting.js';
 export { withWarning } from '../platforms/bluesky/counting.js';
 
-export const isTargetPlatform = (p: string): p is TargetPlatform => (TARGET_PLATFORMS as readonly string[]).includes(p);
-
 /** Each platform's counting, from its folder (server/platforms/<name>/counting.ts). */
-const COUNTING: Record<TargetPlatform, PlatformCountingRules> = {
-  mastodon: mastodonCounting,
-  bluesky: blueskyCounting,
-  x: xCounting,
-  linkedin: linkedinCounting,
-  threads: threadsCounting,
-};
+const countingOf = (platform: TargetPlatform): PlatformCountingRules => platformOf(platform).counting;
 
-export const PLATFORM_RULES: Record<TargetPlatform, PlatformRules> = {
-  mastodon: COUNTING.mastodon.rules,
-  bluesky: COUNTING.bluesky.rules,
-  x: COUNTING.x.rules,
-  linkedin: COUNTING.linkedin.rules,
-  threads: COUNTING.threads.rules,
-};
+export const PLATFORM_RULES = Object.fromEntries(TARGET_PLATFORMS.map((p) => [p, countingOf(p).rules])) as Record<TargetPlatform, PlatformRules>;
 
 export const rulesFor = (platform: TargetPlatform): PlatformRules => PLATFORM_RULES[platform];
 
@@ -66,25 +41,14 @@ export const extrasOfPart = (position: number, contentWarning: string | null | u
   contentWarning: warningOfPart(position, contentWarning),
 });
 
-/** The text the platform receives for a post: on Bluesky, with its `CW:` line. */
-const postedText = (platform: TargetPlatform, text: string, extras: PostExtras): string => COUNTING[platform].posted?.(text, extras) ?? text;
-
 /** A post's length as the platform counts it, with its content warning (Mastodon's `spoiler_text`, Bluesky's `CW:` line). */
 export function countLength(platform: TargetPlatform, text: string, extras: PostExtras = {}): number {
-  return COUNTING[platform].count(text, extras);
+  return countingOf(platform).count(text, extras);
 }
 
 /** Why a text cannot be one post on the platform, or null when it can. */
 export function postProblem(platform: TargetPlatform, text: string, extras: PostExtras = {}): string | null {
-  const rules = PLATFORM_RULES[platform];
-  const length = countLength(platform, text, extras);
-  const warned = extras.contentWarning && COUNTING[platform].countsWarning ? ' with its content warning' : '';
-  if (length > rules.limit) return `counts ${length} (${rules.counting})${warned}, over ${platform}'s limit of ${rules.limit}`;
-  const bytes = rules.maxBytes === null ? 0 : utf8Bytes(postedText(platform, text, extras));
-  if (rules.maxBytes !== null && bytes > rules.maxBytes) return `is ${bytes} bytes of UTF-8${warned}, over ${platform}'s ${rules.maxBytes}`;
-  if (rules.maxLinks !== null && linkCount(text) > rules.maxLinks) return `has ${linkCount(text)} links, over ${platform}'s ${rules.maxLinks} per post`;
-  if (!text.trim()) return 'is empty';
-  return null;
+  return postProblemOf(countingOf(platform), text, extras);
 }
 
 export const fitsOnePost = (platform: TargetPlatform, text: string, extras: PostExtras = {}): boolean => postProblem(platform, text, extras) === null;

@@ -12,13 +12,14 @@ import * as parts from '../store/published-parts.js';
 import type { ServiceDeps } from './context.js';
 import { CONTENT_TYPES, ImageError } from './images.js';
 import type { ArtifactMediaItem } from './media-items.js';
-import { checkMedia, fitForPlatform, MEDIA_LIMITS, type MediaPlatform } from './media-limits.js';
+import type { PostingPlatform } from '../platforms/index.js';
+import { checkMedia, fitForPlatform, type MediaPlatform } from './media-limits.js';
 import { mediaItemBytes } from './media.js';
 import { publicImageUrl } from './public-media.js';
 
 /** The items each part carries: `maxItems` per part from the first, in the artifact's order. */
-export function mediaByPart(items: ArtifactMediaItem[], platform: MediaPlatform, partCount: number): ArtifactMediaItem[][] {
-  const per = MEDIA_LIMITS[platform].maxItems;
+export function mediaByPart(items: ArtifactMediaItem[], platform: PostingPlatform, partCount: number): ArtifactMediaItem[][] {
+  const per = platform.media.maxItems;
   const out: ArtifactMediaItem[][] = Array.from({ length: partCount }, () => []);
   items.forEach((m, i) => out[Math.floor(i / per)]?.push(m));
   return out;
@@ -38,13 +39,14 @@ const named = (items: ArtifactMediaItem[], id: string | null) => {
  */
 export function refuseMedia(
   items: ArtifactMediaItem[],
-  platform: MediaPlatform,
+  def: PostingPlatform,
   partCount: number,
   allowMissingAlt: boolean,
   extras: ErrorExtras,
 ): AppError | null {
   if (!items.length) return null;
-  const per = MEDIA_LIMITS[platform].maxItems;
+  const { name: platform } = def;
+  const per = def.media.maxItems;
   const fix = 'Drop or change it with PUT /artifacts/{id}/media.';
   if (items.length > per * partCount) {
     return stateConflict(
@@ -138,7 +140,7 @@ export async function uploadPartImages(
     ctx: AdapterContext;
     handle: string;
     creds: Credentials;
-    platform: MediaPlatform;
+    platform: PostingPlatform;
     workspaceId: string;
     artifactId: string;
     /** The destination (account id) the part goes to: each destination uploads its own. */
@@ -152,7 +154,7 @@ export async function uploadPartImages(
   const recorded = await parts.findPartMedia(deps.db, q.artifactId, q.destination, q.position);
   if (recorded) return (JSON.parse(recorded.uploaded) as RecordedUpload).uploaded;
   const images: ImageToUpload[] = [];
-  for (const item of q.items) images.push(await imageFor(deps, q.workspaceId, q.artifactId, q.platform, q.all, item));
+  for (const item of q.items) images.push(await imageFor(deps, q.workspaceId, q.artifactId, q.platform.name, q.all, item));
   const uploaded = await q.adapter.uploadImages(q.ctx, q.handle, q.creds, images);
   const row: RecordedUpload = { media_ids: q.items.map((m) => m.id), uploaded };
   await parts.recordPartMedia(deps.db, {

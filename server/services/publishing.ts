@@ -5,7 +5,8 @@
 // over an expired lease) or a later publish after a failure continues from the first missing
 // part; each part also carries a key fixed for it upstream (Mastodon's Idempotency-Key, a fixed
 // Bluesky record key), which covers a crash between the post and its record.
-import { adapterFor, AdapterError, type Platform, type Published } from '../adapters/index.js';
+import { AdapterError, type Published } from '../adapters/index.js';
+import { postingPlatform } from '../platforms/index.js';
 import { JobError, TransientError, type JobContext, type JobHooks, type RunFailure } from '../jobs/registry.js';
 import type { Db } from '../store/database.js';
 import { RETIRED } from '../store/posts.js';
@@ -22,7 +23,6 @@ import { mediaOf } from './media-items.js';
 import { mediaByPart, uploadPartImages } from './publish-media.js';
 import { publishableParts, refusedPart } from './variants.js';
 import { warningOfPart } from './platform-text.js';
-import type { MediaPlatform } from './media-limits.js';
 import { upstreamJobError } from './upstream.js';
 
 function artifactIdOf(ctx: JobContext): string {
@@ -151,9 +151,10 @@ async function publishTo(ctx: JobContext, a: ArtifactRow, d: DestinationRow): Pr
 async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): Promise<Outcome> {
   const { deps } = ctx;
   const id = a.id;
-  const platform = d.platform as Platform;
-  const adapter = adapterFor(platform);
-  if (!adapter.publish) throw new JobError('invalid_destination', `${platform} cannot be published to by this service.`);
+  const def = postingPlatform(d.platform);
+  const adapter = def?.adapter;
+  if (!def || !adapter?.publish) throw new JobError('invalid_destination', `${d.platform} cannot be published to by this service.`);
+  const platform = def.name;
   // A missing or dead account fails this destination (credential_missing / credential_dead as its code).
   const account = await requireAccount(deps, a.workspaceId, platform, d.handle ?? '');
   if (!account || account.account.id !== d.accountId)
@@ -170,7 +171,7 @@ async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): P
     );
   // The images each part carries (the first part first, 4 per part); checked by the request.
   const media = mediaOf(a).filter((m) => m.type === 'image' || m.type === 'gif');
-  const imagesOf = mediaByPart(media, platform as MediaPlatform, texts.length);
+  const imagesOf = mediaByPart(media, def, texts.length);
   // One context per destination: the adapter verifies the account (or opens its session) once.
   const memo = new Map<string, Promise<unknown>>();
   const actx = () => ({ ...adapterContext(deps, account.proxyUrl), memo });
@@ -196,7 +197,7 @@ async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): P
         ctx: actx(),
         handle: account.account.handle,
         creds: account.creds,
-        platform: platform as MediaPlatform,
+        platform: def,
         workspaceId: a.workspaceId,
         artifactId: id,
         destination: d.destination,
@@ -214,6 +215,8 @@ async function postThread(ctx: JobContext, a: ArtifactRow, d: DestinationRow): P
         contentWarning: warningOfPart(i, a.contentWarning),
         replyTo: i > 0 ? { root: asPublished(root!), parent: asPublished(parent!) } : null,
         mayExist,
+        // The destination was chosen before any attempt at it: a read-back looks no further back.
+        attemptsSince: d.createdAt,
       });
     } catch (err) {
       if (err instanceof AdapterError && err.kind === 'credential_rejected') await markAccountDead(deps, null, account.account.id, err.message);

@@ -11,7 +11,17 @@ import type { Db } from '../store/database.js';
 import * as store from '../store/variants.js';
 import type { VariantRow, VariantValues } from '../store/variants.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { adaptText, extrasOfPart, isTargetPlatform, postProblem, splitThread, trimBreakable, type PostExtras, type TargetPlatform } from './platform-text.js';
+import {
+  adaptText,
+  extrasOfPart,
+  isTargetPlatform,
+  postProblem,
+  splitThread,
+  TARGET_PLATFORMS,
+  trimBreakable,
+  type PostExtras,
+  type TargetPlatform,
+} from './platform-text.js';
 
 type VariantRequest = components['schemas']['VariantRequest'];
 
@@ -180,7 +190,7 @@ async function keepLiveParts(deps: ServiceDeps, a: ArtifactRow, platform: string
  * artifact's own text; `numbered` numbers a thread.
  */
 export async function putVariant(deps: ServiceDeps, caller: Caller, id: string, platform: string, body: VariantRequest) {
-  if (!isTargetPlatform(platform)) throw validationFailed('path.platform', 'is not a target platform (mastodon, bluesky, x, linkedin, threads).');
+  if (!isTargetPlatform(platform)) throw validationFailed('path.platform', `is not a target platform (${TARGET_PLATFORMS.join(', ')}).`);
   const a = await findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
   if (!VARIANT_EDITABLE_STATES.includes(a.state)) throw refusal(a);

@@ -10,8 +10,8 @@ import { unwrap } from '../../clients/typescript/src/index.js';
 import { tidFor } from '../../server/platforms/bluesky/adapter.js';
 import { findRunById } from '../../server/store/runs.js';
 import { getArtifact, ingestArchive, listAllPosts, publishRequest, connect, asAccepted, V1 } from '../support/api.js';
-import { startLinkedInFake } from '../support/fakes/linkedin.js';
-import { startThreadsFake } from '../support/fakes/threads.js';
+import { startLinkedInFake, type LinkedInPost } from '../support/fakes/linkedin.js';
+import { startThreadsFake, type ThreadsPost } from '../support/fakes/threads.js';
 import { startXFake } from '../support/fakes/x.js';
 import { outboundEnvFor } from '../support/https-fake.js';
 import { noise, upload } from '../support/images.js';
@@ -149,6 +149,85 @@ describe('one artifact, five platforms', () => {
     expect(done.destinations[0]!.parts[1]!.external_id).toBe(dropped.id);
   });
 
+  it('read-back pages back: a dropped post the account buried under 60 others meanwhile is found past the first page and adopted', async () => {
+    const v = { x: ['p12 X buried, dropped'], linkedin: ['p12 LinkedIn buried (dropped)'], threads: ['p12 Threads buried, dropped'] };
+    const a = await artifact(v);
+    for (const f of [x, linkedin, threads]) f.state.postsAfterDrop = 60; // more than one read-back page (50)
+    x.state.dropAfterPostText = 'p12 X';
+    linkedin.state.dropAfterPostText = 'p12 LinkedIn';
+    threads.state.dropAfterPostText = 'p12 Threads';
+    const [xCalls, liCalls, thCalls] = [x.state.postCalls, linkedin.state.postCalls, threads.state.publishCalls];
+    const [xReads, liReads, thReads] = [x.state.timelineReads.length, linkedin.state.postReads.length, threads.state.postReads.length];
+    const { run, artifact: done } = await publishAndFinish(a.id, [acc.x, acc.linkedin, acc.threads]);
+    expect(run.status).toBe('succeeded');
+    expect(run.attempts).toBe(1); // found by the read at once, not by a retry
+    // Each part was made once, and its destination adopted that post, found on the second page.
+    expect([x.state.postCalls - xCalls, linkedin.state.postCalls - liCalls, threads.state.publishCalls - thCalls]).toEqual([1, 1, 1]);
+    const made = [
+      x.state.tweets.filter((t) => t.text.startsWith('p12')),
+      linkedin.state.posts.filter((p) => p.text.startsWith('p12')),
+      threads.state.posts.filter((p) => p.text.startsWith('p12')),
+    ];
+    expect(made.map((m) => m.length)).toEqual([1, 1, 1]);
+    expect(done.destinations.map((d) => d.parts[0]!.external_id)).toEqual(made.map((m) => m[0]!.id));
+    // X: from start_time, then by the next_token; LinkedIn: by start; Threads: by the after cursor.
+    const xr = x.state.timelineReads.slice(xReads);
+    expect(xr.map((r) => r.token)).toEqual([null, 'p50']);
+    expect(
+      xr.every((r) => r.startTime !== null && Date.parse(r.startTime) <= Date.parse(x.state.tweets.find((t) => t.text.startsWith('p12'))!.createdAt)),
+    ).toBe(true);
+    expect(linkedin.state.postReads.slice(liReads).map((r) => r.start)).toEqual([0, 50]);
+    const tr = threads.state.postReads.slice(thReads);
+    expect(tr.map((r) => r.after === null)).toEqual([true, false]);
+    // Gone again, so that the next tests' first pages and Threads' quota are as before.
+    const other = (t: string) => t.startsWith('Posted from another app');
+    x.state.tweets = x.state.tweets.filter((t) => !other(t.text));
+    linkedin.state.posts = linkedin.state.posts.filter((p) => !other(p.text));
+    threads.state.posts = threads.state.posts.filter((p) => !other(p.text));
+  });
+
+  it('read-back stops at posts older than the attempt: an account with a long history is read one page deep', async () => {
+    const longAgo = Date.now() - 2 * 86_400_000;
+    const author = `urn:li:person:${linkedin.state.sub}`;
+    const history: LinkedInPost[] = Array.from({ length: 200 }, (_, i) => ({
+      id: `urn:li:share:${6_000_000_000_000 + i}`,
+      author,
+      commentary: `An old post (${i})`,
+      text: `An old post (${i})`,
+      content: null,
+      createdAt: longAgo + i,
+    }));
+    linkedin.state.posts.unshift(...history);
+    const oldThreads: ThreadsPost[] = Array.from({ length: 120 }, (_, i) => ({
+      id: String(5_000_000_000_000 + i),
+      text: `An old thread (${i})`,
+      replyTo: null,
+      mediaType: 'TEXT',
+      images: [],
+      permalink: `https://www.threads.net/@${threads.state.username}/post/old${i}`,
+      timestamp: new Date(longAgo + i).toISOString(),
+    }));
+    threads.state.posts.unshift(...oldThreads);
+    try {
+      const a = await artifact({ linkedin: ['p13 LinkedIn after a 503'], threads: ['p13 Threads after a 503'] });
+      // A 503 without the post made: unknown outcome, read back at once (nothing), then the retry reads back before posting.
+      linkedin.state.failNextPosts = 1;
+      threads.state.failNextPosts = 1;
+      const [liReads, thReads] = [linkedin.state.postReads.length, threads.state.postReads.length];
+      const { run } = await publishAndFinish(a.id, [acc.linkedin, acc.threads]);
+      expect(run.status).toBe('succeeded');
+      expect(run.attempts).toBe(2);
+      expect(linkedin.state.posts.filter((p) => p.text.startsWith('p13'))).toHaveLength(1);
+      expect(threads.state.posts.filter((p) => p.text.startsWith('p13'))).toHaveLength(1);
+      // Two read-backs each, one page each: the first page already reaches posts from before the attempt.
+      expect(linkedin.state.postReads.slice(liReads).map((r) => r.start)).toEqual([0, 0]);
+      expect(threads.state.postReads.slice(thReads).map((r) => r.after)).toEqual([null, null]);
+    } finally {
+      linkedin.state.posts = linkedin.state.posts.filter((p) => !history.includes(p));
+      threads.state.posts = threads.state.posts.filter((p) => !oldThreads.includes(p));
+    }
+  });
+
   it('X: a dropped answer whose read-back fails too is retried by the run, which reads back before posting and adopts the post', async () => {
     const a = await artifact({ x: ['p11 X part one 1/2', 'p11 X part two 2/2'] });
     x.state.dropAfterPostText = 'p11 X part two';
@@ -236,6 +315,37 @@ describe('one artifact, five platforms', () => {
       threads.state.expired = false;
     }
     expect((await getArtifact(s, a.id)).state).toBe('ready');
+  });
+});
+
+describe('LinkedIn counts the commentary as people read it', () => {
+  /** A text of exactly `n` UTF-16 code units made of RESERVED_TEXT, every reserved character in it, ending on no space. */
+  const reservedText = (prefix: string, n: number) => {
+    let t = prefix;
+    while (t.length < n) t += `${RESERVED_TEXT} `;
+    t = t.slice(0, n - 1);
+    return `${t}.`;
+  };
+
+  it('a text of exactly 3,000 characters with reserved characters is accepted and arrives whole, longer once escaped', async () => {
+    const text = reservedText('p14 ', 3000);
+    expect(text.length).toBe(3000);
+    const a = await artifact({ linkedin: [text] });
+    const { run, artifact: done } = await publishAndFinish(a.id, [acc.linkedin]);
+    expect(run.status).toBe('succeeded');
+    expect(done.destinations[0]!.state).toBe('live');
+    const post = linkedin.state.posts.find((p) => p.text.startsWith('p14'))!;
+    expect(post.text).toBe(text); // whole: nothing cut at a reserved character
+    expect(post.commentary.length).toBeGreaterThan(3000); // the escaping LinkedIn does not count
+  });
+
+  it('3,001 characters are refused as the variant is written, naming the part', async () => {
+    const a = await artifact({ linkedin: ['p15 short'] });
+    const r = await s
+      .client()
+      .PUT(`${V1}/artifacts/{id}/variants/{platform}`, { params: { path: { id: a.id, platform: 'linkedin' } }, body: { parts: [reservedText('p15 ', 3001)] } });
+    expect(r.response.status).toBe(422);
+    expect(r.error?.error.message).toMatch(/body\.parts\[0\].*counts 3001 \(utf16_code_units\), over linkedin's limit of 3000/s);
   });
 });
 

@@ -14,8 +14,8 @@ import {
   type Published,
 } from '../../adapters/types.js';
 import { jsonBody, memoized, send, sendJson } from '../../adapters/http.js';
-import { postProblem, type PostExtras } from '../../services/platform-text.js';
-import { withWarning } from './counting.js';
+import { refusesTextBy } from '../counting.js';
+import { blueskyCounting, withWarning } from './counting.js';
 import { count, dated, dateOf, httpUrl, tidy } from '../../adapters/text.js';
 import { detectFacets, facetsOf } from './facets.js';
 
@@ -177,16 +177,13 @@ async function readRecord(ctx: AdapterContext, s: Session, rkey: string): Promis
 
 /**
  * The text a Bluesky post shows for a text under a content warning: `CW: <warning>`, an empty
- * line, the text. Defined with the counting rules (services/platform-text.ts) so that the length
+ * line, the text. Defined with the counting rules (./counting.ts) so that the length
  * checks count what is posted.
  */
 export { withWarning };
 
-/** Bluesky's rules as the variants count them (services/platform-text.ts): 300 graphemes, 3,000 bytes of UTF-8, the `CW:` line included. */
-const tooLong = (text: string, extras: PostExtras = {}) => {
-  const why = postProblem('bluesky', text, extras);
-  return why ? `the text ${why}` : null;
-};
+/** Bluesky's rules as the variants count them (./counting.ts): 300 graphemes, 3,000 bytes of UTF-8, the `CW:` line included. */
+const tooLong = refusesTextBy(blueskyCounting);
 
 /**
  * The DIDs of the handles a text mentions, through com.atproto.identity.resolveHandle on the

@@ -6,18 +6,19 @@
 // "little" text format, in which the reserved characters are escaped so that the text arrives whole
 // (unescaped, LinkedIn cuts the post at the first one). No threads (maxParts 1). Images go through
 // the Images API (initializeUpload, then PUT the bytes), alt text in the post's `altText`. LinkedIn
-// takes no idempotency key: after an unknown outcome the author's recent posts (GET
-// /rest/posts?q=author) are read back and the one with the same commentary adopted.
+// takes no idempotency key: after an unknown outcome the author's posts since the attempt (GET
+// /rest/posts?q=author, page after page by `start`) are read back and the one with the same
+// commentary adopted.
 // Counting: ./counting.ts. Fake: test/support/fakes/linkedin.ts.
 import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type PlatformAdapter, type Published } from '../../adapters/types.js';
 import { exchange, jsonBody, memoized, send, sendJson, statusError } from '../../adapters/http.js';
-import { postProblem } from '../../services/platform-text.js';
-import { postOnce } from '../readback.js';
+import { refusesTextBy } from '../counting.js';
+import { linkedinCounting } from './counting.js';
+import { findInRecent, postOnce, READBACK_PAGE_SIZE } from '../readback.js';
 
 /** The API version every /rest call names (LinkedIn keeps each for a year). */
 export const LINKEDIN_VERSION = '202511';
 const HANDLE = /^(?:([A-Za-z0-9][A-Za-z0-9-]{2,99})|urn:li:person:([A-Za-z0-9_-]{1,100}))$/;
-const READBACK = 10;
 
 /** The characters of the little text format that must be escaped to be plain text. */
 const RESERVED = /[\\|{}@[\]()<>#*_~]/g;
@@ -68,17 +69,31 @@ interface LinkedInPost {
   commentary?: string;
   createdAt?: number;
   publishedAt?: number;
+  lastModifiedAt?: number;
 }
 
-async function recent(ctx: AdapterContext, creds: Credentials, author: string, count: number): Promise<LinkedInPost[]> {
+/**
+ * One page of the author's posts (GET /rest/posts?q=author, `start` and `count`), newest first
+ * (LinkedIn orders them by their last change), and the `start` of the next page, or null when this
+ * one was the last (fewer than `count`).
+ */
+async function recent(
+  ctx: AdapterContext,
+  creds: Credentials,
+  author: string,
+  count: number,
+  start = 0,
+): Promise<{ posts: LinkedInPost[]; next: number | null }> {
   const q = new URLSearchParams({ author, q: 'author', count: String(count) });
+  if (start > 0) q.set('start', String(start));
   const body = await sendJson<{ elements?: LinkedInPost[] }>(ctx, {
     url: `${base(ctx)}/rest/posts?${q}`,
     what: 'posts by author',
     authenticated: true,
     headers: headers(creds),
   });
-  return Array.isArray(body.elements) ? body.elements : [];
+  const posts = Array.isArray(body.elements) ? body.elements : [];
+  return { posts, next: posts.length < count ? null : start + posts.length };
 }
 
 /** The little format back to the text as written. */
@@ -99,7 +114,7 @@ export const linkedinAdapter: PlatformAdapter = {
   async listPosts(ctx, handle, creds, opts) {
     const me = await personOnce(ctx, handle, creds);
     const posts: FetchedPost[] = [];
-    for (const p of await recent(ctx, creds, me.urn, Math.min(100, opts.max))) {
+    for (const p of (await recent(ctx, creds, me.urn, Math.min(100, opts.max))).posts) {
       const at = p.publishedAt ?? p.createdAt;
       if (typeof p.id !== 'string' || typeof p.commentary !== 'string' || typeof at !== 'number') continue;
       posts.push({
@@ -112,10 +127,7 @@ export const linkedinAdapter: PlatformAdapter = {
     }
     return { posts, withdrawn: [] };
   },
-  refusesText: (text) => {
-    const why = postProblem('linkedin', text);
-    return why ? `the text ${why}` : null;
-  },
+  refusesText: refusesTextBy(linkedinCounting),
   async publish(ctx, handle, creds, part) {
     if (part.replyTo) throw new AdapterError('rejected', 'linkedin has no threads: a post cannot answer another');
     const me = await personOnce(ctx, handle, creds);
@@ -127,12 +139,28 @@ export const linkedinAdapter: PlatformAdapter = {
         : images.length > 1
           ? { multiImage: { images: images.map((i) => ({ id: i.id, ...(i.altText ? { altText: i.altText } : {}) })) } }
           : null;
-    const find = async (): Promise<Published | null> => {
-      const found = (await recent(ctx, creds, me.urn, READBACK)).find((p) => typeof p.id === 'string' && p.commentary === commentary);
+    // The author's posts made since the attempt, page after page (`start`): the one with this
+    // commentary. They come by their last change, which is never before their creation, so a post
+    // changed before the attempt began ends the read.
+    const find = async (since: Date): Promise<Published | null> => {
+      const found = await findInRecent<LinkedInPost>({
+        since,
+        page: async (cursor) => {
+          const p = await recent(ctx, creds, me.urn, READBACK_PAGE_SIZE, cursor ? Number(cursor) : 0);
+          return { items: p.posts, next: p.next === null ? null : String(p.next) };
+        },
+        postedAt: (p) => {
+          const at = p.lastModifiedAt ?? p.publishedAt ?? p.createdAt;
+          return typeof at === 'number' ? new Date(at) : null;
+        },
+        matches: (p) => typeof p.id === 'string' && p.commentary === commentary,
+      });
       return found ? { externalId: found.id!, url: postUrl(found.id!), cid: null } : null;
     };
     return postOnce({
       mayExist: part.mayExist === true,
+      since: part.attemptsSince,
+      now: ctx.now,
       find,
       post: async () => {
         const what = 'POST /rest/posts';

@@ -2,7 +2,8 @@
 // access token of that account (scopes read + write:statuses). The instance is reached at
 // https://<instance> through the outbound client.
 import { jsonBody, memoized, send, sendJson } from '../../adapters/http.js';
-import { postProblem } from '../../services/platform-text.js';
+import { refusesTextBy } from '../counting.js';
+import { mastodonCounting } from './counting.js';
 import { count, dated, dateOf, htmlToText, httpUrl, plainText, withPoll } from '../../adapters/text.js';
 import {
   AdapterError,
@@ -246,10 +247,7 @@ export const mastodonAdapter: PlatformAdapter = {
     }
     return { posts: posts.slice(0, opts.max), withdrawn };
   },
-  refusesText: (text, extras) => {
-    const why = postProblem('mastodon', text, extras);
-    return why ? `the text ${why}` : null;
-  },
+  refusesText: refusesTextBy(mastodonCounting),
   async publish(ctx, handle, creds, part) {
     // Once per publish run (ctx.memo), not before every part of a thread.
     const { base } = await verifiedOnce(ctx, handle, creds);

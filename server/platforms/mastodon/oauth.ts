@@ -3,8 +3,8 @@
 // with PKCE S256 at /oauth/authorize and /oauth/token. Mastodon's tokens do not expire: no
 // refresh. https://docs.joinmastodon.org/methods/apps/ and /methods/oauth/
 import { sendJson } from '../../adapters/http.js';
-import { adapterFor } from '../../adapters/index.js';
 import { field, tokenRequest, type OAuthPlatform } from '../../services/oauth/platform.js';
+import { mastodonAdapter } from './adapter.js';
 
 const base = (instance: string | null) => {
   if (!instance) throw new Error('a Mastodon sign-in needs its instance');
@@ -43,6 +43,6 @@ export const mastodonOAuth: OAuthPlatform = {
       authenticated: true,
     });
     const user = field(me, 'username', 'verify_credentials');
-    return { handle: adapterFor('mastodon').normalizeHandle(`@${user}@${s.instance ?? ''}`), userId: field(me, 'id', 'verify_credentials') };
+    return { handle: mastodonAdapter.normalizeHandle(`@${user}@${s.instance ?? ''}`), userId: field(me, 'id', 'verify_credentials') };
   },
 };

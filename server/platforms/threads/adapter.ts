@@ -7,17 +7,18 @@
 // Threads fetches images itself, from the service's public address (PUBLIC_BASE_URL, GET
 // /api/media-public/{token}); without one, a publish with images is refused at the request. The
 // 250 posts a day (`threads_publishing_limit`) are checked when a publish is requested. Threads
-// takes no idempotency key: after an unknown outcome the account's recent posts (GET
-// /{user-id}/threads) are read back and the one with the part's text (and parent) adopted.
+// takes no idempotency key: after an unknown outcome the account's posts since the attempt (GET
+// /{user-id}/threads, page after page by the `after` cursor) are read back and the one with the
+// part's text (and parent) adopted.
 // Counting: ./counting.ts (500 characters, an emoji counts its UTF-8 bytes). Fake: test/support/fakes/threads.ts.
 import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type PlatformAdapter, type Published } from '../../adapters/types.js';
 import { memoized, sendJson } from '../../adapters/http.js';
 import { dateOf } from '../../adapters/text.js';
-import { postProblem } from '../../services/platform-text.js';
-import { postOnce } from '../readback.js';
+import { refusesTextBy } from '../counting.js';
+import { threadsCounting } from './counting.js';
+import { findInRecent, postOnce, READBACK_PAGE_SIZE } from '../readback.js';
 
 const HANDLE = /^@?([A-Za-z0-9._]{1,30})$/;
-const READBACK = 25;
 
 const base = (ctx: AdapterContext) => ctx.config.threadsApiBaseUrl;
 const auth = (creds: Credentials) => ({ authorization: `Bearer ${creds.secret}` });
@@ -52,15 +53,27 @@ interface ThreadsPost {
   replied_to?: { id?: string } | null;
 }
 
-async function recent(ctx: AdapterContext, creds: Credentials, userId: string, limit: number): Promise<ThreadsPost[]> {
+/**
+ * One page of the account's posts (GET /{user-id}/threads), newest first, and the `after` cursor of
+ * the next one: the Graph API gives `paging.next` only when there is a next page.
+ */
+async function recent(
+  ctx: AdapterContext,
+  creds: Credentials,
+  userId: string,
+  limit: number,
+  after?: string | null,
+): Promise<{ posts: ThreadsPost[]; next: string | null }> {
   const q = new URLSearchParams({ fields: 'id,text,permalink,timestamp,replied_to', limit: String(limit) });
-  const body = await sendJson<{ data?: ThreadsPost[] }>(ctx, {
+  if (after) q.set('after', after);
+  const body = await sendJson<{ data?: ThreadsPost[]; paging?: { next?: unknown; cursors?: { after?: unknown } } }>(ctx, {
     url: `${base(ctx)}/${encodeURIComponent(userId)}/threads?${q}`,
     what: 'threads',
     authenticated: true,
     headers: auth(creds),
   });
-  return Array.isArray(body.data) ? body.data : [];
+  const cursor = body.paging?.cursors?.after;
+  return { posts: Array.isArray(body.data) ? body.data : [], next: body.paging?.next && typeof cursor === 'string' ? cursor : null };
 }
 
 /** A form body (the Graph API takes its parameters as a form). */
@@ -81,17 +94,14 @@ export const threadsAdapter: PlatformAdapter = {
   async listPosts(ctx, handle, creds, opts) {
     const who = await meOnce(ctx, handle, creds);
     const posts: FetchedPost[] = [];
-    for (const p of await recent(ctx, creds, who.id, Math.min(100, opts.max))) {
+    for (const p of (await recent(ctx, creds, who.id, Math.min(100, opts.max))).posts) {
       const publishedAt = dateOf(p.timestamp);
       if (typeof p.id !== 'string' || typeof p.text !== 'string' || !publishedAt || p.replied_to) continue;
       posts.push({ externalId: p.id, url: p.permalink ?? null, text: p.text, publishedAt, metrics: { likes: 0, reposts: 0, replies: 0, quotes: 0 } });
     }
     return { posts, withdrawn: [] };
   },
-  refusesText: (text) => {
-    const why = postProblem('threads', text);
-    return why ? `the text ${why}` : null;
-  },
+  refusesText: refusesTextBy(threadsCounting),
   async refusesPublish(ctx, handle, creds, q) {
     if (q.images > 0 && !ctx.config.publicBaseUrl)
       return "Threads fetches a post's images from a public address, and this service has none: set PUBLIC_BASE_URL to the https address at which the service is reachable from the internet (its images are then served at PUBLIC_BASE_URL/api/media-public/{token}), or remove the images (PUT /artifacts/{id}/media) to publish the text alone.";
@@ -123,14 +133,23 @@ export const threadsAdapter: PlatformAdapter = {
   async publish(ctx, handle, creds, part) {
     const who = await meOnce(ctx, handle, creds);
     const parent = part.replyTo?.parent.externalId ?? null;
-    const find = async (): Promise<Published | null> => {
-      const found = (await recent(ctx, creds, who.id, READBACK)).find(
-        (p) => typeof p.id === 'string' && p.text === part.text && (p.replied_to?.id ?? null) === parent,
-      );
+    // The account's posts made since the attempt, page after page (`after`): the one with this text and parent.
+    const find = async (since: Date): Promise<Published | null> => {
+      const found = await findInRecent<ThreadsPost>({
+        since,
+        page: async (cursor) => {
+          const p = await recent(ctx, creds, who.id, READBACK_PAGE_SIZE, cursor);
+          return { items: p.posts, next: p.next };
+        },
+        postedAt: (p) => dateOf(p.timestamp),
+        matches: (p) => typeof p.id === 'string' && p.text === part.text && (p.replied_to?.id ?? null) === parent,
+      });
       return found ? { externalId: found.id!, url: found.permalink ?? null, cid: null } : null;
     };
     return postOnce({
       mayExist: part.mayExist === true,
+      since: part.attemptsSince,
+      now: ctx.now,
       find,
       post: async () => {
         const container = (what: string, fields: Record<string, string>) =>

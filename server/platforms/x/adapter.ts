@@ -3,20 +3,20 @@
 // media.write; offline.access to be refreshed) — `Credentials.secret` is the current one,
 // whatever obtained it. A post is POST /2/tweets; a thread is a reply chain
 // (`reply.in_reply_to_tweet_id`); images go through POST /2/media/upload, their alt text through
-// POST /2/media/metadata. X takes no idempotency key: after an unknown outcome the account's recent
-// posts (GET /2/users/{id}/tweets) are read back and the one with the part's text and parent is
-// adopted (server/platforms/readback.ts); a 403 for duplicate content is the same post found the
+// POST /2/media/metadata. X takes no idempotency key: after an unknown outcome the account's posts
+// since the attempt (GET /2/users/{id}/tweets with start_time, page after page by
+// pagination_token) are read back and the one with the part's text and parent is adopted
+// (server/platforms/readback.ts); a 403 for duplicate content is the same post found the
 // same way, or a refusal that says so; a 429 retries after `x-rate-limit-reset`.
 // Counting: ./counting.ts (twitter-text). Fake: test/support/fakes/x.ts.
 import { AdapterError, type AdapterContext, type Credentials, type FetchedPost, type PlatformAdapter, type Published } from '../../adapters/types.js';
 import { exchange, jsonBody, memoized, readJson, sendJson, statusError } from '../../adapters/http.js';
 import { dateOf } from '../../adapters/text.js';
-import { postProblem } from '../../services/platform-text.js';
-import { postOnce } from '../readback.js';
+import { refusesTextBy } from '../counting.js';
+import { xCounting } from './counting.js';
+import { findInRecent, postOnce, READBACK_PAGE_SIZE, READBACK_SKEW_MS } from '../readback.js';
 
 const HANDLE = /^@?([A-Za-z0-9_]{1,15})$/;
-/** How many recent posts a read-back looks at (newest first). */
-const READBACK = 20;
 
 interface Tweet {
   id: string;
@@ -63,33 +63,54 @@ export function writtenText(t: Pick<Tweet, 'text' | 'entities'>): string {
 
 const postUrl = (user: string, id: string) => `https://x.com/${user}/status/${id}`;
 
-async function recent(ctx: AdapterContext, creds: Credentials, userId: string, max: number): Promise<Tweet[]> {
-  const q = new URLSearchParams({
-    max_results: String(Math.max(5, Math.min(100, max))),
+/** One page of the account's posts, newest first (GET /2/users/{id}/tweets), and the next page's token. */
+async function timeline(
+  ctx: AdapterContext,
+  creds: Credentials,
+  userId: string,
+  q: { max: number; startTime?: Date; token?: string | null },
+): Promise<{ tweets: Tweet[]; next: string | null }> {
+  const params = new URLSearchParams({
+    max_results: String(Math.max(5, Math.min(100, q.max))),
     'tweet.fields': 'created_at,referenced_tweets,entities,public_metrics',
   });
-  const body = await sendJson<{ data?: Tweet[] }>(ctx, {
-    url: `${base(ctx)}/2/users/${encodeURIComponent(userId)}/tweets?${q}`,
+  // X takes start_time to the second (YYYY-MM-DDTHH:mm:ssZ), and the page's token as pagination_token.
+  if (q.startTime) params.set('start_time', `${q.startTime.toISOString().slice(0, 19)}Z`);
+  if (q.token) params.set('pagination_token', q.token);
+  const body = await sendJson<{ data?: Tweet[]; meta?: { next_token?: unknown } }>(ctx, {
+    url: `${base(ctx)}/2/users/${encodeURIComponent(userId)}/tweets?${params}`,
     what: 'users/tweets',
     authenticated: true,
     headers: auth(creds),
   });
-  return Array.isArray(body.data) ? body.data.filter((t) => typeof t?.id === 'string' && typeof t.text === 'string') : [];
+  const tweets = Array.isArray(body.data) ? body.data.filter((t) => typeof t?.id === 'string' && typeof t.text === 'string') : [];
+  return { tweets, next: typeof body.meta?.next_token === 'string' ? body.meta.next_token : null };
 }
 
-/** The recent post that is this part: its text as written and the post it answers. */
+/**
+ * The account's post that is this part (its text as written, the post it answers), made since
+ * `since`: page after page (`pagination_token`), from `start_time` (the attempt's start, less the
+ * clock skew allowed), as far as readback.ts allows.
+ */
 async function findPart(
   ctx: AdapterContext,
   creds: Credentials,
   who: { id: string; username: string },
   text: string,
   parent: string | null,
+  since: Date,
 ): Promise<Published | null> {
-  for (const t of await recent(ctx, creds, who.id, READBACK)) {
-    const answers = t.referenced_tweets?.find((r) => r.type === 'replied_to')?.id ?? null;
-    if (answers === parent && writtenText(t) === text) return { externalId: t.id, url: postUrl(who.username, t.id), cid: null };
-  }
-  return null;
+  const startTime = new Date(since.getTime() - READBACK_SKEW_MS);
+  const t = await findInRecent<Tweet>({
+    since,
+    page: async (token) => {
+      const p = await timeline(ctx, creds, who.id, { max: READBACK_PAGE_SIZE, startTime, token });
+      return { items: p.tweets, next: p.next };
+    },
+    postedAt: (tweet) => dateOf(tweet.created_at),
+    matches: (tweet) => (tweet.referenced_tweets?.find((r) => r.type === 'replied_to')?.id ?? null) === parent && writtenText(tweet) === text,
+  });
+  return t ? { externalId: t.id, url: postUrl(who.username, t.id), cid: null } : null;
 }
 
 const DUPLICATE = /duplicate content/i;
@@ -106,7 +127,7 @@ export const xAdapter: PlatformAdapter = {
   async listPosts(ctx, handle, creds, opts) {
     const who = await meOnce(ctx, handle, creds);
     const posts: FetchedPost[] = [];
-    for (const t of await recent(ctx, creds, who.id, opts.max)) {
+    for (const t of (await timeline(ctx, creds, who.id, { max: opts.max })).tweets) {
       const publishedAt = dateOf(t.created_at);
       if (!publishedAt || t.referenced_tweets?.some((r) => r.type === 'retweeted')) continue;
       const m = t.public_metrics ?? {};
@@ -120,16 +141,15 @@ export const xAdapter: PlatformAdapter = {
     }
     return { posts: posts.slice(0, opts.max), withdrawn: [] };
   },
-  refusesText: (text) => {
-    const why = postProblem('x', text);
-    return why ? `the text ${why}` : null;
-  },
+  refusesText: refusesTextBy(xCounting),
   async publish(ctx, handle, creds, part) {
     const who = await meOnce(ctx, handle, creds);
     const parent = part.replyTo?.parent.externalId ?? null;
-    const find = () => findPart(ctx, creds, who, part.text, parent);
+    const find = (since: Date) => findPart(ctx, creds, who, part.text, parent, since);
     return postOnce({
       mayExist: part.mayExist === true,
+      since: part.attemptsSince,
+      now: ctx.now,
       find,
       post: async () => {
         const what = 'POST /2/tweets';
@@ -149,7 +169,7 @@ export const xAdapter: PlatformAdapter = {
           const detail = typeof said === 'string' ? said : '';
           if (DUPLICATE.test(detail)) {
             // X refuses the same text twice: the post is there already (ours, from an attempt that lost its answer), or it is another one.
-            const found = await find();
+            const found = await find(part.attemptsSince ?? ctx.now);
             if (found) return found;
             throw new AdapterError(
               'rejected',

@@ -32,15 +32,34 @@ export interface PostFaults {
   failNextPosts: number;
   /** Every authenticated call answers 401 (the access token expired or was revoked). */
   expired: boolean;
+  /**
+   * When a connection is dropped after a post (`dropAfterPostText`), the account then makes this
+   * many other posts (from another app) before the service reads back: the part is no longer on
+   * the first page of the account's posts (once).
+   */
+  postsAfterDrop: number;
 }
 
-export const noFaults = (): PostFaults => ({ rateLimitNext: 0, resetInSeconds: 60, dropAfterPostText: null, failNextPosts: 0, expired: false });
+export const noFaults = (): PostFaults => ({
+  rateLimitNext: 0,
+  resetInSeconds: 60,
+  dropAfterPostText: null,
+  failNextPosts: 0,
+  expired: false,
+  postsAfterDrop: 0,
+});
 
-/** When `text` contains `state.dropAfterPostText`: drops the connection without an answer (the work done) and clears the mode. */
-export function dropAfter(state: PostFaults, text: string, req: http.IncomingMessage): boolean {
+/**
+ * When `text` contains `state.dropAfterPostText`: drops the connection without an answer (the work
+ * done) and clears the mode; `meanwhile(n)` then makes the account's `postsAfterDrop` other posts.
+ */
+export function dropAfter(state: PostFaults, text: string, req: http.IncomingMessage, meanwhile?: (n: number) => void): boolean {
   if (!state.dropAfterPostText || !text.includes(state.dropAfterPostText)) return false;
   state.dropAfterPostText = null;
+  const others = state.postsAfterDrop;
+  state.postsAfterDrop = 0;
   req.socket.destroy();
+  if (others > 0) meanwhile?.(others);
   return true;
 }
 
@@ -63,4 +82,10 @@ export interface ApiFakeOptions {
    * access tokens it issues, and is the account of the user who signs in there (its id and name).
    */
   auth?: OAuthFake;
+}
+
+/** A page of `items` (newest first) from `offset`, and the offset of the next page, or null when this is the last. */
+export function pageOf<T>(items: T[], offset: number, size: number): { page: T[]; next: number | null } {
+  const page = items.slice(offset, offset + size);
+  return { page, next: offset + size < items.length ? offset + size : null };
 }

@@ -5,10 +5,11 @@
 // escaped reserved character is that character, and the text is CUT at the first reserved
 // character left unescaped (the silent truncation the docs warn of), so `state.posts[].text` is
 // what people would see. Every /rest call must name a LinkedIn-Version (YYYYMM) and Rest.li 2.0.0.
+// The author's posts page as Rest.li does: `start` and `count`, newest first.
 // Started with `{ auth }` (the platform's authorization-server fake, oauth-fakes.ts), it also
 // accepts the access tokens that fake issues by signing in, until they expire.
 import { startFake, json, type Fake } from '../https-fake.js';
-import { authorizedBy, dropAfter, jsonOf, noFaults, type ApiFakeOptions, type PostFaults } from './common.js';
+import { type ApiFakeOptions, authorizedBy, dropAfter, jsonOf, noFaults, pageOf, type PostFaults } from './common.js';
 
 const RESERVED = '\\|{}@[]()<>#*_~';
 
@@ -47,6 +48,8 @@ export interface LinkedInState extends PostFaults {
   images: Map<string, { bytes: Buffer | null }>;
   /** The LinkedIn-Version of every /rest call. */
   versions: string[];
+  /** Each read of the author's posts (GET /rest/posts?q=author): its start and count. */
+  postReads: Array<{ start: number; count: number }>;
 }
 
 const err = (status: number, code: string, message: string) => ({ status, code, message });
@@ -64,6 +67,7 @@ export async function startLinkedInFake(
     postCalls: 0,
     images: new Map(),
     versions: [],
+    postReads: [],
     ...noFaults(),
     ...init,
   };
@@ -105,22 +109,28 @@ export async function startLinkedInFake(
         if (bad) return json(res, bad.status, bad);
         const q = new URL(req.url ?? '/', 'https://x').searchParams;
         if (q.get('q') !== 'author' || !q.get('author')) return json(res, 400, err(400, 'ILLEGAL_ARGUMENT', 'q=author and author are required'));
+        // Rest.li paging: `start` (0 first) and `count` (at most 100), newest first.
         const count = Math.min(100, Number(q.get('count') ?? 10));
-        const elements = state.posts
-          .filter((p) => p.author === q.get('author'))
-          .reverse()
-          .slice(0, count)
-          .map((p) => ({
-            id: p.id,
-            author: p.author,
-            commentary: p.commentary,
-            visibility: 'PUBLIC',
-            lifecycleState: 'PUBLISHED',
-            createdAt: p.createdAt,
-            publishedAt: p.createdAt,
-            lastModifiedAt: p.createdAt,
-          }));
-        json(res, 200, { paging: { start: 0, count, links: [] }, elements });
+        const start = Number(q.get('start') ?? 0);
+        if (!Number.isInteger(count) || count < 1 || !Number.isInteger(start) || start < 0)
+          return json(res, 400, err(400, 'ILLEGAL_ARGUMENT', 'start and count must be non-negative integers, count at least 1'));
+        const mine = state.posts.filter((p) => p.author === q.get('author')).reverse();
+        const { page, next } = pageOf(mine, start, count);
+        state.postReads.push({ start, count });
+        const elements = page.map((p) => ({
+          id: p.id,
+          author: p.author,
+          commentary: p.commentary,
+          visibility: 'PUBLIC',
+          lifecycleState: 'PUBLISHED',
+          createdAt: p.createdAt,
+          publishedAt: p.createdAt,
+          lastModifiedAt: p.createdAt,
+        }));
+        const author = encodeURIComponent(q.get('author')!);
+        const links =
+          next === null ? [] : [{ rel: 'next', type: 'application/json', href: `/rest/posts?q=author&author=${author}&start=${next}&count=${count}` }];
+        json(res, 200, { paging: { start, count, total: mine.length, links }, elements });
       },
       'POST /rest/posts': (req, res, body) => {
         state.postCalls += 1;
@@ -152,6 +162,9 @@ export async function startLinkedInFake(
             status: 422,
             message: 'ERROR :: visibility, distribution.feedDistribution, lifecycleState or commentary has an unexpected value',
           });
+        // The commentary's limit is 3,000 characters of the text as people see it (escapes resolved).
+        if (shownText(b.commentary).length > 3000)
+          return json(res, 422, { status: 422, message: 'ERROR :: /commentary :: length of the text exceeds the maximum of 3000 characters' });
         const content = b.content as { media?: { id?: string }; multiImage?: { images?: Array<{ id?: string }> } } | undefined;
         const ids = content?.media ? [content.media.id] : (content?.multiImage?.images ?? []).map((i) => i.id);
         if (ids.some((id) => !id || !state.images.get(id)?.bytes))
@@ -166,7 +179,14 @@ export async function startLinkedInFake(
           createdAt: Date.now(),
         };
         state.posts.push(post);
-        if (dropAfter(state, post.text, req)) return;
+        const meanwhile = (others: number) => {
+          for (let i = 1; i <= others; i++) {
+            n += 1;
+            const commentary = `Posted from another app meanwhile (${i})`;
+            state.posts.push({ id: `urn:li:share:${n}`, author: post.author, commentary, text: commentary, content: null, createdAt: Date.now() });
+          }
+        };
+        if (dropAfter(state, post.text, req, meanwhile)) return;
         res.writeHead(201, { 'x-restli-id': post.id, 'x-linkedin-id': post.id });
         res.end();
       },

@@ -2,11 +2,13 @@
 // /{user-id}/threads then POST /{user-id}/threads_publish, "Replies" reply_to_id, "Retrieve
 // posts" GET /{user-id}/threads, the publishing limit GET /{user-id}/threads_publishing_limit),
 // on a real local HTTPS server, with the Graph API's error shape (an OAuthException 190 for an
-// expired token), the 250-posts-a-day quota, and the connection dropped after a publish.
+// expired token), the 250-posts-a-day quota, and the connection dropped after a publish. The
+// account's posts page as the Graph API's do: `limit`, `paging.cursors.after` given back as `after`,
+// and `paging.next` only while more remain.
 // Started with `{ auth }` (the platform's authorization-server fake, oauth-fakes.ts), it also
 // accepts the access tokens that fake issues by signing in, until they expire.
 import { startFake, json, type Fake } from '../https-fake.js';
-import { authorizedBy, dropAfter, noFaults, paramsOf, type ApiFakeOptions, type PostFaults } from './common.js';
+import { type ApiFakeOptions, authorizedBy, dropAfter, noFaults, pageOf, paramsOf, type PostFaults } from './common.js';
 
 export interface ThreadsImage {
   url: string;
@@ -36,6 +38,8 @@ export interface ThreadsState extends PostFaults {
   /** Posts published through the API in the last 24 hours, before `posts` (the quota's usage). */
   quotaUsage: number;
   quotaTotal: number;
+  /** Each read of the account's posts (GET /{user-id}/threads): its limit and after cursor. */
+  postReads: Array<{ limit: number; after: string | null }>;
 }
 
 const graphError = (message: string, code: number, extra: Record<string, unknown> = {}) => ({
@@ -56,6 +60,7 @@ export async function startThreadsFake(
     publishCalls: 0,
     quotaUsage: 0,
     quotaTotal: 250,
+    postReads: [],
     ...noFaults(),
     ...init,
   };
@@ -77,19 +82,36 @@ export async function startThreadsFake(
       'GET /v1.0/:uid/threads': (req, res, _b, p) => {
         if (!authed(req)) return json(res, 401, expired);
         if (p.uid !== state.userId) return json(res, 400, graphError('Unsupported get request.', 100));
-        const limit = Number(new URL(req.url ?? '/', 'https://x').searchParams.get('limit') ?? 25);
-        const data = [...state.posts]
-          .reverse()
-          .slice(0, limit)
-          .map((t) => ({
-            id: t.id,
-            text: t.text,
-            permalink: t.permalink,
-            timestamp: t.timestamp,
-            media_type: 'TEXT_POST',
-            ...(t.replyTo ? { replied_to: { id: t.replyTo } } : {}),
-          }));
-        json(res, 200, { data, paging: { cursors: { before: 'b', after: 'a' } } });
+        // Cursor paging: `limit` per page, `paging.cursors.after` given back as `after`, `paging.next` only while more remain.
+        const q = new URL(req.url ?? '/', 'https://x').searchParams;
+        const limit = Number(q.get('limit') ?? 25);
+        const after = q.get('after');
+        const offset =
+          after === null
+            ? 0
+            : Number(
+                Buffer.from(after, 'base64url')
+                  .toString('utf8')
+                  .replace(/^offset:/, '') || NaN,
+              );
+        if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(offset) || offset < 0)
+          return json(res, 400, graphError('Invalid parameter: limit or after', 100));
+        const { page, next } = pageOf([...state.posts].reverse(), offset, limit);
+        state.postReads.push({ limit, after });
+        const data = page.map((t) => ({
+          id: t.id,
+          text: t.text,
+          permalink: t.permalink,
+          timestamp: t.timestamp,
+          media_type: 'TEXT_POST',
+          ...(t.replyTo ? { replied_to: { id: t.replyTo } } : {}),
+        }));
+        const cursor = (o: number) => Buffer.from(`offset:${o}`).toString('base64url');
+        const paging = {
+          cursors: { before: cursor(offset), after: cursor(offset + page.length) },
+          ...(next !== null ? { next: `${fake.url}/v1.0/${state.userId}/threads?limit=${limit}&after=${cursor(next)}` } : {}),
+        };
+        json(res, 200, { data, paging });
       },
       'POST /v1.0/:uid/threads': async (req, res, body, p) => {
         if (!authed(req)) return json(res, 401, expired);
@@ -160,7 +182,15 @@ export async function startThreadsFake(
           timestamp: new Date().toISOString(),
         };
         state.posts.push(post);
-        if (dropAfter(state, post.text, req)) return;
+        const meanwhile = (others: number) => {
+          for (let i = 1; i <= others; i++) {
+            n += 1;
+            const other = `Posted from another app meanwhile (${i})`;
+            const permalink = `https://www.threads.net/@${state.username}/post/C${n.toString(36)}`;
+            state.posts.push({ id: String(n), text: other, replyTo: null, mediaType: 'TEXT', images: [], permalink, timestamp: new Date().toISOString() });
+          }
+        };
+        if (dropAfter(state, post.text, req, meanwhile)) return;
         json(res, 200, { id: post.id });
       },
       'GET /v1.0/:id': (req, res, _b, p) => {

@@ -3,11 +3,13 @@
 // POST /2/media/metadata), on a real local HTTPS server. Shapes and errors as the docs give them:
 // a 401 problem for an expired token, the 403 "duplicate content" refusal, a 429 with
 // x-rate-limit-limit/-remaining/-reset, and (a fault a test can ask for) the connection dropped
-// after the post was made. Post texts come back as X returns them: `&`, `<`, `>` as entities.
+// after the post was made. Post texts come back as X returns them: `&`, `<`, `>` as entities. The
+// timeline pages as X's does: `max_results` per page, `meta.next_token` while more remain, given
+// back as `pagination_token`, and `start_time` for the oldest post.
 // Started with `{ auth }` (the platform's authorization-server fake, oauth-fakes.ts), it also
 // accepts the access tokens that fake issues by signing in, until they expire.
 import { startFake, json, type Fake } from '../https-fake.js';
-import { authorizedBy, dropAfter, jsonOf, noFaults, type ApiFakeOptions, type PostFaults } from './common.js';
+import { type ApiFakeOptions, authorizedBy, dropAfter, jsonOf, noFaults, pageOf, type PostFaults } from './common.js';
 
 export interface XTweet {
   id: string;
@@ -29,6 +31,8 @@ export interface XState extends PostFaults {
   media: Map<string, { bytes: Buffer; category: string; altText: string | null }>;
   /** Answer the next N reads of the timeline (GET /2/users/{id}/tweets) 503. */
   failNextReads: number;
+  /** Each read of the timeline answered: its start_time and pagination_token. */
+  timelineReads: Array<{ startTime: string | null; token: string | null }>;
 }
 
 const problem = (status: number, title: string, detail: string) => ({ title, type: 'about:blank', status, detail });
@@ -48,6 +52,7 @@ export async function startXFake(
     postCalls: 0,
     media: new Map(),
     failNextReads: 0,
+    timelineReads: [],
     ...noFaults(),
     ...init,
   };
@@ -67,24 +72,31 @@ export async function startXFake(
           return json(res, 503, problem(503, 'Service Unavailable', 'Service Unavailable'));
         }
         if (p.id !== state.userId) return json(res, 404, problem(404, 'Not Found Error', `Could not find user with id: [${p.id}].`));
-        const max = Number(new URL(req.url ?? '/', 'https://x').searchParams.get('max_results') ?? 10);
+        const q = new URL(req.url ?? '/', 'https://x').searchParams;
+        const max = Number(q.get('max_results') ?? 10);
         if (!Number.isInteger(max) || max < 5 || max > 100)
           return json(res, 400, problem(400, 'Invalid Request', 'The `max_results` query parameter value is not between 5 and 100'));
-        const data = [...state.tweets]
-          .reverse()
-          .slice(0, max)
-          .map((t) => ({
-            id: t.id,
-            text: escaped(t.text),
-            created_at: t.createdAt,
-            edit_history_tweet_ids: [t.id],
-            ...(t.replyTo ? { referenced_tweets: [{ type: 'replied_to', id: t.replyTo }] } : {}),
-          }));
-        json(
-          res,
-          200,
-          data.length ? { data, meta: { result_count: data.length, newest_id: data[0]!.id, oldest_id: data.at(-1)!.id } } : { meta: { result_count: 0 } },
-        );
+        // start_time: the oldest UTC timestamp (inclusive, to the second) of the posts given.
+        const startTime = q.get('start_time');
+        if (startTime !== null && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z$/.test(startTime))
+          return json(res, 400, problem(400, 'Invalid Request', `The \`start_time\` query parameter value [${startTime}] is not a valid RFC 3339 date-time`));
+        // pagination_token: the next_token of the page before (opaque to the caller).
+        const token = q.get('pagination_token');
+        const offset = token === null ? 0 : /^p(\d+)$/.test(token) ? Number(token.slice(1)) : -1;
+        if (offset < 0) return json(res, 400, problem(400, 'Invalid Request', 'The `pagination_token` query parameter value is invalid'));
+        const since = startTime === null ? -Infinity : Date.parse(startTime);
+        const newestFirst = [...state.tweets].reverse().filter((t) => Date.parse(t.createdAt) >= since);
+        const { page, next: nextOffset } = pageOf(newestFirst, offset, max);
+        const data = page.map((t) => ({
+          id: t.id,
+          text: escaped(t.text),
+          created_at: t.createdAt,
+          edit_history_tweet_ids: [t.id],
+          ...(t.replyTo ? { referenced_tweets: [{ type: 'replied_to', id: t.replyTo }] } : {}),
+        }));
+        state.timelineReads.push({ startTime, token });
+        const meta = { result_count: data.length, ...(nextOffset !== null ? { next_token: `p${nextOffset}` } : {}) };
+        json(res, 200, data.length ? { data, meta: { ...meta, newest_id: data[0]!.id, oldest_id: data.at(-1)!.id } } : { meta });
       },
       'POST /2/tweets': (req, res, body) => {
         state.postCalls += 1;
@@ -128,7 +140,19 @@ export async function startXFake(
           createdAt: new Date().toISOString(),
         };
         state.tweets.push(t);
-        if (dropAfter(state, t.text, req)) return;
+        const meanwhile = (others: number) => {
+          for (let i = 1; i <= others; i++) {
+            next += 1n;
+            state.tweets.push({
+              id: String(next),
+              text: `Posted from another app meanwhile (${i})`,
+              replyTo: null,
+              mediaIds: [],
+              createdAt: new Date().toISOString(),
+            });
+          }
+        };
+        if (dropAfter(state, t.text, req, meanwhile)) return;
         json(res, 201, { data: { id: t.id, text: escaped(t.text), edit_history_tweet_ids: [t.id] } });
       },
       'POST /2/media/upload': (req, res, body) => {
