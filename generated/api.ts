@@ -366,6 +366,18 @@ export interface paths {
          *     state_conflict`. Replaying the same `idempotency_key` answers what the first call answered
          *     (the same run) and never posts twice.
          *
+         *     **Approval.** Where the workspace's approval gate is on (`GET /workspace`,
+         *     `approval_required`), an artifact that was not approved (`approved_at` is `null`: still in
+         *     `review`, reopened, or changed since by a caller without `approve`) is published or scheduled
+         *     only by a caller that also holds the `approve` scope, and that publish approves it in the same
+         *     step (`approved_at`, `approved_by`). Any other caller gets `403 approval_required` with
+         *     `suggested_action: request_approval`, and nothing changes: the artifact stays in `review`,
+         *     where the review desk's queue shows it to a person. Once approved (`POST
+         *     /artifacts/{id}/transition` with `to: ready`, or in the desk), a token with `publish` alone
+         *     publishes or schedules it. With the gate off, publishing is as described here for any caller
+         *     with `publish`; a caller with `approve` still records the approval. A schedule that comes due
+         *     on an artifact without approval while the gate is on fails its run with `approval_required`.
+         *
          *     **Answers.** `202` with the artifact and its queued run (`PublishAccepted`): the artifact is
          *     `publishing` (or `scheduled`, with a time) and the run moves it to `published` once every
          *     part is live at every destination, or to `publish_failed`.
@@ -547,6 +559,13 @@ export interface paths {
          *     the media). An id that is neither an item of the artifact nor an upload of your workspace, or
          *     an id given twice, is `422` naming the entry (`body.media[2].id`). Sending the same list
          *     again leaves the same result (the operation is idempotent).
+         *
+         *     **Approval.** Where the workspace's approval gate is on (`GET /workspace`), a change made by a
+         *     caller without the `approve` scope to an artifact that was approved withdraws the approval
+         *     (`approved_at`, `approved_by` become `null`) and moves a `ready` artifact back to `review`, in
+         *     the same write: what a person approved is what gets posted, so the change waits for
+         *     their approval again. A change by a caller holding `approve` keeps the approval, and a request
+         *     that changes nothing (the same body again) keeps it too.
          */
         put: operations["setArtifactMedia"];
         post?: never;
@@ -569,7 +588,11 @@ export interface paths {
          * Move an artifact to review, ready or discarded
          * @description Moves an artifact along the moves of `ArtifactState`: `review` → `ready` (approve),
          *     `ready` → `review` (reopen), and `draft`, `review`, `ready`, `scheduled` or `publish_failed` →
-         *     `discarded`. Discarding a `scheduled` artifact cancels its queued publish run (nothing goes out
+         *     `discarded`. Approving records who and when on the artifact (`approved_at`, `approved_by`: the
+         *     token's name); reopening withdraws the approval. This operation needs the `approve` scope:
+         *     where the workspace's approval gate is on (`GET /workspace`), it is how a person (the review
+         *     desk) or a token given `approve` lets an artifact be published or scheduled by a token that
+         *     holds only `publish`. Discarding a `scheduled` artifact cancels its queued publish run (nothing goes out
          *     at the time; too late once the run has taken it: `409`); discarding a `publish_failed` one gives
          *     up on it (parts already live stay live). Any other move,
          *     the move to the state the artifact is already in included, is `409 state_conflict` with
@@ -626,6 +649,13 @@ export interface paths {
          *     destination on the platform posts the variant's parts (a thread: each part a reply to the
          *     previous; LinkedIn has no threads, so its variant must be one part); on a platform where no
          *     account is connected the variant is for you to post and record with mark-published.
+         *
+         *     **Approval.** Where the workspace's approval gate is on (`GET /workspace`), a change made by a
+         *     caller without the `approve` scope to an artifact that was approved withdraws the approval
+         *     (`approved_at`, `approved_by` become `null`) and moves a `ready` artifact back to `review`, in
+         *     the same write: what a person approved is what gets posted, so the change waits for
+         *     their approval again. A change by a caller holding `approve` keeps the approval, and a request
+         *     that changes nothing (the same body again) keeps it too.
          */
         put: operations["putArtifactVariant"];
         post?: never;
@@ -886,6 +916,38 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/workspace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the workspace's settings
+         * @description The workspace the token belongs to: its id, name, creation time and settings, among them
+         *     `approval_required`, the approval gate (see `Workspace` and docs/security.md). An agent reads
+         *     it to know whether what it publishes needs a person's approval first.
+         */
+        get: operations["getWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the workspace's settings
+         * @description Changes the settings named in the body; the others keep their value. `approval_required`
+         *     turns the approval gate on or off: from the next request on, publishing and scheduling follow
+         *     it. Turning it on changes no artifact: one already `ready` or `scheduled` without an approval
+         *     (from before the gate) is published by a caller without `approve` only once approved (`403
+         *     approval_required`, and a due schedule fails its run with `approval_required`). Naturally
+         *     idempotent: the same body sets the same value. Needs the `admin` scope, so that an agent
+         *     cannot turn the gate off for itself.
+         */
+        patch: operations["updateWorkspace"];
         trace?: never;
     };
     "/api/agent/v1/imports": {
@@ -1842,6 +1904,7 @@ export interface components {
          *     | 400 | `bad_request` | malformed JSON, a tampered or foreign cursor, a body over 1 MiB (413), a body that is not JSON (415) |
          *     | 401 | `unauthorized` | no `Authorization` header, a wrong token, no agent token created yet on this instance, a bad webhook signature |
          *     | 403 | `forbidden` | the token is valid but the state of the workspace or resource forbids the action (publishing a draft) |
+         *     | 403 | `approval_required` | the workspace's approval gate is on and the artifact was not approved; a person (or a token with `approve`) must approve it first (`suggested_action: request_approval`) |
          *     | 404 | `not_found` | the resource does not exist in the token's workspace, or the route does not exist |
          *     | 405 | `bad_request` | the route exists but not for this method; `Allow` lists the methods |
          *     | 409 | `state_conflict` | the resource is not in a valid state for the operation, or a request with the same idempotency key is still running |
@@ -1854,7 +1917,7 @@ export interface components {
          *     | 500 | `internal_error` | an unhandled failure; quote `X-Request-Id` |
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "state_conflict" | "validation_failed" | "credential_missing" | "credential_dead" | "rate_limited" | "backend_unavailable" | "internal_error";
+        ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "approval_required" | "not_found" | "state_conflict" | "validation_failed" | "credential_missing" | "credential_dead" | "rate_limited" | "backend_unavailable" | "internal_error";
         /**
          * @description The next step, when it is unambiguous. An open list: clients must accept values they do not
          *     know, log them and show them to the operator. Known values:
@@ -1879,6 +1942,7 @@ export interface components {
          *     | `list_posts` | some source posts need a look (see the message) | `GET /pipelines/{id}/posts` |
          *     | `set_alt_text` | an image of the artifact has no alt text | `PUT /artifacts/{id}/media` |
          *     | `request_scope` | the token lacks the scope the operation requires (the message names it); ask the workspace's operator for a token that has it | (the operator: `POST /tokens` with an `admin` token) |
+         *     | `request_approval` | the workspace's approval gate is on and the artifact was not approved: a person approves it in the review desk (it waits in `review`), or a caller holding `approve` moves it to `ready` | `POST /artifacts/{id}/transition` with `to: ready` (scope `approve`) |
          *     | `list_fetch_schemas` | the extraction schema is unknown, or there are too many | `GET /fetch/schemas` |
          * @example connect_account
          */
@@ -2157,8 +2221,8 @@ export interface components {
          *     | (new) | `draft` | `POST /posts/{id}/draft` (or a variant regeneration) reserves the artifact; its text is being written |
          *     | `draft` | `review` | the drafting run, when the text is written (`riff.ready` / `brief.ready`) |
          *     | `draft` | `discarded` | the drafting run, when it fails for good; or `POST /artifacts/{id}/transition` (cancels the run's write) |
-         *     | `review` | `ready` | `POST /artifacts/{id}/transition` with `to: ready` (approved) |
-         *     | `ready` | `review` | `POST /artifacts/{id}/transition` with `to: review` (reopened) |
+         *     | `review` | `ready` | `POST /artifacts/{id}/transition` with `to: ready` (approved: `approved_at`, `approved_by` set; scope `approve`) |
+         *     | `ready` | `review` | `POST /artifacts/{id}/transition` with `to: review` (reopened: the approval is withdrawn); or, where the approval gate is on, a change to its variants or media (`PUT /artifacts/{id}/variants/{platform}`, `PUT /artifacts/{id}/media`) by a caller without the `approve` scope |
          *     | `review`, `ready` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded` |
          *     | `scheduled` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded`: the queued `publish` run is cancelled in the same transaction (it ends `failed`, code `discarded`); once the run has taken the artifact (`publishing`) it is `409` |
          *     | `publish_failed` | `discarded` | `POST /artifacts/{id}/transition` with `to: discarded`: give up on a failed publish; parts already live stay live on the platform and in `published_parts` |
@@ -2182,6 +2246,14 @@ export interface components {
          *
          *     draft, review, ready, scheduled (its run cancelled), publish_failed ──(discard)──▶ discarded
          *     ```
+         *
+         *     **The approval gate.** Where the workspace requires approval (`GET /workspace`,
+         *     `approval_required`), the moves to `publishing` and `scheduled` need the artifact approved
+         *     (`approved_at`) unless the caller holds the `approve` scope (its publish approves it in the same
+         *     step): otherwise `403 approval_required` and the artifact stays where it is (`review`, in the
+         *     desk's queue). A `scheduled` artifact cannot be changed (`409`, unschedule it first), so its
+         *     approval cannot go stale; the schedule's run refuses one that has none when it comes due
+         *     (`approval_required`). `mark-published` records what a person did by hand and is not gated.
          *
          *     `published` and `discarded` are final; to try again, re-draft (`parent_artifact_id`), which
          *     makes a new artifact. Publishing a `draft` is `403 forbidden` (its text is not written yet); a
@@ -2401,6 +2473,17 @@ export interface components {
             schedule: components["schemas"]["PublishSchedule"] | null;
             /** @description The `publish` run of the latest publish (queued, running or finished); `null` before any. */
             publish_run_id: components["schemas"]["ResourceId"] | null;
+            /**
+             * @description When its text was last approved: moved from `review` to `ready` (`POST
+             *     /artifacts/{id}/transition`), or published by a caller holding the `approve` scope. `null`
+             *     when not approved: never yet, reopened (`ready` → `review`), or changed since by a caller
+             *     without `approve` (a variant, its media). Where the workspace's approval gate is on (`GET
+             *     /workspace`, `approval_required`), an artifact without it is published or scheduled only by a
+             *     caller holding `approve`; see docs/security.md.
+             */
+            approved_at: components["schemas"]["Timestamp"] | null;
+            /** @description Who approved it (`approved_at`): the approving token's name, or `first-launch token` for the unnamed token `npm start` or `workspace create` made. `null` when not approved. */
+            approved_by: string | null;
             /** @description Why the latest publish failed; `null` unless `publish_failed`. `published_parts` lists what is already live; publishing again continues from the first missing part. */
             publish_error: null | {
                 code: string;
@@ -2793,6 +2876,29 @@ export interface components {
             token: components["schemas"]["Token"];
             /** @description The bearer token: `cpa_` and 64 lowercase hex (256 random bits). The prefix lets secret scanners find a leaked one. */
             secret: string;
+        };
+        /** @description The workspace the token belongs to, and its settings. */
+        Workspace: {
+            id: components["schemas"]["ResourceId"];
+            name: string;
+            /**
+             * @description The approval gate. When `true`, an artifact is published or scheduled only once it was
+             *     approved (`approved_at`): moved to `ready` by a caller holding the `approve` scope (a person
+             *     in the review desk, or a token with `approve`), or published by such a caller, which approves
+             *     it in the same step. A caller without `approve` publishing or scheduling an artifact that is
+             *     not approved gets `403 approval_required` (`suggested_action: request_approval`) and the
+             *     artifact stays in `review`, in the desk's queue. A change to what will be posted (a variant,
+             *     the media list) by a caller without `approve` withdraws the approval and moves a `ready`
+             *     artifact back to `review`. A workspace created from 28 November 2026 on starts with `true`;
+             *     one that existed before keeps `false` (everything as before) until it is turned on.
+             */
+            approval_required: boolean;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description The settings to change (today the approval gate alone). */
+        UpdateWorkspaceRequest: {
+            /** @description Turns the approval gate on (`true`) or off (`false`); see `Workspace`. */
+            approval_required: boolean;
         };
         /** @description An uploaded data export and what its ingest imports. */
         Import: {
@@ -3774,8 +3880,8 @@ export interface components {
                 "application/json": components["schemas"]["PublishAccepted"];
             };
         };
-        /** @description The token is valid but the state of the workspace or resource forbids the action. */
-        Forbidden: {
+        /** @description Publishing is refused: the token lacks `publish`; the approval gate is on and the artifact is not approved while the token lacks `approve` (`approval_required`); the artifact is a draft; or it is drawn from non-public posts without `confirm_non_public`. */
+        PublishArtifactForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -3803,6 +3909,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Artifact"];
+            };
+        };
+        /** @description The token is valid but the state of the workspace or resource forbids the action. */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
             };
         };
         /** @description The artifact, back in `ready`. */
@@ -4062,6 +4183,36 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Token"];
+            };
+        };
+        /** @description The token's workspace and its settings. */
+        GetWorkspaceOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Workspace"];
+            };
+        };
+        /** @description The workspace as it is now, with the setting changed. */
+        UpdateWorkspaceOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Workspace"];
             };
         };
         /** @description A page of the workspace's imports, newest first. */
@@ -5401,7 +5552,7 @@ export interface operations {
             202: components["responses"]["PublishArtifactAccepted"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["PublishArtifactForbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -5778,6 +5929,46 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["GetWorkspaceOk"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspaceRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["UpdateWorkspaceOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -65,6 +65,8 @@ export const badRequest = (message: string, extras: ErrorExtras & { status?: 400
 export const unauthorized = (message: string, extras?: ErrorExtras) => new AppError(401, 'unauthorized', message, extras);
 /** 403 forbidden: never allowed, whatever the state. */
 export const forbidden = (message: string, extras?: ErrorExtras) => new AppError(403, 'forbidden', message, extras);
+/** The workspace's approval gate refuses: a person (or a token with `approve`) must approve first. */
+export const approvalRequired = (message: string, extras?: ErrorExtras) => new AppError(403, 'approval_required', message, extras);
 /** 404 not_found with the usual message: `No ${what} with this id in your workspace.` */
 export const notFound = (what: string, extras?: ErrorExtras) => new AppError(404, 'not_found', `No ${what} with this id in your workspace.`, extras);
 /** 404 not_found with a message of its own (a route, an operator's resource). */

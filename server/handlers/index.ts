@@ -20,6 +20,7 @@ import { postHandlers } from './posts.js';
 import { runHandlers } from './runs.js';
 import { sessionHandlers } from './sessions.js';
 import { tokenHandlers } from './tokens.js';
+import { workspaceHandlers } from './workspace.js';
 
 /** What the handlers are built from: the services' dependencies, and the event hub that serves the streams. */
 export interface HandlerDeps extends ServiceDeps {
@@ -43,5 +44,6 @@ export function buildHandlers(deps: HandlerDeps): Handlers {
     ...runHandlers(deps),
     ...sessionHandlers(deps),
     ...tokenHandlers(deps),
+    ...workspaceHandlers(deps),
   } satisfies Handlers;
 }

@@ -12,6 +12,7 @@ import type { Caller, ServiceDeps } from './context.js';
 import { cleanAltText } from './media.js';
 import { mediaOf, uploadIdsOf, type ArtifactMediaItem } from './media-items.js';
 import { viewOf } from './artifacts.js';
+import { afterEdit } from './approval.js';
 
 type S = components['schemas'];
 
@@ -80,7 +81,10 @@ export async function replaceArtifactMedia(deps: ServiceDeps, caller: Caller, id
         );
       return alts[i] === undefined ? item : { ...item, alt_text: alts[i] ?? null };
     });
-    await storeMedia(tx, a, JSON.stringify(items), uploadIdsOf(items), deps.clock.now());
+    const json = JSON.stringify(items);
+    await storeMedia(tx, a, json, uploadIdsOf(items), deps.clock.now());
+    // A change by a caller who cannot approve withdraws the approval (the approval gate).
+    if (json !== a.media) await afterEdit(tx, deps, caller, id);
     return viewOf({ db: tx }, (await findArtifact(tx, caller.workspaceId, id))!);
   });
 }

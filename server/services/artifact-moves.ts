@@ -1,6 +1,7 @@
 // The artifact moves the spec leaves open (docs/drafting.md, `ArtifactState` in the contract):
-// approve (review → ready), reopen (ready → review) and discard (draft | review | ready |
-// scheduled | publish_failed → discarded). draft → review belongs to the drafting run, →
+// approve (review → ready, recording who: services/approval.ts), reopen (ready → review,
+// withdrawing the approval) and discard (draft | review | ready | scheduled | publish_failed →
+// discarded). draft → review belongs to the drafting run, →
 // published to publishArtifact. Discarding a scheduled artifact cancels its queued publish run
 // in the same transaction; a run that already took it (publishing) wins, and the discard is 409.
 import type { components } from '../../generated/api.js';
@@ -12,6 +13,7 @@ import { cancelQueuedRun } from '../store/runs.js';
 import { releaseDestinations } from '../store/destinations.js';
 import type { Caller, ServiceDeps } from './context.js';
 import { viewOf } from './artifacts.js';
+import { approverName } from './approval.js';
 
 export type MoveTarget = components['schemas']['ArtifactTransitionRequest']['to'];
 
@@ -34,6 +36,9 @@ export async function transitionArtifact(deps: ServiceDeps, caller: Caller, id: 
   const a = await store.findArtifact(deps.db, caller.workspaceId, id);
   if (!a) throw notFound('artifact');
   if (!MOVES[to].includes(a.state)) throw conflict(id, a.state, to);
+  // Approving records who and when; reopening withdraws it (services/approval.ts). The scope
+  // check made sure the caller holds `approve`.
+  const approval = to === 'ready' ? { at: deps.clock.now(), by: await approverName(deps, caller) } : to === 'review' ? null : undefined;
   // A compare-and-set: a concurrent move (or the drafting run finishing) may have won meanwhile.
   const moved =
     a.state === 'scheduled' || a.state === 'publish_failed'
@@ -44,6 +49,7 @@ export async function transitionArtifact(deps: ServiceDeps, caller: Caller, id: 
           from: MOVES[to].filter((s) => s !== 'scheduled' && s !== 'publish_failed'),
           to,
           now: deps.clock.now(),
+          approval,
         });
   if (!moved) {
     const now = await store.findArtifact(deps.db, caller.workspaceId, id);

@@ -24,6 +24,7 @@ import { mediaOf } from './media-items.js';
 import { refuseMedia } from './publish-media.js';
 import { adapterContext, requireAccount } from './accounts.js';
 import { upstreamAppError } from './upstream.js';
+import { publishApproval } from './approval.js';
 
 type S = components['schemas'];
 export type PublishAccepted = S['PublishAccepted'];
@@ -116,6 +117,8 @@ export async function publishArtifact(
   if (!a) throw notFound('artifact');
   const when = publishTime(body, deps.clock.now());
   if (!PUBLISHABLE.includes(a.state)) throw refusal(a.state, id);
+  // The approval gate: 403 approval_required for a caller who cannot approve what is not approved.
+  const approval = await publishApproval(deps, caller, a);
   // Nothing written for followers or connections goes public by accident.
   if (!PUBLIC_AUDIENCES.has(a.sourceVisibility) && body.confirm_non_public !== true) {
     throw forbidden(
@@ -177,9 +180,12 @@ export async function publishArtifact(
       now: deps.clock.now(),
       schedule: when,
       currentRunId: a.publishRunId,
+      ...approval,
     });
     if (!moved) {
       const now = await store.findArtifact(tx, caller.workspaceId, id);
+      // Its approval withdrawn meanwhile (an edit): the gate's refusal, as if it came first.
+      if (now && approval.requireApproved && PUBLISHABLE.includes(now.state)) await publishApproval({ db: tx, clock: deps.clock }, caller, now);
       throw refusal(now?.state ?? 'gone', id);
     }
     await dest.assignDestinations(tx, {

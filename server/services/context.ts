@@ -1,4 +1,5 @@
 // What every domain service needs: the database, time, ids, and the instance's secrets.
+import type { components } from '../../generated/api.js';
 import type { Db, Provider } from '../store/database.js';
 import type { IdempotencyTx } from '../store/idempotency.js';
 import type { Clock, IdSource } from '../lib/clock.js';
@@ -35,8 +36,12 @@ export interface JobKicker {
  */
 export type CommitHook<T> = (tx: IdempotencyTx, answer: T) => Promise<void>;
 
-/** The caller of a domain operation: the workspace its token is bound to. */
+/** The caller of a domain operation: the workspace its token is bound to, and what the token may do. */
 export interface Caller {
   workspaceId: string;
   tokenId: string;
+  /** The token's scopes (the approval gate asks whether it holds `approve`). */
+  scopes: readonly components['schemas']['TokenScope'][];
+  /** The token's name; null for the unnamed first-launch token. Who approved, see `approverName` (services/approval.ts). */
+  tokenName: string | null;
 }

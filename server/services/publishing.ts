@@ -24,6 +24,7 @@ import { mediaByPart, uploadPartImages } from './publish-media.js';
 import { publishableParts, refusedPart } from './variants.js';
 import { warningOfPart } from './platform-text.js';
 import { upstreamJobError } from './upstream.js';
+import { gateOn } from './approval.js';
 
 function artifactIdOf(ctx: JobContext): string {
   const id = ctx.input.artifact_id;
@@ -57,6 +58,13 @@ export async function publishJob(ctx: JobContext): Promise<Record<string, unknow
   // Only the run the artifact names publishes it: an unschedule or a reschedule meanwhile took it away.
   const a = await parts.startPublishing(deps.db, { id, runId: run.id, now: deps.clock.now() });
   if (!a) return { artifact_id: id, skipped: "The artifact is no longer this run's to publish (unscheduled, rescheduled or gone)." };
+  // The approval gate, again when the run posts (a schedule that comes due, the gate turned on
+  // since): nothing the workspace requires approved goes out without its approval.
+  if (!a.approvedAt && (await gateOn(deps.db, a.workspaceId)))
+    throw new JobError(
+      'approval_required',
+      `The artifact ${id} is not approved (approved_at is null) and its workspace requires a person's approval before publishing; approve it (POST /artifacts/${id}/transition with to: ready, or in the review desk) and publish it again.`,
+    );
   // Retired as a source after this run was queued (a direct message): it goes out only if the request confirmed.
   if (a.sourceVisibility === RETIRED && ctx.input.confirm_non_public !== true) {
     throw new JobError(

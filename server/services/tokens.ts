@@ -96,7 +96,8 @@ export async function authenticate(deps: ServiceDeps, token: string | null): Pro
   if (row.revokedAt) return { ok: false, reason: 'revoked' };
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await store.touchToken(deps.db, row.id, now);
-  return { ok: true, caller: { workspaceId: row.workspaceId, tokenId: row.id }, scopes: scopesOf(row.scopes), expiresAt: row.expiresAt };
+  const scopes = scopesOf(row.scopes);
+  return { ok: true, caller: { workspaceId: row.workspaceId, tokenId: row.id, scopes, tokenName: row.name }, scopes, expiresAt: row.expiresAt };
 }
 
 type S = components['schemas'];

@@ -7,10 +7,11 @@ import { API_PREFIX, notFound, retryLater, stateConflict, validationFailed, type
 import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
 import { listParts } from '../store/published-parts.js';
 import { listDestinations } from '../store/destinations.js';
-import type { Db } from '../store/database.js';
+import { transaction, type Db } from '../store/database.js';
 import * as store from '../store/variants.js';
 import type { VariantRow, VariantValues } from '../store/variants.js';
 import type { Caller, ServiceDeps } from './context.js';
+import { afterEdit } from './approval.js';
 import {
   adaptText,
   extrasOfPart,
@@ -209,12 +210,17 @@ export async function putVariant(deps: ServiceDeps, caller: Caller, id: string, 
     }
   }
   if (a.state === 'publish_failed') await keepLiveParts(deps, a, platform, values, body.parts !== undefined ? 'body.parts' : 'body.text');
-  const done = await store.putVariant(deps.db, {
-    workspaceId: caller.workspaceId,
-    artifactId: a.id,
-    states: VARIANT_EDITABLE_STATES,
-    values,
-    now: deps.clock.now(),
+  const done = await transaction(deps.db, async (tx) => {
+    const put = await store.putVariant(tx, {
+      workspaceId: caller.workspaceId,
+      artifactId: a.id,
+      states: VARIANT_EDITABLE_STATES,
+      values,
+      now: deps.clock.now(),
+    });
+    // A change by a caller who cannot approve withdraws the approval (the approval gate).
+    if (put?.changed) await afterEdit(tx, deps, caller, a.id);
+    return put;
   });
   if (!done) {
     const now = await findArtifact(deps.db, caller.workspaceId, id);

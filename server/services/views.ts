@@ -156,6 +156,8 @@ export function artifactView(a: ArtifactRow, variants: VariantRow[], parts: Publ
     published_url: a.publishedUrl,
     schedule: a.state === 'scheduled' && a.scheduledAt ? { at: iso(a.scheduledAt), local_time: a.scheduledLocal, time_zone: a.scheduledZone } : null,
     publish_run_id: a.publishRunId,
+    approved_at: isoOrNull(a.approvedAt),
+    approved_by: a.approvedBy,
     publish_error: a.state === 'publish_failed' && a.publishErrorCode ? { code: a.publishErrorCode, message: a.publishErrorMessage ?? '' } : null,
     published_parts: firstParts.map((p) => ({ position: p.position + 1, external_id: p.externalId, url: p.url, posted_at: iso(p.postedAt) })),
     destinations: destinations.map((d) => destinationView(d, parts)),

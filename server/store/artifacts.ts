@@ -111,16 +111,36 @@ const sourcesOf = (a: NewArtifact) => [a.sourcePostId, ...(a.moreSourcePostIds ?
  */
 export async function transitionArtifact(
   db: Db,
-  q: { id: string; workspaceId: string; from: string[]; to: string; now: Date; publishedUrl?: string | null },
+  q: {
+    id: string;
+    workspaceId: string;
+    from: string[];
+    to: string;
+    now: Date;
+    publishedUrl?: string | null;
+    /** Who approved and when (the move to `ready`); null withdraws the approval (a reopen); absent keeps it. */
+    approval?: { at: Date; by: string } | null;
+  },
 ): Promise<ArtifactRow | null> {
   const published = q.to === 'published' ? { publishedAt: q.now, publishedUrl: q.publishedUrl ?? null } : {};
+  const approval = q.approval === undefined ? {} : { approvedAt: q.approval?.at ?? null, approvedBy: q.approval?.by ?? null };
   return first(
     db
       .updateTable('Artifact')
-      .set({ state: q.to, updatedAt: q.now, ...published })
+      .set({ state: q.to, updatedAt: q.now, ...published, ...approval })
       .where('id', '=', q.id)
       .where('workspaceId', '=', q.workspaceId)
       .where('state', 'in', q.from)
       .returningAll(),
   );
+}
+
+/**
+ * Withdraws the artifact's approval (a change to what will be posted, by a caller who cannot
+ * approve): `approvedAt`/`approvedBy` cleared, and a `ready` artifact back to `review`.
+ */
+export async function withdrawApproval(tx: Db, q: { id: string; workspaceId: string; now: Date }): Promise<void> {
+  const mine = tx.updateTable('Artifact').where('id', '=', q.id).where('workspaceId', '=', q.workspaceId);
+  await mine.set({ approvedAt: null, approvedBy: null, updatedAt: q.now }).execute();
+  await mine.set({ state: 'review' }).where('state', '=', 'ready').execute();
 }

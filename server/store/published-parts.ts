@@ -53,11 +53,12 @@ const clearedSchedule = { scheduledAt: null, scheduledLocal: null, scheduledZone
  */
 function move(
   db: Db,
-  where: Partial<Record<'id' | 'workspaceId' | 'publishRunId', string>> & { states: string[] },
+  where: Partial<Record<'id' | 'workspaceId' | 'publishRunId', string>> & { states: string[]; approved?: true },
   set: Updateable<DB['Artifact']>,
 ): Promise<ArtifactRow | null> {
   let q = db.updateTable('Artifact').set(set).where('state', 'in', where.states);
   for (const k of ['id', 'workspaceId', 'publishRunId'] as const) if (where[k] !== undefined) q = q.where(k, '=', where[k]);
+  if (where.approved) q = q.where('approvedAt', 'is not', null);
   return first(q.returningAll());
 }
 
@@ -75,15 +76,21 @@ export function assignPublishRun(
     now: Date;
     schedule: { at: Date; localTime: string | null; timeZone: string | null } | null;
     currentRunId: string | null;
+    /** The approval the publish gives (a caller holding `approve`), recorded in the same move. */
+    approve?: { at: Date; by: string } | null;
+    /** Only while the artifact is approved (the approval gate; an edit may withdraw it meanwhile). */
+    requireApproved?: boolean;
   },
 ): Promise<ArtifactRow | null> {
   const schedule = q.schedule ? { scheduledAt: q.schedule.at, scheduledLocal: q.schedule.localTime, scheduledZone: q.schedule.timeZone } : clearedSchedule;
   // The run it had, too: of two reschedules racing from the same `scheduled`, only one wins.
   const owner = q.currentRunId ? { publishRunId: q.currentRunId } : {};
+  const approved = q.requireApproved ? { approved: true as const } : {};
+  const approval = q.approve ? { approvedAt: q.approve.at, approvedBy: q.approve.by } : {};
   return move(
     tx,
-    { id: q.id, workspaceId: q.workspaceId, states: q.from, ...owner },
-    { state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError },
+    { id: q.id, workspaceId: q.workspaceId, states: q.from, ...owner, ...approved },
+    { state: q.schedule ? 'scheduled' : 'publishing', publishRunId: q.runId, updatedAt: q.now, ...schedule, ...clearedError, ...approval },
   );
 }
 

@@ -110,6 +110,12 @@ export type Artifact = {
      * The artifact's media in order (JSON list: id, upload_id, source_post_id, type, url, archive_path, alt_text, width, height).
      */
     media: Generated<string>;
+    /**
+     * When and by whom (a token's name, `first-launch token`; see approverName) the text was approved; null when
+     * not approved (never yet, or since reopened or edited by a caller without `approve`).
+     */
+    approvedAt: Date | null;
+    approvedBy: string | null;
 };
 export type ArtifactDestination = {
     artifactId: string;
@@ -513,6 +519,12 @@ export type Workspace = {
     id: string;
     name: string;
     createdAt: Generated<Date>;
+    /**
+     * The approval gate: nothing is published or scheduled until a person (or a token with
+     * `approve`) approved it. New workspaces are created with it on; those that existed before
+     * the gate keep it off (the column's default).
+     */
+    approvalRequired: Generated<number>;
 };
 export type DB = {
     Account: Account;

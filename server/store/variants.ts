@@ -53,7 +53,7 @@ export async function insertVariants(tx: Db, a: Pick<ArtifactRow, 'id' | 'worksp
 export async function putVariant(
   db: Db,
   q: { workspaceId: string; artifactId: string; states: string[]; values: VariantValues; now: Date },
-): Promise<{ row: VariantRow; created: boolean } | null> {
+): Promise<{ row: VariantRow; created: boolean; changed: boolean } | null> {
   return transaction(db, async (tx) => {
     const held = await first(
       tx
@@ -80,7 +80,8 @@ export async function putVariant(
           .values({ workspaceId: q.workspaceId, artifactId: q.artifactId, platform: q.values.platform, ...set, createdAt: q.now })
           .returningAll()
           .executeTakeFirstOrThrow();
-    return { row, created: !existing };
+    const changed = !existing || existing.text !== row.text || existing.parts !== row.parts || Boolean(existing.numbered) !== Boolean(row.numbered);
+    return { row, created: !existing, changed };
   });
 }
 

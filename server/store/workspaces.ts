@@ -20,10 +20,36 @@ export function firstWorkspace(db: Db): Promise<WorkspaceRow | null> {
 export async function createWorkspaceWithToken(db: Db, w: { id: string; name: string; tokenId: string; tokenHash: string }): Promise<WorkspaceRow> {
   const now = new Date();
   return transaction(db, async (tx) => {
-    const row = await tx.insertInto('Workspace').values({ id: w.id, name: w.name, createdAt: now }).returningAll().executeTakeFirstOrThrow();
+    // A new workspace has the approval gate on; those that existed before it keep it off (the column's default).
+    const row = await tx
+      .insertInto('Workspace')
+      .values({ id: w.id, name: w.name, createdAt: now, approvalRequired: 1 })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await tx.insertInto('AgentToken').values({ id: w.tokenId, workspaceId: w.id, tokenHash: w.tokenHash, createdAt: now }).execute();
     return row;
   });
+}
+
+export function findWorkspace(db: Db, id: string): Promise<WorkspaceRow | null> {
+  return first(db.selectFrom('Workspace').selectAll().where('id', '=', id));
+}
+
+/** Whether the workspace's approval gate is on (false for a workspace that does not exist). */
+export async function approvalRequired(db: Db, id: string): Promise<boolean> {
+  const r = await first(db.selectFrom('Workspace').select('approvalRequired').where('id', '=', id));
+  return Boolean(r?.approvalRequired);
+}
+
+/** Turns the approval gate on or off; answers the workspace as it is now. */
+export async function setApprovalRequired(db: Db, id: string, on: boolean): Promise<WorkspaceRow | null> {
+  return first(
+    db
+      .updateTable('Workspace')
+      .set({ approvalRequired: on ? 1 : 0 })
+      .where('id', '=', id)
+      .returningAll(),
+  );
 }
 
 export interface NewToken {

@@ -1,5 +1,6 @@
 // `cpa tokens create|list|revoke` (issue 32): a named token with fewer scopes, its secret printed
 // once, the list without secrets, and revocation; the token works, within its scopes, until then.
+// `cpa workspace get|set`: the approval gate, changed only with admin.
 import { describe, expect, it, vi } from 'vitest';
 import { cliServer, expectExit, json } from './support.js';
 
@@ -31,5 +32,22 @@ describe('cpa tokens', () => {
     const after = await withIt(['pipelines', 'list']);
     expectExit(after, 3); // unauthorized
     expect(after.stderr).toContain('revoked');
+  });
+});
+
+describe('cpa workspace', () => {
+  it('shows the approval gate (on for a new workspace) and turns it off and on; a token without admin cannot', async () => {
+    const got = await t.run(['workspace', 'get', '--json']);
+    expectExit(got, 0);
+    expect(json<{ approval_required: boolean }>(got).approval_required).toBe(true);
+    const off = await t.run(['workspace', 'set', '--approval-required', 'false', '--json']);
+    expectExit(off, 0);
+    expect(json<{ approval_required: boolean }>(off).approval_required).toBe(false);
+    const reader = json<{ secret: string }>(await t.run(['tokens', 'create', '--name', 'gate reader', '--scope', 'read', '--json'])).secret;
+    const refused = await t.run(['--token', reader, 'workspace', 'set', '--approval-required', 'true']);
+    expectExit(refused, 8);
+    expect(refused.stderr).toContain("'admin'");
+    expectExit(await t.run(['workspace', 'set', '--approval-required', 'true']), 0);
+    expect(json<{ approval_required: boolean }>(await t.run(['workspace', 'get', '--json'])).approval_required).toBe(true);
   });
 });

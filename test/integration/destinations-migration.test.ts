@@ -3,100 +3,28 @@
 // one on a Mastodon pipeline (and a published archive artifact, which posted nothing), is
 // migrated; each handed-to-a-run artifact then has the destination row of its pipeline's own
 // account in the state it was in, and its parts and uploaded images are keyed by that account.
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import Sqlite from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../server/store/migrations.js';
-import { createPgDatabase, testDbKind } from '../support/database.js';
-import { projectRoot } from '../../shared/spec.js';
+import { beforeMigration, type BeforeMigration } from '../support/migration.js';
+import { testDbKind } from '../support/database.js';
 
 const kind = testDbKind();
 const MIGRATION = '20261126091828_artifact_destinations';
-const work = path.join(projectRoot, 'data', `migration-test-${process.pid}`);
-let dropPg: (() => Promise<void>) | null = null;
+let db: BeforeMigration | null = null;
 
 afterAll(async () => {
-  rmSync(work, { recursive: true, force: true });
-  await dropPg?.();
+  await db?.cleanup();
 });
-
-/** A copy of the provider's migrations up to (not including) `MIGRATION` with a config of its own; `add()` then adds it. */
-function migrations() {
-  const dir = path.join(work, kind);
-  const from = path.join(projectRoot, 'prisma', kind);
-  mkdirSync(path.join(dir, 'migrations'), { recursive: true });
-  for (const d of readdirSync(path.join(from, 'migrations'), { withFileTypes: true }))
-    if (d.name !== MIGRATION && d.name !== 'schema.snapshot.prisma')
-      cpSync(path.join(from, 'migrations', d.name), path.join(dir, 'migrations', d.name), { recursive: true });
-  cpSync(path.join(from, 'schema.prisma'), path.join(dir, 'schema.prisma'));
-  const config = readFileSync(path.join(projectRoot, 'prisma', `${kind}.config.ts`), 'utf8').replaceAll(
-    "path.join(import.meta.dirname, '" + kind + "', ",
-    'path.join(import.meta.dirname, ',
-  );
-  const file = path.join(dir, `${kind}.config.ts`);
-  writeFileSync(file, config);
-  return { file, add: () => cpSync(path.join(from, 'migrations', MIGRATION), path.join(dir, 'migrations', MIGRATION), { recursive: true }) };
-}
-
-async function deploy(config: string, url: string) {
-  const env = { ...process.env, ...(kind === 'sqlite' ? { PRISMA_SQLITE_URL: url } : { DATABASE_URL: url }) };
-  await runCli([path.join(projectRoot, 'node_modules', 'prisma', 'build', 'index.js'), 'migrate', 'deploy', '--config', config], { env, cwd: projectRoot });
-}
-
-/** Runs statements with `?` placeholders on the database under test; the rows of the last. */
-async function sqlOn(url: string, statements: Array<[string, unknown[]]>): Promise<Array<Record<string, unknown>>> {
-  if (kind === 'sqlite') {
-    const db = new Sqlite(url.slice('file:'.length));
-    try {
-      let rows: Array<Record<string, unknown>> = [];
-      for (const [q, params] of statements) {
-        const st = db.prepare(q);
-        rows = st.reader ? (st.all(...params) as Array<Record<string, unknown>>) : (st.run(...params), []);
-      }
-      return rows;
-    } finally {
-      db.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    let rows: Array<Record<string, unknown>> = [];
-    for (const [q, params] of statements) {
-      let n = 0;
-      rows = (
-        await client.query(
-          q.replace(/\?/g, () => `$${++n}`),
-          params,
-        )
-      ).rows as Array<Record<string, unknown>>;
-    }
-    return rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe(`the destinations migration (${kind})`, () => {
   it('makes the destination rows of the pipeline’s own account and keys the parts by it', async () => {
-    const m = migrations();
-    let url: string;
-    if (kind === 'sqlite') url = `file:${path.join(work, 'old.db')}`;
-    else {
-      const created = await createPgDatabase();
-      dropPg = created.drop;
-      url = created.url;
-    }
-    await deploy(m.file, url);
+    db = await beforeMigration(MIGRATION);
     const t = kind === 'sqlite' ? Date.UTC(2026, 10, 20, 9, 0, 0) : new Date(Date.UTC(2026, 10, 20, 9, 0, 0));
     const artifact = (id: string, pipelineId: string, state: string, run: string | null, extra: string[] = []) =>
       [
         `INSERT INTO "Artifact" ("id","workspaceId","pipelineId","sourcePostId","rootArtifactId","text","state","createdAt","updatedAt","publishRunId","publishedAt","publishedUrl","publishErrorCode","publishErrorMessage","scheduledAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
         [id, 'ws_1', pipelineId, 'post_1', id, 'Hello 🌍', state, t, t, run, ...extra.map((x) => (x === 'T' ? t : x === '' ? null : x))],
       ] as [string, unknown[]];
-    await sqlOn(url, [
+    await db.sql([
       [
         `INSERT INTO "Account" ("id","workspaceId","platform","handle","credentials","status","lastProbedAt","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?)`,
         ['acc_m', 'ws_1', 'mastodon', '@ada@mastodon.example', 'sealed', 'active', t, t, t],
@@ -132,10 +60,9 @@ describe(`the destinations migration (${kind})`, () => {
       ],
     ]);
 
-    m.add();
-    await deploy(m.file, url);
+    await db.migrate();
 
-    const dest = await sqlOn(url, [
+    const dest = await db.sql([
       [
         `SELECT "artifactId","destination","accountId","platform","handle","state","runId","errorCode","url" FROM "ArtifactDestination" ORDER BY "artifactId"`,
         [],
@@ -176,14 +103,14 @@ describe(`the destinations migration (${kind})`, () => {
         url: null,
       },
     ]);
-    const parts = await sqlOn(url, [[`SELECT "artifactId","destination","position" FROM "PublishedPart" ORDER BY "artifactId","position"`, []]]);
+    const parts = await db.sql([[`SELECT "artifactId","destination","position" FROM "PublishedPart" ORDER BY "artifactId","position"`, []]]);
     expect(parts).toEqual([
       { artifactId: 'art_failed', destination: 'acc_m', position: 0 },
       { artifactId: 'art_live', destination: 'acc_m', position: 0 },
       { artifactId: 'art_live', destination: 'acc_m', position: 1 },
     ]);
-    expect(await sqlOn(url, [[`SELECT "artifactId","destination" FROM "PublishedPartMedia"`, []]])).toEqual([{ artifactId: 'art_live', destination: 'acc_m' }]);
-    expect(await sqlOn(url, [[`SELECT "id","destinations" FROM "Pipeline" ORDER BY "id"`, []]])).toEqual([
+    expect(await db.sql([[`SELECT "artifactId","destination" FROM "PublishedPartMedia"`, []]])).toEqual([{ artifactId: 'art_live', destination: 'acc_m' }]);
+    expect(await db.sql([[`SELECT "id","destinations" FROM "Pipeline" ORDER BY "id"`, []]])).toEqual([
       { id: 'pl_a', destinations: null },
       { id: 'pl_m', destinations: null },
     ]);

@@ -14,6 +14,7 @@ import { waitForRun } from '../support/runs.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { insertRow } from '../support/rows.js';
 import { newPipeline, unique, V1 } from '../support/api.js';
+import { SCOPES } from '../../server/services/tokens.js';
 
 let fake: Fake;
 
@@ -201,7 +202,7 @@ describe('diagnose', () => {
         .POST(`${V1}/pipelines/from-intent`, { body: { handle: '@dbdown@mastodon.example', intent: 'db down', idempotency_key: newIdempotencyKey() } }),
     );
     const deps = t.s.running.deps;
-    const caller = { workspaceId: t.ws, tokenId: 'tok_test' };
+    const caller = { workspaceId: t.ws, tokenId: 'tok_test', scopes: SCOPES, tokenName: null };
     // Every other query reaches the real database; only the account lookup fails, as a lost connection would.
     const lost = () => Promise.reject(new Error('connection terminated unexpectedly'));
     // A query on Account whose every builder step chains and whose execution fails.

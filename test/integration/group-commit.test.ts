@@ -24,13 +24,14 @@ import { countRows, findRows } from '../support/rows.js';
 import { seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 import { V1 } from '../support/api.js';
+import { SCOPES } from '../../server/services/tokens.js';
 
 const t = serverSuite();
 let n = 0;
 
 async function aPost() {
   const deps = t.s.running.deps;
-  const caller = { workspaceId: t.ws, tokenId: 'tok_group' };
+  const caller = { workspaceId: t.ws, tokenId: 'tok_group', scopes: SCOPES, tokenName: null };
   const { pipeline_id } = await createFromIntent(deps, caller, {
     handle: `group-commit-${++n}`,
     intent: 'Release notes, in a thread 🧵 — 发布说明 · ملاحظات الإصدار',
@@ -406,7 +407,7 @@ describe("the runs' writes batched per kind", () => {
 describe("the runs' reads coalesced", () => {
   it('reads asked for in the same tick share one statement per table, each caller gets its own row, and the workspace is checked', async () => {
     const deps = t.s.running.deps;
-    const caller = { workspaceId: t.ws, tokenId: 'tok_group' };
+    const caller = { workspaceId: t.ws, tokenId: 'tok_group', scopes: SCOPES, tokenName: null };
     const { pipeline_id } = await createFromIntent(deps, caller, { handle: `run-reads-${++n}`, intent: 'Notes — 笔记 · ملاحظات 👩🏽‍💻' });
     const postIds = await seedPosts(deps, { workspaceId: t.ws, pipelineId: pipeline_id, count: 8 });
     // A connection of the test's own, whose loaders count their own statements: the server's

@@ -11,6 +11,7 @@ import { createFromIntent } from '../../server/services/pipelines.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedPosts, workspaceOf } from '../support/seed.js';
 import { countRows } from '../support/rows.js';
+import { SCOPES } from '../../server/services/tokens.js';
 
 let s: TestServer;
 let store: ClaimStore;
@@ -83,7 +84,7 @@ it('lets exactly one of concurrent claims of a key win', async () => {
 describe('a reply stored in the transaction that does the work', () => {
   async function aPost() {
     const deps = s.running.deps;
-    const caller = { workspaceId: ws, tokenId: 'tok_claims' };
+    const caller = { workspaceId: ws, tokenId: 'tok_claims', scopes: SCOPES, tokenName: null };
     const { pipeline_id } = await createFromIntent(deps, caller, { handle: `claims-archive-${++n}`, intent: 'Claims' });
     const [postId] = await seedPosts(deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
     return { deps, caller, postId: postId! };

@@ -15,6 +15,7 @@ import { createFromIntent } from '../../server/services/pipelines.js';
 import { seedArtifact, seedPosts } from '../support/seed.js';
 import { serverSuite } from '../support/suite.js';
 import { V1 } from '../support/api.js';
+import { SCOPES } from '../../server/services/tokens.js';
 
 const t = serverSuite();
 let server: Server;
@@ -52,7 +53,7 @@ describe('response validation', () => {
     const { deps } = t.s.running;
     const { pipeline_id: pipelineId } = await createFromIntent(
       deps,
-      { workspaceId: t.ws, tokenId: 'tok_rv' },
+      { workspaceId: t.ws, tokenId: 'tok_rv', scopes: SCOPES, tokenName: null },
       { handle: 'response-validation', intent: 'Notes — 笔记 🧪' },
     );
     const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });

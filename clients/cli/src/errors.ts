@@ -27,7 +27,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   5   credential: a platform credential is missing or dead (credential_missing, credential_dead)
   6   rate limited: the token's quota is spent (rate_limited), even after the retries
   7   not found: no such resource in your workspace (not_found)
-  8   state: the resource's state forbids it (state_conflict, forbidden)
+  8   state: the resource's state forbids it (state_conflict, forbidden, approval_required)
   9   unavailable: the server cannot be reached, or failed (backend_unavailable, internal_error)
   10  \`cpa wait\` (or --wait): the run failed
   11  \`cpa wait\` (or --wait): the run did not finish within --timeout

@@ -20,6 +20,7 @@ import { registerSessionCommands } from './commands/sessions.js';
 import { registerStreamCommand } from './commands/stream.js';
 import { registerTokenCommand } from './commands/token.js';
 import { registerTokensCommands } from './commands/tokens.js';
+import { registerWorkspaceCommands } from './commands/workspace.js';
 import { EXIT_CODES_HELP } from './errors.js';
 import type { OperatorCommands } from './operator-seam.js';
 import { io } from './io.js';
@@ -78,6 +79,7 @@ export function buildProgram(): Command {
   registerAccountCommands(program);
   registerImportCommands(program);
   registerTokensCommands(program);
+  registerWorkspaceCommands(program);
   registerMediaCommands(program);
   registerFetchCommand(program);
   registerSchemaCommands(program);

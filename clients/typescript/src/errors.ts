@@ -45,6 +45,7 @@ const KIND: Record<ErrorCode, ErrorKind> = {
   bad_request: 'bad_request',
   unauthorized: 'authentication',
   forbidden: 'state',
+  approval_required: 'state',
   not_found: 'not_found',
   state_conflict: 'state',
   validation_failed: 'validation',

@@ -404,6 +404,7 @@ export function DraftView(props: { client: Client; id: string }) {
       <h1 id="draft-title">Draft</h1>
       <p class="meta">
         <span class={`badge state-${a.state}`}>{STATE_LABEL[a.state]}</span> · written {fmtDate(a.created_at)} · updated {fmtDate(a.updated_at)}
+        {a.approved_at ? ` · approved ${fmtDate(a.approved_at)} by ${a.approved_by ?? 'someone'}` : ''}
       </p>
       {a.schedule ? (
         <p class="schedule-at">
