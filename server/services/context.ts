@@ -4,6 +4,7 @@ import type { IdempotencyTx } from '../store/idempotency.js';
 import type { Clock, IdSource } from '../lib/clock.js';
 import type { Config } from '../config.js';
 import type { OutboundClient } from '../outbound/types.js';
+import type { TokenCache } from './token-cache.js';
 
 /** Wakes the event streams after a transaction that recorded events has committed. */
 export interface EventWaker {
@@ -21,6 +22,8 @@ export interface ServiceDeps {
   outbound: OutboundClient;
   events: EventWaker;
   jobs: JobKicker;
+  /** The bearer check's memory of tokens that authenticated, this instance's (services/token-cache.ts). */
+  tokenCache: TokenCache;
 }
 
 /** Wakes the job worker after a transaction that queued a run has committed (server/jobs). */
@@ -35,8 +38,24 @@ export interface JobKicker {
  */
 export type CommitHook<T> = (tx: IdempotencyTx, answer: T) => Promise<void>;
 
+/**
+ * Who made a request: a person (a review desk session, `cps_`) or an agent (a token, `cpa_` or the
+ * first-launch one). `id` is the token's or session's id (`tok_…`, as `GET /tokens` lists it);
+ * `name` the token's name or the person's (null for the first-launch token).
+ */
+export interface Actor {
+  kind: 'agent' | 'person';
+  id: string;
+  name: string | null;
+}
+
 /** The caller of a domain operation: the workspace its token is bound to. */
 export interface Caller {
   workspaceId: string;
   tokenId: string;
+  /** Set by the bearer check (services/tokens.ts `authenticate`); absent for work the service does by itself. Read it with `actorOf`. */
+  actor?: Actor;
 }
+
+/** Who the caller is: its actor, or an agent known only by its token id when the caller was made without one. */
+export const actorOf = (caller: Caller): Actor => caller.actor ?? { kind: 'agent', id: caller.tokenId, name: null };
