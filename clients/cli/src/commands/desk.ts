@@ -12,7 +12,7 @@ export function registerDeskCommands(program: Command) {
   const desk = program
     .command('desk')
     .description(
-      'print a one-time sign-in link to the review desk for a person, valid 10 minutes: it signs them in with a session of their own (createDeskSignInLink; needs admin)',
+      'print a one-time sign-in link to the review desk for a person, valid 10 minutes: it signs them in with a session of their own; needs admin (createDeskSignInLink)',
     )
     .option('--name <name>', "the person's name, which their session carries (default: this computer's user name)")
     .action(
