@@ -68,14 +68,16 @@ function writeTokenFile(file: string, token: string) {
 /**
  * Desktop first launch: creates the workspace and its token and writes the token file. When the
  * workspace exists but the token file is gone (or holds a token the database does not know), a new
- * token is issued for the first workspace and written. Returns the file's path and what was
+ * token is issued for the first workspace and written (also when the file's token was revoked or
+ * has expired, e.g. rotated). Returns the file's path and what was
  * created: `'workspace'`, `'token'`, or null when the file already held a valid token.
  */
 export async function ensureDesktopToken(deps: ServiceDeps, dataDir: string): Promise<{ file: string; created: 'workspace' | 'token' | null }> {
   const file = tokenFilePath(dataDir);
   const existing = existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
   const row = existing && TOKEN_RE.test(existing) ? await store.findToken(deps.db, hashToken(existing)) : null;
-  if (row && !row.revokedAt) {
+  // Revoked, or expired (the end of a rotation's overlap): the file needs a token that works.
+  if (row && !row.revokedAt && !(row.expiresAt && row.expiresAt.getTime() <= deps.clock.now().getTime())) {
     return { file, created: null };
   }
   const workspace = await store.firstWorkspace(deps.db);

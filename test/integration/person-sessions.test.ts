@@ -3,13 +3,25 @@
 // renewed while used, at most 30 days), never the agent token; only a token with `admin` or a
 // person may make a sign-in link (the MCP tool too); a session signs out by revoking itself; and
 // rotating a token keeps the old one working for the stated overlap, then 401 `expired`.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PERSON_NAME } from '../../server/services/desk.js';
-import { authenticate, LAST_USED_RESOLUTION_MS, SESSION_IDLE_MS, SESSION_MAX_MS } from '../../server/services/tokens.js';
-import { findToken } from '../../server/store/workspaces.js';
-import { hashToken } from '../../server/services/tokens.js';
+import {
+  authenticate,
+  ensureDesktopToken,
+  generateToken,
+  hashToken,
+  LAST_USED_RESOLUTION_MS,
+  SESSION_IDLE_MS,
+  SESSION_MAX_MS,
+  TOKEN_FILE,
+} from '../../server/services/tokens.js';
+import { addToken, findToken } from '../../server/store/workspaces.js';
+import { workspaceOf } from '../support/seed.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { callWith, V1 } from '../support/api.js';
 
@@ -199,6 +211,21 @@ describe('rotating a token', () => {
     const endA = Date.parse((ra.body.previous as TokenBody).expires_at!);
     expect(Math.abs(endA - (Date.now() + 86400_000))).toBeLessThan(60_000);
     expect((rb.body.previous as TokenBody).expires_at).toBe(soon);
+  });
+
+  it('a desktop token file whose token was rotated gets a working token on start once the overlap is over', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cpa-rotated-'));
+    const old = generateToken();
+    const id = s.running.deps.ids.id('tok');
+    await addToken(s.running.deps.db, { id, workspaceId: await workspaceOf(s.running.deps, s.token), tokenHash: hashToken(old) });
+    writeFileSync(path.join(dir, TOKEN_FILE), `${old}\n`);
+    expect((await call('POST', `${V1}/tokens/${id}/rotate`, s.token, { overlap_seconds: 3600 })).status).toBe(201);
+    expect((await ensureDesktopToken(s.running.deps, dir)).created).toBeNull(); // within the overlap it still works
+    const later = { ...s.running.deps, clock: { now: () => new Date(Date.now() + 3600_000 + 1000) } };
+    expect((await ensureDesktopToken(later, dir)).created).toBe('token');
+    const fresh = readFileSync(path.join(dir, TOKEN_FILE), 'utf8').trim();
+    expect(fresh).not.toBe(old);
+    expect(await whoami(fresh)).toBe(404);
   });
 
   it('refuses what cannot be rotated: an overlap past 7 days (422), a revoked token or a session (409), another workspace (404), without admin (403)', async () => {
