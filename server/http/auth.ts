@@ -29,8 +29,9 @@ function cachedAuthenticate(deps: ServiceDeps): (token: string | null) => Promis
     const now = deps.clock.now().getTime();
     const hit = deps.tokenCache.get(key, now);
     if (hit) return hit;
+    const mark = deps.tokenCache.mark;
     const result = await authenticate(deps, token);
-    if (result.ok) deps.tokenCache.set(key, result, now);
+    if (result.ok) deps.tokenCache.set(key, result, now, mark);
     return result;
   };
 }

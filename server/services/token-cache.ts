@@ -15,6 +15,8 @@ type Authenticated = Extract<AuthResult, { ok: true }>;
 
 export class TokenCache {
   private readonly known = new Map<string, { result: Authenticated; until: number }>();
+  /** Counts forgets and clears: an answer read from the database before one is not remembered after it. */
+  private forgets = 0;
 
   /** `trusted`: whether this instance would hear of a token ended elsewhere (always on SQLite, one process). */
   constructor(private readonly trusted: () => boolean = () => true) {}
@@ -26,8 +28,17 @@ export class TokenCache {
     return hit && hit.until > now ? hit.result : null;
   }
 
-  /** Remembers a success for TOKEN_CACHE_MS, never beyond the token's expiry. */
-  set(digest: string, result: Authenticated, now: number): void {
+  /** A mark to take before asking the database, for `set`. */
+  get mark(): number {
+    return this.forgets;
+  }
+
+  /**
+   * Remembers a success for TOKEN_CACHE_MS, never beyond the token's expiry; not when a token was
+   * forgotten since `mark` was taken (the answer may predate a revocation announced meanwhile).
+   */
+  set(digest: string, result: Authenticated, now: number, mark: number = this.forgets): void {
+    if (mark !== this.forgets) return;
     if (this.known.size >= TOKEN_CACHE_MAX) this.known.clear();
     const until = Math.min(now + TOKEN_CACHE_MS, result.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY);
     this.known.set(digest, { result, until });
@@ -35,11 +46,13 @@ export class TokenCache {
 
   /** Forgets one token (by id): its next request asks the database. */
   forget(tokenId: string): void {
+    this.forgets++;
     for (const [key, entry] of this.known) if (entry.result.caller.tokenId === tokenId) this.known.delete(key);
   }
 
   /** Forgets every token (after a time this instance could not hear announcements). */
   clear(): void {
+    this.forgets++;
     this.known.clear();
   }
 }

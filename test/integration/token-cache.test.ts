@@ -72,5 +72,10 @@ describe('the token cache of the bearer check', () => {
     cache.set('digest', { ...ok, expiresAt: new Date(10) }, 0);
     expect(cache.get('digest', 9)).not.toBeNull();
     expect(cache.get('digest', 10)).toBeNull();
+    // An answer read before a token was forgotten (a revocation announced meanwhile) is not kept.
+    const mark = cache.mark;
+    cache.forget('tok_other');
+    cache.set('late', ok, 0, mark);
+    expect(cache.get('late', 1)).toBeNull();
   });
 });
