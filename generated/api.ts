@@ -868,9 +868,10 @@ export interface paths {
         };
         /**
          * List the workspace's tokens
-         * @description Every agent token of the workspace, newest first (by `created_at`, then `id`), revoked ones
-         *     included: name, scopes, expiry, last use (to within a minute) and revocation. Never a secret:
-         *     the service keeps only each token's SHA-256.
+         * @description Every token of the workspace, newest first (by `created_at`, then `id`), revoked ones
+         *     included: its kind (`agent`, or `person` for a review desk session), name, scopes, expiry,
+         *     last use (to within a minute) and revocation; `?kind=person` lists the desk sessions only.
+         *     Never a secret: the service keeps only each token's SHA-256.
          *
          *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`. A
          *     tampered cursor, or one of another list, is `400 bad_request`.
@@ -907,12 +908,44 @@ export interface paths {
         post?: never;
         /**
          * Revoke a token
-         * @description Revokes the token: from now on it answers `401 unauthorized` (on this instance at once; on
-         *     another instance of the same database within the minute its token cache trusts a token).
-         *     Answers the token as it is now; revoking a revoked token changes nothing. A token of another
-         *     workspace is `404 not_found`. A token may revoke itself.
+         * @description Revokes the token, or a person's review desk session (the desk's "Sign out" revokes its own):
+         *     from its next request on it answers `401 unauthorized`, on every instance of the same
+         *     database at once (PostgreSQL tells the others; an instance that cannot hear them trusts no
+         *     cached token meanwhile). Answers the token as it is now; revoking a revoked token changes
+         *     nothing. A token of another workspace is `404 not_found`. A token may revoke itself.
          */
         delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/tokens/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a token, the old one working for a stated overlap
+         * @description Makes a new token with the same name, scopes and expiry as token `id` and answers it with
+         *     its secret (`cpa_…`, shown this once), while the old token keeps working for
+         *     `overlap_seconds` more (default 24 hours, at most 7 days, 0 to end it now; never past its own
+         *     expiry), so that the holder can change its secret without a gap. After the overlap the old
+         *     token answers `401 unauthorized` ("expired") on every instance. `previous` shows the old
+         *     token with its new `expires_at`. To end the overlap early, revoke the old token.
+         *
+         *     A revoked or expired token, or a person's review desk session (the person signs in again
+         *     instead), is `409 state_conflict`; a token of another workspace is `404 not_found`. No
+         *     idempotency key, as for `POST /tokens`: a replay would have to keep the secret; when an
+         *     answer is lost, `GET /tokens` shows the new token, which can be revoked and the rotation made
+         *     again.
+         */
+        post: operations["rotateToken"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1466,15 +1499,20 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Make a one-time sign-in link for the review desk
-         * @description Answers a sign-in link for the review desk (the web page this service serves at `/`): the
-         *     address `/#/sign-in/<code>`, whose code a browser exchanges once, within 10 minutes, for
-         *     the agent token that made it (`POST /api/desk/sign-in`). The code is in the URL fragment, which
-         *     browsers never send to a server, so that it appears in no access log or proxy. The service
-         *     keeps only the code's SHA-256 and the token encrypted with a key derived from the code: the
-         *     database alone cannot give the token back. `npx cpa desk` prints a fresh link;
-         *     `npm start` prints one on a desktop instance. No body, no idempotency key: each call makes
-         *     a new link, and a link nobody used expires by itself.
+         * Make a one-time sign-in link to the review desk for a person
+         * @description Answers a sign-in link to the review desk (the web page this service serves at `/`) for the
+         *     person named in `name`: the address `/#/sign-in/<code>`, whose code a browser exchanges once,
+         *     within 10 minutes, for a session of that person's own (`POST /api/desk/sign-in`; a `cps_`
+         *     token, never the token that made the link). The code is in the URL fragment, which browsers
+         *     never send to a server, so that it appears in no access log or proxy; the service keeps only
+         *     the code's SHA-256. `npx cpa desk` prints a fresh link; `npm start` prints one on a desktop
+         *     instance.
+         *
+         *     Making a link is signing a person in, so it needs `admin`: the operator's token on the host
+         *     (the first-launch token `npx cpa desk` uses), a person already signed in (a desk session
+         *     holds every scope), or a token given `admin`. An agent's token without it is `403`. The body
+         *     is optional. No idempotency key: each call makes a new link, and a link nobody used expires
+         *     by itself.
          */
         post: operations["createDeskSignInLink"];
         delete?: never;
@@ -1493,10 +1531,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Exchange a sign-in link's code for the agent token
+         * Exchange a sign-in link's code for a person's session
          * @description The review desk calls this once when it is opened at a sign-in link (`/#/sign-in/<code>`):
-         *     it answers the agent token the link was made for, which the page keeps in the tab's
-         *     `sessionStorage` and sends as its bearer token from then on. A code works once and for 10
+         *     it signs in the person the link was made for and answers their new session, a token of its
+         *     own (`cps_` and 64 lowercase hex, kind `person` in `GET /tokens`, named after the person,
+         *     holding every scope), which the page keeps in the tab's `sessionStorage` and sends as its
+         *     bearer token from then on. The session ends 12 hours after its last use (each use moves
+         *     `expires_at` on, at most 30 days after sign-in) or when revoked (`DELETE /tokens/{id}`: the
+         *     desk's "Sign out"). A code works once and for 10
          *     minutes: the first exchange removes it, so a link seen later (a screenshot, a shell history,
          *     a log) signs nobody in, and a link someone else used first is refused to its owner, who then
          *     knows. No bearer token is needed. Refused codes count against a limit of 10 attempts per
@@ -2827,23 +2869,33 @@ export interface components {
             }[];
         };
         /**
+         * @description `agent`: a token an agent or a script holds (`cpa_…`, or the first-launch token), with the
+         *     scopes it was given. `person`: a person's review desk session (`cps_…`), made by signing in with
+         *     a one-time link, named after the person, holding every scope (the person owns the workspace),
+         *     ending 12 hours after its last use and at most 30 days after sign-in.
+         * @example agent
+         * @enum {string}
+         */
+        TokenKind: "agent" | "person";
+        /**
          * @description What a token may do; each operation declares the one it needs (`x-required-scope`).
          *     `read`: every GET. `draft`: pipelines, drafting, variants, media, imports, fetch. `approve`:
          *     moving an artifact between states (`POST /artifacts/{id}/transition`). `publish`: publishing,
          *     marking published, unscheduling. `accounts`: connecting accounts. `admin`: tokens and desk
-         *     sign-in links.
+         *     sign-in links (making a link signs a person in). A person's desk session holds every scope.
          * @example draft
          * @enum {string}
          */
         TokenScope: "read" | "draft" | "approve" | "publish" | "accounts" | "admin";
-        /** @description An agent token of the workspace, never its secret. */
+        /** @description A token of the workspace (an agent's, or a person's review desk session), never its secret. */
         Token: {
             id: components["schemas"]["ResourceId"];
-            /** @description Its name; `null` for a token `npm start` or `workspace create` made. */
+            kind: components["schemas"]["TokenKind"];
+            /** @description Its name (a person session's is the person's); `null` for a token `npm start` or `workspace create` made. */
             name: string | null;
             scopes: components["schemas"]["TokenScope"][];
             created_at: components["schemas"]["Timestamp"];
-            /** @description When it stops working (`401`); `null` when never. */
+            /** @description When it stops working (`401`); `null` when never. A person session's moves on while it is used (12 hours after its last use, at most 30 days after sign-in); a rotated token's is the end of its overlap. */
             expires_at: components["schemas"]["Timestamp"] | null;
             /** @description When it last authenticated a request, to within a minute; `null` when never. */
             last_used_at: components["schemas"]["Timestamp"] | null;
@@ -2876,6 +2928,21 @@ export interface components {
             token: components["schemas"]["Token"];
             /** @description The bearer token: `cpa_` and 64 lowercase hex (256 random bits). The prefix lets secret scanners find a leaked one. */
             secret: string;
+        };
+        RotateTokenRequest: {
+            /**
+             * @description How long the old token keeps working beside the new one, in seconds (0 … 7 days; default 24 hours).
+             * @default 86400
+             * @example 3600
+             */
+            overlap_seconds: number;
+        };
+        /** @description The new token and its secret, shown this once and kept nowhere, and the old token with the end of its overlap. */
+        RotatedToken: {
+            token: components["schemas"]["Token"];
+            /** @description The new bearer token: `cpa_` and 64 lowercase hex (256 random bits). */
+            secret: string;
+            previous: components["schemas"]["Token"];
         };
         /** @description The workspace the token belongs to, and its settings. */
         Workspace: {
@@ -3238,6 +3305,15 @@ export interface components {
             source_id: components["schemas"]["ResourceId"];
             run_id: components["schemas"]["ResourceId"];
         };
+        DeskSignInLinkRequest: {
+            /**
+             * @description The person the link signs in: their session is named so (`GET /tokens?kind=person`). Default:
+             *     the name of the signed-in person who makes the link, else `desk user`. `npx cpa desk` sends
+             *     the name of the operating system's user, or `--name`.
+             * @example Ada
+             */
+            name?: string;
+        };
         DeskSignInLink: {
             /** @description The link relative to this service's address, e.g. `/#/sign-in/<code>`; prefix it with the address the browser uses. */
             path: string;
@@ -3249,9 +3325,15 @@ export interface components {
             /** @description The code of the sign-in link, what follows `#/sign-in/`. */
             code: string;
         };
+        /** @description A person's review desk session, just signed in. */
         DeskSession: {
-            /** @description The agent token the link was made for: 64 lowercase hexadecimal characters, or `cpa_` and 64 of them. */
+            /** @description The session's bearer token, `cps_` and 64 lowercase hex: the desk keeps it in the tab's `sessionStorage` and sends it as its bearer token. It holds every scope. */
             token: string;
+            id: components["schemas"]["ResourceId"];
+            /** @description The person's name, from the link. */
+            name: string;
+            /** @description When the session ends unless it is used; each use moves this on to 12 hours later (at most 30 days after sign-in). Then the desk asks to sign in again. */
+            expires_at: components["schemas"]["Timestamp"];
         };
         /**
          * @description `evt_<uuid>`. Receivers dedupe on it.
@@ -4185,6 +4267,22 @@ export interface components {
                 "application/json": components["schemas"]["Token"];
             };
         };
+        /** @description The new token and its secret, shown this once, and the old token with the end of its overlap. */
+        RotateTokenCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "Cache-Control": components["headers"]["CacheControlNoStore"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RotatedToken"];
+            };
+        };
         /** @description The token's workspace and its settings. */
         GetWorkspaceOk: {
             headers: {
@@ -4774,7 +4872,7 @@ export interface components {
                 "application/json": components["schemas"]["DeskSignInLink"];
             };
         };
-        /** @description The code was valid and is now spent; the body carries the agent token. */
+        /** @description The code was valid and is now spent; the body carries the person's new session. */
         ExchangeDeskSignInOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -5063,6 +5161,8 @@ export interface components {
          * @example acc_0c9f3c6a105d4c27
          */
         AccountId: components["schemas"]["ResourceId"];
+        /** @description Only tokens of this kind (`person` lists the review desk sessions). */
+        TokenKindFilter: components["schemas"]["TokenKind"];
         /**
          * @description The token's id (`id` in `GET /tokens`).
          * @example tok_5d1f0a9c2b7e4a13
@@ -5871,6 +5971,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100. Default 20. */
                 limit?: components["parameters"]["PostsLimit"];
+                /** @description Only tokens of this kind (`person` lists the review desk sessions). */
+                kind?: components["parameters"]["TokenKindFilter"];
             };
             header?: never;
             path?: never;
@@ -5929,6 +6031,37 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token's id (`id` in `GET /tokens`).
+                 * @example tok_5d1f0a9c2b7e4a13
+                 */
+                id: components["parameters"]["TokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateTokenRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["RotateTokenCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["StateConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -6447,11 +6580,16 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeskSignInLinkRequest"];
+            };
+        };
         responses: {
             201: components["responses"]["CreateDeskSignInLinkCreated"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -1,7 +1,7 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "getWorkspace" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "updateWorkspace" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "getWorkspace" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "rotateToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "updateWorkspace" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMedia" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
@@ -22,7 +22,7 @@ export interface OperationsByTag {
   "Posts": "listPipelinePosts";
   "Runs": "getRun" | "listRuns";
   "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
-  "Tokens": "createToken" | "listTokens" | "revokeToken";
+  "Tokens": "createToken" | "listTokens" | "revokeToken" | "rotateToken";
   "Workspace": "getWorkspace" | "updateWorkspace";
 }
 
@@ -75,6 +75,7 @@ export interface HandlerResponseHeaders {
   refreshSource: { 202: {} };
   regenerateVariant: { 202: {} };
   revokeToken: { 200: {} };
+  rotateToken: { 201: { "Cache-Control": "no-store"; } };
   setArtifactMedia: { 200: {} };
   setPipelineDestinations: { 200: {} };
   startAccountAuthorization: { 201: { "Idempotent-Replayed"?: "true"; "Set-Cookie"?: string; } };

@@ -13,7 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { ensureDesktopToken } from './services/tokens.js';
 import { cleanupExpired } from './services/idempotency.js';
 import { sweepUnusedMedia } from './services/media.js';
-import { createSignInLink, sweepExpiredSignInLinks } from './services/desk.js';
+import { desktopSignInLink, sweepExpiredSignInLinks } from './services/desk.js';
+import { TokenCache } from './services/token-cache.js';
+import type { Authenticated } from './services/context.js';
 import { redirectUri } from './services/oauth/redirect.js';
 import { sweepAuthorizations } from './services/oauth/authorizations.js';
 import { readFileSync } from 'node:fs';
@@ -56,6 +58,9 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const lifecycle = new Lifecycle();
   const database = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   const hub = createEventHub(database, config, logger);
+  // Trusted only while this instance hears of tokens ended on another (PostgreSQL's LISTEN).
+  const tokenCache = new TokenCache<Authenticated>(() => hub.hearsOtherInstances);
+  hub.watchTokens(tokenCache);
   let worker: JobWorker | undefined;
   const cursorKey = Buffer.from(await getOrCreateSetting(database.db, 'cursor_key', randomBytes(32).toString('hex')), 'hex');
   const deps: HandlerDeps = {
@@ -70,6 +75,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     streams: hub,
     // The worker is built below, from these deps; kicks before it exists have nothing to wake.
     jobs: { kick: (lane) => worker?.kick(lane) },
+    tokenCache,
   };
 
   let tokenFile: string | null = null;
@@ -190,7 +196,8 @@ async function main() {
   installSafetyNet(running.logger);
   if (mode === 'human') {
     // The sign-in link goes to the terminal only, never into the logs (a file or a pipe get none).
-    const deskLink = running.tokenFile ? `${running.url}${(await createSignInLink(running.deps, readFileSync(running.tokenFile, 'utf8').trim())).path}` : null;
+    const desk = running.tokenFile ? await desktopSignInLink(running.deps, readFileSync(running.tokenFile, 'utf8').trim()) : null;
+    const deskLink = desk ? `${running.url}${desk}` : null;
     process.stdout.write(
       startupMessage({
         url: running.url,

@@ -1,8 +1,8 @@
 // The review desk: sign-in, then the views, routed on the URL fragment (`#/drafts/art_…`) so that
 // every view has an address a person can share and reload. docs/desk.md describes it.
 import { render } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { clientFor, exchangeCode, isToken, keepToken, signInCode, signOut, storedToken } from './session.js';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { clientFor, exchangeCode, forgetSession, keepSession, signInCode, signOut, storedSession, type DeskSession } from './session.js';
 import type { Client } from './ui.js';
 import { ActivityView } from './views/activity.js';
 import { AccountsView } from './views/accounts.js';
@@ -44,53 +44,29 @@ function useHash(): string {
   return hash;
 }
 
-function SignIn(props: { onToken: (t: string) => void; notice: string | null }) {
-  const [value, setValue] = useState('');
-  const [error, setError] = useState<string | null>(props.notice);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const token = value.trim();
-    if (!isToken(token)) return setError('An agent token is 64 lowercase hexadecimal characters, or cpa_ and 64 of them: `npx cpa token` prints one.');
-    setBusy(true);
-    // Checked with a read that every token may make (the activity of the workspace).
-    const { response } = await clientFor(token).GET('/api/sessions/activity', { params: { query: { limit: 1 } } });
-    setBusy(false);
-    if (response.status === 401) return setError('This token is not valid on this service. `npx cpa token` prints the right one.');
-    props.onToken(token);
-  };
+/** The page without a session: a person signs in with a one-time link, never with an agent's token. */
+function SignIn(props: { notice: string | null }) {
   return (
     <main id="main" class="sign-in">
       <h1>Review desk</h1>
-      <p>Sign in with the workspace's agent token, or open the one-time link that `npm start` or `npx cpa desk` prints.</p>
-      <form onSubmit={(e) => void submit(e)}>
-        <label for="token">Agent token</label>
-        <input
-          id="token"
-          type="password"
-          autocomplete="off"
-          spellcheck={false}
-          value={value}
-          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
-          aria-describedby="token-help"
-        />
-        <p id="token-help" class="help">
-          Kept in this browser tab only (session storage): closing the tab signs you out.
-        </p>
-        <button type="submit" disabled={busy}>
-          Sign in
-        </button>
-      </form>
-      {error ? (
+      <p>
+        Open the one-time sign-in link that <code>npx cpa desk</code> prints (on a desktop, <code>npm start</code> prints one too): it signs you in with a
+        session of your own, in this browser tab only.
+      </p>
+      <p class="help">
+        A person already signed in can make a link for you; so can anyone with a token that holds the <code>admin</code> scope. Agents' tokens do not sign in
+        here.
+      </p>
+      {props.notice ? (
         <p class="error" role="alert">
-          {error}
+          {props.notice}
         </p>
       ) : null}
     </main>
   );
 }
 
-function Shell(props: { client: Client; onSignOut: () => void }) {
+function Shell(props: { client: Client; person: string; onSignOut: () => void }) {
   const route = parseRoute(useHash());
   const navigated = useRef(false);
   useEffect(() => {
@@ -120,6 +96,9 @@ function Shell(props: { client: Client; onSignOut: () => void }) {
             ))}
           </ul>
         </nav>
+        <span class="who">
+          Signed in as <bdi>{props.person}</bdi>
+        </span>
         <button type="button" class="link" onClick={props.onSignOut}>
           Sign out
         </button>
@@ -137,8 +116,10 @@ function Shell(props: { client: Client; onSignOut: () => void }) {
   );
 }
 
+const ENDED = 'Your session has ended (unused for 12 hours, signed out, or revoked). Sign in again with a new link: `npx cpa desk` prints one.';
+
 function App() {
-  const [token, setToken] = useState<string | null>(storedToken());
+  const [session, setSession] = useState<DeskSession | null>(storedSession());
   const [notice, setNotice] = useState<string | null>(null);
   const [exchanging, setExchanging] = useState(() => signInCode(location.hash) !== null);
   useEffect(() => {
@@ -152,9 +133,9 @@ function App() {
       void exchangeCode(code).then((r) => {
         setExchanging(false);
         if ('token' in r) {
-          keepToken(r.token);
+          keepSession(r);
           setNotice(null);
-          setToken(r.token);
+          setSession(r);
         } else setNotice(r.error);
       });
     };
@@ -162,24 +143,24 @@ function App() {
     addEventListener('hashchange', take);
     return () => removeEventListener('hashchange', take);
   }, []);
-  const client = useMemo(() => (token ? clientFor(token) : null), [token]);
+  // Any 401 means the session ended: back to the sign-in page, saying why.
+  const ended = useCallback(() => {
+    forgetSession();
+    setSession(null);
+    setNotice(ENDED);
+  }, []);
+  const client = useMemo(() => (session ? clientFor(session.token, ended) : null), [session, ended]);
   if (exchanging) return <p class="loading">Signing in…</p>;
-  if (!client)
-    return (
-      <SignIn
-        notice={notice}
-        onToken={(t) => {
-          keepToken(t);
-          setToken(t);
-        }}
-      />
-    );
+  if (!client || !session) return <SignIn notice={notice} />;
   return (
     <Shell
       client={client}
+      person={session.name}
       onSignOut={() => {
-        signOut();
-        setToken(null);
+        void signOut(session).then(() => {
+          setSession(null);
+          setNotice('Signed out: this session no longer works anywhere.');
+        });
       }}
     />
   );

@@ -52,7 +52,7 @@ export function describeError(err: unknown): string {
   if (err instanceof ContentPipelineError) {
     const hint =
       err.status === 401
-        ? ' Sign in again with the agent token (`npx cpa token` prints it).'
+        ? ' Sign in again with a new link (`npx cpa desk` prints one).'
         : err.suggestedAction
           ? ` Suggested next step: ${err.suggestedAction.replaceAll('_', ' ')}.`
           : '';

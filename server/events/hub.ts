@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { EventWaker } from '../services/context.js';
 import { envelopeOf } from '../services/events.js';
 import type { Db, Provider } from '../store/database.js';
+import { TOKEN_CHANGE_PREFIX } from '../store/workspaces.js';
 import { EVENTS_CHANNEL, eventsAfter, maxEventSeq, workspaceEventsBetween, type EventRow } from '../store/events.js';
 import { Coalesced } from '../lib/coalesce.js';
 import { DEFAULT_LIMITS, Subscriber, type EndReason, type HubEvent, type QueueLimits } from './subscriber.js';
@@ -69,6 +70,7 @@ export class EventHub implements EventWaker {
   );
   private readonly byWorkspace = new Map<string, Set<Subscriber>>();
   private readonly committedListeners: Array<() => void> = [];
+  private tokenWatcher: TokenWatcher | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private listenClient: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -93,6 +95,21 @@ export class EventHub implements EventWaker {
   /** Called (on every instance) after events were read, e.g. to nudge the delivery worker. */
   onCommitted(listener: () => void): void {
     this.committedListeners.push(listener);
+  }
+
+  /**
+   * Hands the announcements of tokens that ended early (revoked, rotated, signed out on any
+   * instance: store/workspaces.ts `announceTokenChange`) to `watcher`, and tells it to forget
+   * everything each time the LISTEN connection is (re-)established, since announcements made while
+   * it was down are lost.
+   */
+  watchTokens(watcher: TokenWatcher): void {
+    this.tokenWatcher = watcher;
+  }
+
+  /** Whether this instance hears what other instances announce: always on SQLite, while LISTENing on PostgreSQL. */
+  get hearsOtherInstances(): boolean {
+    return this.opts.provider !== 'postgresql' || !this.opts.databaseUrl || this.listenClient !== null;
   }
 
   get subscriberCount(): number {
@@ -215,7 +232,10 @@ export class EventHub implements EventWaker {
   /** A dedicated connection (not from the pool) that LISTENs; reconnects with backoff when lost. */
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.opts.databaseUrl! });
-    client.on('notification', () => this.wake());
+    client.on('notification', (msg) => {
+      if (msg.payload?.startsWith(TOKEN_CHANGE_PREFIX)) this.tokenWatcher?.forget(msg.payload.slice(TOKEN_CHANGE_PREFIX.length));
+      else this.wake();
+    });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, null));
     try {
@@ -231,6 +251,8 @@ export class EventHub implements EventWaker {
     }
     this.listenClient = client;
     this.reconnectDelayMs = 500;
+    // Tokens may have ended while nobody listened.
+    this.tokenWatcher?.clear();
     // Anything committed while we were not listening.
     this.wake();
   }
@@ -247,6 +269,12 @@ export class EventHub implements EventWaker {
     this.reconnectTimer.unref();
     this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 30_000);
   }
+}
+
+/** What hears of tokens that ended early (services/token-cache.ts `TokenCache`). */
+export interface TokenWatcher {
+  forget(tokenId: string): void;
+  clear(): void;
 }
 
 /** What the stream handler needs of the hub (given to it at start: `HandlerDeps.streams`). */

@@ -2,44 +2,36 @@
 // the body. Unknown routes under /api need a token too, so that probing learns nothing.
 import type { RequestHandler } from 'express';
 import { forbidden, unauthorized } from '../errors.js';
-import { authenticate, hashToken, tokenCaches, type AuthResult, type CachedAuth, type Scope } from '../services/tokens.js';
-import type { ServiceDeps } from '../services/context.js';
+import { authenticate, hashToken, type Scope } from '../services/tokens.js';
+import type { AuthResult, ServiceDeps } from '../services/context.js';
 import type { RouteTable } from './route-table.js';
 
 const MESSAGES = {
   missing: 'A valid bearer token is required: send Authorization: Bearer <agent-token>.',
-  malformed: 'The bearer token is malformed: it must be 64 lowercase hexadecimal characters, or `cpa_` and 64 of them.',
+  malformed: 'The bearer token is malformed: it must be 64 lowercase hexadecimal characters, or `cpa_` (a token) or `cps_` (a desk session) and 64 of them.',
   unknown: 'The bearer token is not valid.',
   revoked: 'The bearer token was revoked.',
-  expired: 'The bearer token has expired.',
+  expired: 'The bearer token has expired (a review desk session: sign in again with a new link, `npx cpa desk`).',
   no_token_yet: 'No agent token has been created on this instance yet. On a team host run `npx cpa admin workspace create --name NAME`.',
 } as const;
 
-/** How long a token that authenticated is trusted without asking the database again. */
-export const TOKEN_CACHE_MS = 60_000;
-const TOKEN_CACHE_MAX = 10_000;
-
 /**
- * `authenticate` with its successes remembered for TOKEN_CACHE_MS, by the token's digest. The
- * lookup was one of the two queries of a read like GET /artifacts/{id} (BENCHMARKS.md). A revoked
- * token is forgotten at once (`forgetToken`, services/tokens.ts); an entry never outlives the token's expiry. Failures
- * are not remembered: a new token works at once, and guessing fills nothing.
+ * `authenticate` with its successes remembered (services/token-cache.ts, this instance's
+ * `deps.tokenCache`), by the token's digest. The lookup was one of the two queries of a read like
+ * GET /artifacts/{id} (BENCHMARKS.md). A token that ends early is forgotten at once on every
+ * instance (`forgetToken`, services/tokens.ts); an entry never outlives the token's expiry.
+ * Failures are not remembered: a new token works at once, and guessing fills nothing.
  */
 function cachedAuthenticate(deps: ServiceDeps): (token: string | null) => Promise<AuthResult> {
-  const known = new Map<string, CachedAuth>();
-  tokenCaches.add(known);
   return async (token) => {
     if (!token) return authenticate(deps, token);
     const key = hashToken(token);
     const now = deps.clock.now().getTime();
-    const hit = known.get(key);
-    if (hit && hit.until > now) return hit.result;
+    const hit = deps.tokenCache.get(key, now);
+    if (hit) return hit;
+    const mark = deps.tokenCache.mark;
     const result = await authenticate(deps, token);
-    if (result.ok) {
-      if (known.size >= TOKEN_CACHE_MAX) known.clear();
-      const until = Math.min(now + TOKEN_CACHE_MS, result.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY);
-      known.set(key, { result, until });
-    }
+    if (result.ok) deps.tokenCache.set(key, result, now, mark);
     return result;
   };
 }

@@ -10,7 +10,7 @@ import type { ArtifactRow } from '../store/artifacts.js';
 import { withdrawApproval } from '../store/artifacts.js';
 import type { Db } from '../store/database.js';
 import * as workspaces from '../store/workspaces.js';
-import type { Caller, ServiceDeps } from './context.js';
+import { actorOf, type Caller, type ServiceDeps } from './context.js';
 
 type S = components['schemas'];
 
@@ -18,12 +18,12 @@ type S = components['schemas'];
 export const holdsApprove = (caller: Caller) => caller.scopes.includes('approve');
 
 /**
- * Who approves when `caller` does, as `approved_by` shows it: the token's name, or `first-launch
- * token` for the unnamed token `npm start` or `workspace create` made. The one place that names
- * an approver (a person's desk session names the person here once sessions exist).
+ * Who approves when `caller` does, as `approved_by` shows it: the person's name for a desk
+ * session, the token's name for an agent's, or `first-launch token` for the unnamed token
+ * `npm start` or `workspace create` made. The one place that names an approver.
  */
 export function approverName(_deps: Pick<ServiceDeps, 'db'>, caller: Caller): Promise<string> {
-  return Promise.resolve(caller.tokenName ?? 'first-launch token');
+  return Promise.resolve(actorOf(caller).name ?? 'first-launch token');
 }
 
 /** The approval a caller holding `approve` gives, or null for a caller without it. */

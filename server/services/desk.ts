@@ -1,50 +1,75 @@
 // Sign-in links for the review desk (docs/desk.md, "Signing in"). A link carries a one-time code
-// in its URL fragment; the service keeps only the code's SHA-256 (the setting's key) and the agent
-// token encrypted with AES-256-GCM under a key derived from the code, so that neither the database
-// nor a log line gives the token back: only the code does, once, within LINK_TTL_MS.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+// in its URL fragment and signs one named person in: its exchange makes a session of that
+// person's own (services/tokens.ts `createPersonSession`, a `cps_` token), never an agent's token.
+// The service keeps only the code's SHA-256 (the setting's key) beside the workspace and the
+// person's name, so that neither the database nor a log line signs anybody in: only the code
+// does, once, within LINK_TTL_MS.
+import { createHash, randomBytes } from 'node:crypto';
+import { userInfo } from 'node:os';
 import { unauthorized } from '../errors.js';
 import { deleteSetting, insertSetting, settingsWithPrefix, takeSetting } from '../store/settings.js';
-import type { ServiceDeps } from './context.js';
+import type { components } from '../../generated/api.js';
+import type { Caller, ServiceDeps } from './context.js';
+import { findToken } from '../store/workspaces.js';
+import { createPersonSession, hashToken } from './tokens.js';
 
 export const LINK_TTL_MS = 10 * 60 * 1000;
 const PREFIX = 'desk_sign_in:';
+/** The name of a person signed in by a link that named nobody, made by an agent's token. */
+export const DEFAULT_PERSON_NAME = 'desk user';
 
-interface Sealed {
-  iv: string;
-  tag: string;
-  data: string;
+interface Pending {
+  workspace_id: string;
+  name: string;
   expires_at: string;
 }
 
-const keyOf = (code: string) => createHash('sha256').update(`content-pipeline desk key\0${code}`).digest();
 const idOf = (code: string) => PREFIX + createHash('sha256').update(`content-pipeline desk id\0${code}`).digest('hex');
 
 export const REFUSED =
   'This sign-in link is not valid: it was used already, expired (links last 10 minutes), or never existed. Run `npx cpa desk` for a new one.';
 
-/** Makes a one-time sign-in link for `token` (the caller's own agent token). */
-export async function createSignInLink(deps: Pick<ServiceDeps, 'db' | 'clock'>, token: string): Promise<{ path: string; code: string; expires_at: string }> {
+/**
+ * Makes a one-time sign-in link for the person `name` in the caller's workspace; without a name,
+ * the caller's own when a person makes it, else DEFAULT_PERSON_NAME.
+ */
+export async function createSignInLink(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  caller: Pick<Caller, 'workspaceId' | 'actor'>,
+  name?: string,
+): Promise<components['schemas']['DeskSignInLink']> {
+  const person = name?.trim() || (caller.actor?.kind === 'person' ? caller.actor.name : null) || DEFAULT_PERSON_NAME;
   const code = randomBytes(16).toString('base64url'); // 22 characters, 128 bits
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(code), iv);
-  const data = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
   const expiresAt = new Date(deps.clock.now().getTime() + LINK_TTL_MS).toISOString();
-  const sealed: Sealed = { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64'), expires_at: expiresAt };
-  await insertSetting(deps.db, idOf(code), JSON.stringify(sealed));
+  const pending: Pending = { workspace_id: caller.workspaceId, name: person, expires_at: expiresAt };
+  await insertSetting(deps.db, idOf(code), JSON.stringify(pending));
   return { path: `/#/sign-in/${code}`, code, expires_at: expiresAt };
 }
 
-/** Spends a link's code: answers the token it was made for, or throws 401 (unknown, spent or expired). */
-export async function exchangeSignInCode(deps: Pick<ServiceDeps, 'db' | 'clock'>, code: string): Promise<{ token: string }> {
+/** The operating system's user name (what `npm start` and `npx cpa desk` sign in), or DEFAULT_PERSON_NAME. */
+export function osUserName(): string {
+  try {
+    return userInfo().username.trim().slice(0, 100) || DEFAULT_PERSON_NAME;
+  } catch {
+    return DEFAULT_PERSON_NAME;
+  }
+}
+
+/** `npm start`'s link on a desktop instance: for the operating system's user, in the workspace of the token file's token (null when the token is unknown). */
+export async function desktopSignInLink(deps: Pick<ServiceDeps, 'db' | 'clock'>, token: string): Promise<string | null> {
+  const row = await findToken(deps.db, hashToken(token));
+  return row ? (await createSignInLink(deps, { workspaceId: row.workspaceId }, osUserName())).path : null;
+}
+
+/** Spends a link's code: signs its person in (a new session, its secret answered once), or throws 401 (unknown, spent or expired). */
+export async function exchangeSignInCode(deps: Pick<ServiceDeps, 'db' | 'clock' | 'ids'>, code: string): Promise<components['schemas']['DeskSession']> {
   const value = await takeSetting(deps.db, idOf(code));
   if (value === null) throw unauthorized(REFUSED);
-  const sealed = JSON.parse(value) as Sealed;
-  if (Date.parse(sealed.expires_at) <= deps.clock.now().getTime()) throw unauthorized(REFUSED);
-  const decipher = createDecipheriv('aes-256-gcm', keyOf(code), Buffer.from(sealed.iv, 'base64'));
-  decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-  const token = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
-  return { token };
+  const pending = JSON.parse(value) as Partial<Pending>;
+  // A link made before sign-in links named a person (it sealed a token) has no workspace: refused like an expired one.
+  if (!pending.workspace_id || !pending.name || !(Date.parse(pending.expires_at ?? '') > deps.clock.now().getTime())) throw unauthorized(REFUSED);
+  const { secret, row } = await createPersonSession(deps, pending.workspace_id, pending.name);
+  return { token: secret, id: row.id, name: pending.name, expires_at: row.expiresAt!.toISOString() };
 }
 
 /** Removes the links that expired unused (the hourly sweep); answers how many. */
@@ -54,7 +79,7 @@ export async function sweepExpiredSignInLinks(deps: Pick<ServiceDeps, 'db' | 'cl
   for (const { key, value } of await settingsWithPrefix(deps.db, PREFIX)) {
     let expires = 0;
     try {
-      expires = Date.parse((JSON.parse(value) as Sealed).expires_at);
+      expires = Date.parse((JSON.parse(value) as Pending).expires_at);
     } catch {
       // unreadable: remove it
     }

@@ -159,9 +159,10 @@ export async function listImports(deps: ServiceDeps, caller: Caller, q: PageQuer
   };
 }
 
-export async function listTokens(deps: ServiceDeps, caller: Caller, q: PageQuery): Promise<S['TokenList']> {
-  const p = pager(deps, caller, 'tokens', {}, q);
-  const { rows, next_cursor } = p.cut(await store.tokenPage(deps.db, p.query), createdAt);
+export async function listTokens(deps: ServiceDeps, caller: Caller, q: PageQuery & { kind?: string }): Promise<S['TokenList']> {
+  const filter = q.kind === undefined ? {} : { kind: q.kind };
+  const p = pager(deps, caller, 'tokens', filter, q);
+  const { rows, next_cursor } = p.cut(await store.tokenPage(deps.db, { ...p.query, ...filter }), createdAt);
   return { data: rows.map(tokenView), next_cursor };
 }
 

@@ -142,7 +142,7 @@ export const refreshJob: JobHandler = async (ctx) => {
   const source = typeof id === 'string' ? await sources.findSource(deps.db, run.workspaceId, id) : null;
   if (!source) throw new JobError('not_found', 'The source of this refresh no longer exists.');
   // The run acts for the workspace that queued it; markdown mode needs no token-bound schema.
-  const page = await fetchUrl(deps, { workspaceId: run.workspaceId, tokenId: run.id, scopes: [], tokenName: null }, { url: source.url, mode: 'markdown' });
+  const page = await fetchUrl(deps, { workspaceId: run.workspaceId, tokenId: run.id, scopes: [] }, { url: source.url, mode: 'markdown' });
   const markdown = page.markdown ?? '';
   const contentHash = createHash('sha256')
     .update(`${page.title ?? ''}\n${markdown}`)

@@ -4,10 +4,11 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { components } from '../../generated/api.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, notFound, stateConflict } from '../errors.js';
 import { isRepresentable } from '../lib/instants.js';
+import { transaction } from '../store/database.js';
 import * as store from '../store/workspaces.js';
-import type { Caller, ServiceDeps } from './context.js';
+import type { AuthResult, Caller, ServiceDeps } from './context.js';
 
 import { TOKEN_FILE } from '../../shared/token-file.js';
 
@@ -17,6 +18,16 @@ const TOKEN_RE = /^[0-9a-f]{64}$/;
 /** The fixed prefix of a named token, so that a secret scanner recognises a leaked one. */
 export const NAMED_TOKEN_PREFIX = 'cpa_';
 const NAMED_TOKEN_RE = /^cpa_[0-9a-f]{64}$/;
+/** The fixed prefix of a person's review desk session (services/desk.ts), told apart from an agent's token at a glance. */
+export const SESSION_PREFIX = 'cps_';
+const SESSION_RE = /^cps_[0-9a-f]{64}$/;
+/** A person session ends after this long unused; each use (written at most once a LAST_USED_RESOLUTION_MS) pushes the end on. */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+/** …and at the latest this long after sign-in, however much it is used. */
+export const SESSION_MAX_MS = 30 * 24 * 60 * 60 * 1000;
+/** The longest overlap of a rotation: the old token works at most this long beside the new one. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 60 * 60;
 
 /** What a token may do, each the `x-required-scope` of some operations of the description. */
 export const SCOPES = ['read', 'draft', 'approve', 'publish', 'accounts', 'admin'] as const;
@@ -26,8 +37,10 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 export const generateToken = () => randomBytes(32).toString('hex');
-/** Whether a presented bearer token has one of the two shapes a token can have. */
-export const wellFormedToken = (token: string) => TOKEN_RE.test(token) || NAMED_TOKEN_RE.test(token);
+/** Whether a presented bearer token has one of the shapes a token or a person session can have. */
+export const wellFormedToken = (token: string) => TOKEN_RE.test(token) || NAMED_TOKEN_RE.test(token) || SESSION_RE.test(token);
+/** A stored token's kind (the column holds `agent` or `person`). */
+const kindOf = (r: store.TokenRow): 'agent' | 'person' => (r.kind === 'person' ? 'person' : 'agent');
 /** The scopes of a stored token (space-separated in the column), unknown words dropped. */
 export const scopesOf = (column: string): Scope[] => SCOPES.filter((s) => column.split(' ').includes(s));
 export const tokenFilePath = (dataDir: string) => path.join(dataDir, TOKEN_FILE);
@@ -55,14 +68,16 @@ function writeTokenFile(file: string, token: string) {
 /**
  * Desktop first launch: creates the workspace and its token and writes the token file. When the
  * workspace exists but the token file is gone (or holds a token the database does not know), a new
- * token is issued for the first workspace and written. Returns the file's path and what was
+ * token is issued for the first workspace and written (also when the file's token was revoked or
+ * has expired, e.g. rotated). Returns the file's path and what was
  * created: `'workspace'`, `'token'`, or null when the file already held a valid token.
  */
 export async function ensureDesktopToken(deps: ServiceDeps, dataDir: string): Promise<{ file: string; created: 'workspace' | 'token' | null }> {
   const file = tokenFilePath(dataDir);
   const existing = existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
   const row = existing && TOKEN_RE.test(existing) ? await store.findToken(deps.db, hashToken(existing)) : null;
-  if (row && !row.revokedAt) {
+  // Revoked, or expired (the end of a rotation's overlap): the file needs a token that works.
+  if (row && !row.revokedAt && !(row.expiresAt && row.expiresAt.getTime() <= deps.clock.now().getTime())) {
     return { file, created: null };
   }
   const workspace = await store.firstWorkspace(deps.db);
@@ -76,15 +91,13 @@ export async function ensureDesktopToken(deps: ServiceDeps, dataDir: string): Pr
   return { file, created: 'token' };
 }
 
-export type AuthResult =
-  | { ok: true; caller: Caller; scopes: Scope[]; expiresAt: Date | null }
-  | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'no_token_yet' | 'revoked' | 'expired' };
-
 /**
  * Checks a bearer token: looked up by its digest, then the digests compared in constant time; a
- * revoked or expired token is refused. Records the last use, at most once a LAST_USED_RESOLUTION_MS.
+ * revoked or expired token is refused. Records the last use, at most once a LAST_USED_RESOLUTION_MS;
+ * a person session's end moves on with it (SESSION_IDLE_MS after now, never past SESSION_MAX_MS
+ * after sign-in). The caller's `actor` says whether a person or an agent is calling.
  */
-export async function authenticate(deps: ServiceDeps, token: string | null): Promise<AuthResult> {
+export async function authenticate(deps: Pick<ServiceDeps, 'db' | 'clock'>, token: string | null): Promise<AuthResult> {
   if (!token) return { ok: false, reason: (await store.countWorkspaces(deps.db)) === 0 ? 'no_token_yet' : 'missing' };
   if (!wellFormedToken(token)) return { ok: false, reason: 'malformed' };
   const digest = hashToken(token);
@@ -95,36 +108,36 @@ export async function authenticate(deps: ServiceDeps, token: string | null): Pro
   const now = deps.clock.now();
   if (row.revokedAt) return { ok: false, reason: 'revoked' };
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await store.touchToken(deps.db, row.id, now);
+  const kind = kindOf(row);
+  let expiresAt = row.expiresAt;
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    if (kind === 'person') expiresAt = sessionEnd(row.createdAt, now);
+    await store.touchToken(deps.db, row.id, now, kind === 'person' ? expiresAt! : undefined);
+  }
   const scopes = scopesOf(row.scopes);
-  return { ok: true, caller: { workspaceId: row.workspaceId, tokenId: row.id, scopes, tokenName: row.name }, scopes, expiresAt: row.expiresAt };
+  return { ok: true, caller: { workspaceId: row.workspaceId, tokenId: row.id, scopes, actor: { kind, id: row.id, name: row.name } }, scopes, expiresAt };
 }
+
+/** When a person session used at `now` ends: SESSION_IDLE_MS later, at most SESSION_MAX_MS after its sign-in. */
+const sessionEnd = (createdAt: Date, now: Date) => new Date(Math.min(now.getTime() + SESSION_IDLE_MS, createdAt.getTime() + SESSION_MAX_MS));
 
 type S = components['schemas'];
 
-/** A success of `authenticate`, as the bearer check's cache (http/auth.ts) keeps it until `until`. */
-export interface CachedAuth {
-  result: Extract<AuthResult, { ok: true }>;
-  until: number;
-}
-/** Every token cache of this process, so that a revocation clears the token from each at once. */
-export const tokenCaches = new Set<Map<string, CachedAuth>>();
-
 /**
- * Forgets a token in every cache of this process (after it was revoked): its next request asks
- * the database. Another instance on the same database trusts its cached answer for at most
- * TOKEN_CACHE_MS (http/auth.ts).
+ * Forgets a token that ended early (revoked, rotated, signed out) in this instance's token cache,
+ * and on PostgreSQL tells every other instance to forget it too (services/token-cache.ts): its
+ * next request, wherever it goes, asks the database.
  */
-export function forgetToken(tokenId: string): void {
-  for (const known of tokenCaches) {
-    for (const [key, entry] of known) if (entry.result.caller.tokenId === tokenId) known.delete(key);
-  }
+export async function forgetToken(deps: Pick<ServiceDeps, 'db' | 'provider' | 'tokenCache'>, tokenId: string): Promise<void> {
+  deps.tokenCache.forget(tokenId);
+  await store.announceTokenChange(deps.db, deps.provider, tokenId);
 }
 
 /** A token as the API shows it: never its secret (the service has only its digest anyway). */
 export function tokenView(r: store.TokenRow): S['Token'] {
   return {
     id: r.id,
+    kind: kindOf(r),
     name: r.name,
     scopes: scopesOf(r.scopes),
     created_at: r.createdAt.toISOString(),
@@ -155,10 +168,65 @@ export async function createNamedToken(deps: ServiceDeps, caller: Caller, body: 
   return { token: tokenView(row), secret };
 }
 
-/** Revokes a token of the caller's workspace: 401 from its next request on (this instance forgets it at once). */
+/** Revokes a token or person session of the caller's workspace: 401 from its next request on, on every instance. */
 export async function revokeToken(deps: ServiceDeps, caller: Caller, id: string): Promise<S['Token']> {
   const row = await store.revokeToken(deps.db, caller.workspaceId, id, deps.clock.now());
   if (!row) throw notFound('token');
-  forgetToken(row.id);
+  await forgetToken(deps, row.id);
   return tokenView(row);
+}
+
+/** A person's review desk session (services/desk.ts signs one in): every scope, SESSION_IDLE_MS to live, renewed while used. */
+export async function createPersonSession(
+  deps: Pick<ServiceDeps, 'db' | 'ids' | 'clock'>,
+  workspaceId: string,
+  name: string,
+): Promise<{ secret: string; row: store.TokenRow }> {
+  const secret = SESSION_PREFIX + generateToken();
+  const row = await store.addToken(deps.db, {
+    id: deps.ids.id('tok'),
+    workspaceId,
+    tokenHash: hashToken(secret),
+    name,
+    kind: 'person',
+    expiresAt: new Date(deps.clock.now().getTime() + SESSION_IDLE_MS),
+  });
+  return { secret, row };
+}
+
+/**
+ * Rotates an agent token: a new token with the same name, scopes and expiry (its secret in this
+ * answer only), while the old one keeps working for `overlapSeconds` more (never longer than it
+ * would have anyway), then answers `401` (`expired`). A revoked or expired token, or a person's
+ * session (which signs in again instead), is 409 state_conflict.
+ */
+export async function rotateToken(
+  deps: ServiceDeps,
+  caller: Caller,
+  id: string,
+  overlapSeconds = DEFAULT_ROTATION_OVERLAP_SECONDS,
+): Promise<S['RotatedToken']> {
+  const now = deps.clock.now();
+  const { created, secret, previous } = await transaction(deps.db, async (tx) => {
+    const old = await store.tokenById(tx, caller.workspaceId, id);
+    if (!old) throw notFound('token');
+    if (kindOf(old) === 'person') throw stateConflict(`Token ${id} is a person's review desk session: it is not rotated; the person signs in again.`);
+    if (old.revokedAt) throw stateConflict(`Token ${id} was revoked at ${old.revokedAt.toISOString()}: create a new token instead.`);
+    if (old.expiresAt && old.expiresAt.getTime() <= now.getTime())
+      throw stateConflict(`Token ${id} expired at ${old.expiresAt.toISOString()}: create a new token instead.`);
+    const secret = NAMED_TOKEN_PREFIX + generateToken();
+    const created = await store.addToken(tx, {
+      id: deps.ids.id('tok'),
+      workspaceId: caller.workspaceId,
+      tokenHash: hashToken(secret),
+      name: old.name ?? undefined,
+      scopes: old.scopes,
+      expiresAt: old.expiresAt,
+    });
+    const end = new Date(Math.min(now.getTime() + overlapSeconds * 1000, old.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY));
+    await store.setTokenExpiry(tx, old.id, end);
+    return { created, secret, previous: { ...old, expiresAt: end } };
+  });
+  await forgetToken(deps, previous.id);
+  return { token: tokenView(created), secret, previous: tokenView(previous) };
 }

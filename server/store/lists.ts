@@ -119,9 +119,10 @@ export async function importPage(db: Db, q: Page): Promise<ImportRow[]> {
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }
 
-/** The workspace's tokens, newest first (revoked ones too: the list says when). */
-export async function tokenPage(db: Db, q: Page): Promise<TokenRow[]> {
+/** The workspace's tokens, newest first (revoked ones too: the list says when); with `kind`, of that kind only. */
+export async function tokenPage(db: Db, q: Page & { kind?: string }): Promise<TokenRow[]> {
   let query = db.selectFrom('AgentToken').selectAll().where('workspaceId', '=', q.workspaceId);
+  if (q.kind !== undefined) query = query.where('kind', '=', q.kind);
   const after = q.after;
   if (after) query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '<', eb.tuple(after.at, after.id)));
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(q.limit).execute();

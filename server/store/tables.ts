@@ -60,6 +60,11 @@ export type AgentToken = {
      */
     lastUsedAt: Date | null;
     revokedAt: Date | null;
+    /**
+     * `agent` (a token an agent or script holds) or `person` (a review desk session: `cps_`, every
+     * scope, its `expiresAt` slides while it is used, up to 30 days after `createdAt`).
+     */
+    kind: Generated<string>;
 };
 export type Artifact = {
     id: string;

@@ -1,5 +1,7 @@
 // Workspaces and their agent tokens (stored as SHA-256 hex digests).
-import { first, transaction, type Db, type Row } from './database.js';
+import { sql } from 'kysely';
+import { first, transaction, type Db, type Provider, type Row } from './database.js';
+import { EVENTS_CHANNEL } from './events.js';
 
 export type WorkspaceRow = Row<'Workspace'>;
 export type TokenRow = Row<'AgentToken'>;
@@ -60,6 +62,8 @@ export interface NewToken {
   name?: string;
   scopes?: string;
   expiresAt?: Date | null;
+  /** `agent` (the default) or `person` (a review desk session). */
+  kind?: 'agent' | 'person';
 }
 
 export async function addToken(db: Db, t: NewToken): Promise<TokenRow> {
@@ -74,9 +78,30 @@ export function findToken(db: Db, tokenHash: string): Promise<TokenRow | null> {
   return first(db.selectFrom('AgentToken').selectAll().where('tokenHash', '=', tokenHash));
 }
 
-/** Records a token's last use (the caller decides how rarely). */
-export async function touchToken(db: Db, id: string, at: Date): Promise<void> {
-  await db.updateTable('AgentToken').set({ lastUsedAt: at }).where('id', '=', id).execute();
+/** Records a token's last use (the caller decides how rarely), and a person session's renewed expiry. */
+export async function touchToken(db: Db, id: string, at: Date, expiresAt?: Date): Promise<void> {
+  await db
+    .updateTable('AgentToken')
+    .set(expiresAt ? { lastUsedAt: at, expiresAt } : { lastUsedAt: at })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Sets when a token stops working (a rotation's end of overlap). */
+export async function setTokenExpiry(db: Db, id: string, expiresAt: Date): Promise<void> {
+  await db.updateTable('AgentToken').set({ expiresAt }).where('id', '=', id).execute();
+}
+
+/** The payload prefix, on the events channel, of "this token ended early: forget it" (events/hub.ts). */
+export const TOKEN_CHANGE_PREFIX = 'token:';
+
+/**
+ * Tells every instance on the same PostgreSQL database that a token ended early (revoked, rotated,
+ * signed out), so that none trusts its cached answer for it. Nothing to tell on SQLite (one process).
+ */
+export async function announceTokenChange(db: Db, provider: Provider, tokenId: string): Promise<void> {
+  if (provider !== 'postgresql') return;
+  await sql`SELECT pg_notify(${sql.lit(EVENTS_CHANNEL)}, ${TOKEN_CHANGE_PREFIX + tokenId})`.execute(db);
 }
 
 /** A token of the workspace, by id. */

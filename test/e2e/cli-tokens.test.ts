@@ -1,5 +1,6 @@
-// `cpa tokens create|list|revoke` (issue 32): a named token with fewer scopes, its secret printed
-// once, the list without secrets, and revocation; the token works, within its scopes, until then.
+// `cpa tokens create|list|rotate|revoke` (issue 32): a named token with fewer scopes, its secret
+// printed once, the list without secrets, rotation with an overlap, and revocation; the token
+// works, within its scopes, until then.
 // `cpa workspace get|set`: the approval gate, changed only with admin.
 import { describe, expect, it, vi } from 'vitest';
 import { cliServer, expectExit, json } from './support.js';
@@ -32,6 +33,39 @@ describe('cpa tokens', () => {
     const after = await withIt(['pipelines', 'list']);
     expectExit(after, 3); // unauthorized
     expect(after.stderr).toContain('revoked');
+  });
+
+  it('rotates a token: the new secret printed once, the old one working for the overlap; a bad overlap is refused before any call', async () => {
+    const created = json<{ token: { id: string }; secret: string }>(await t.run(['tokens', 'create', '--name', 'rotating', '--scope', 'read', '--json']));
+    const rotated = await t.run(['tokens', 'rotate', created.token.id, '--overlap', '1h']);
+    expectExit(rotated, 0);
+    const secret = rotated.stdout.trim();
+    expect(secret).toMatch(/^cpa_[0-9a-f]{64}$/);
+    expect(rotated.stderr).toContain(`replaces ${created.token.id}`);
+    expectExit(await t.run(['--token', secret, 'pipelines', 'list']), 0);
+    expectExit(await t.run(['--token', created.secret, 'pipelines', 'list']), 0); // within the overlap
+
+    const listed = json<{ data: Array<{ id: string; kind: string; expires_at: string | null }> }>(await t.run(['tokens', 'list', '--limit', '100', '--json']));
+    const old = listed.data.find((x) => x.id === created.token.id)!;
+    expect(old.kind).toBe('agent');
+    expect(Math.abs(Date.parse(old.expires_at!) - (Date.now() + 3600_000))).toBeLessThan(120_000);
+
+    // No overlap: the old one is 401 at once.
+    const again = await t.run([
+      'tokens',
+      'rotate',
+      json<{ token: { id: string } }>(await t.run(['tokens', 'create', '--name', 'now', '--scope', 'read', '--json'])).token.id,
+      '--overlap',
+      '0',
+      '--json',
+    ]);
+    expectExit(again, 0);
+    const { previous } = json<{ previous: { id: string; expires_at: string } }>(again);
+    expect(Date.parse(previous.expires_at)).toBeLessThanOrEqual(Date.now());
+
+    const bad = await t.run(['tokens', 'rotate', created.token.id, '--overlap', 'soon']);
+    expectExit(bad, 2);
+    expect(bad.stderr).toContain('--overlap');
   });
 });
 

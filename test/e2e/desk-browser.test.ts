@@ -1,6 +1,6 @@
 // The review desk in a real browser (Debian's Chromium, driven by playwright-core), on the
 // database of the run (SQLite or PostgreSQL), with every request to another host blocked: sign in
-// (pasted token, then a one-time link), upload an export with its progress and ingest it, draft
+// (a one-time link making a session of the person's own; sign out; a session ended elsewhere), upload an export with its progress and ingest it, draft
 // from a post, edit a thread part past the limit and see it refused as you type, approve,
 // schedule in another time zone (a skipped hour refused, then a valid time shown in UTC and
 // local), see it on the calendar, publish it to the fake Mastodon, see the activity resume after a
@@ -104,7 +104,7 @@ describe('the review desk in Chromium', () => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    // The walk causes two 4xx answers on purpose (a wrong token, a skipped local time), checked where they happen.
+    // The walk causes 4xx answers on purpose (a spent link, a revoked session, a skipped local time), checked where they happen.
     collectPageErrors(page, consoleErrors);
   });
   afterAll(async () => {
@@ -114,26 +114,46 @@ describe('the review desk in Chromium', () => {
   });
 
   it('walks sign-in, import, draft, edit, approve, schedule, calendar, publish and activity, accessibly and safely', async () => {
-    // ---- sign in by pasting the token: a wrong one is refused with what to do ----
+    // ---- without a session: the page asks for a one-time link; a link used already is refused with what to do ----
     await page.goto(`${s.url}/`);
-    await page.getByLabel('Agent token').fill('0'.repeat(64));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('alert').filter({ hasText: 'npx cpa token' }).waitFor();
-    expect(await axeFindings(), 'axe on the sign-in form').toEqual([]);
+    await page.getByText('npx cpa desk').first().waitFor();
+    expect(await page.getByLabel('Agent token').count()).toBe(0); // no agent token is typed into the desk
+    const spent = await unwrap(s.client().POST('/api/desk/sign-in-links', { body: { name: 'Ada' } }));
+    await unwrap(s.client().POST('/api/desk/sign-in', { body: { code: spent.code } }));
+    await page.goto(`${s.url}${spent.path}`);
+    await page.getByRole('alert').filter({ hasText: 'used already' }).waitFor();
+    expect(await axeFindings(), 'axe on the sign-in page').toEqual([]);
     await shot('sign-in');
-    await page.getByLabel('Agent token').fill(s.token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Inbox' }).waitFor();
-    await page.getByRole('button', { name: 'Sign out' }).click();
 
-    // ---- sign in with a one-time link: the code leaves the address bar, a second use is refused ----
-    const link = await unwrap(s.client().POST('/api/desk/sign-in-links'));
-    await page.goto(`${s.url}${link.path}`);
-    await page.getByRole('heading', { level: 1, name: 'Inbox' }).waitFor();
-    expect(page.url()).not.toContain(link.code);
-    expect(page.url()).not.toContain(s.token);
-    expect(await page.evaluate(() => sessionStorage.getItem('cpa.desk.token'))).toBe(s.token);
-    expect(await page.evaluate(() => JSON.stringify(Object.entries(localStorage)))).not.toContain(s.token);
+    // ---- sign in with a one-time link: a session of Ada's own; the code leaves the address bar ----
+    const signIn = async () => {
+      const link = await unwrap(s.client().POST('/api/desk/sign-in-links', { body: { name: 'Ada' } }));
+      await page.goto(`${s.url}${link.path}`);
+      await page.getByRole('heading', { level: 1, name: 'Inbox' }).waitFor();
+      expect(page.url()).not.toContain(link.code);
+      const kept = JSON.parse((await page.evaluate(() => sessionStorage.getItem('cpa.desk.session'))) ?? '{}') as { token: string; id: string; name: string };
+      expect(kept.token).toMatch(/^cps_[0-9a-f]{64}$/);
+      return kept;
+    };
+    const first = await signIn();
+    expect(first.name).toBe('Ada');
+    await page.getByText('Signed in as Ada').waitFor();
+    expect(await page.evaluate(() => JSON.stringify(Object.entries(sessionStorage)))).not.toContain(s.token);
+    expect(await page.evaluate(() => JSON.stringify(Object.entries(localStorage)))).not.toMatch(/cp[as]_|[0-9a-f]{64}/);
+
+    // ---- sign out revokes the session: a copy of it no longer works ----
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Signed out' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('cpa.desk.session'))).toBeNull();
+    expect((await s.client(first.token).GET('/api/agent/v1/pipelines')).response.status).toBe(401);
+
+    // ---- a session that ended elsewhere (revoked, or 12 hours unused): the page asks to sign in again ----
+    const ended = await signIn();
+    await unwrap(s.client().DELETE('/api/agent/v1/tokens/{id}', { params: { path: { id: ended.id } } }));
+    await page.evaluate(() => (location.hash = '#/activity'));
+    await page.getByRole('alert').filter({ hasText: 'Your session has ended' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('cpa.desk.session'))).toBeNull();
+    await signIn();
 
     // ---- by keyboard: from the top of the page, Tab reaches the views' links, Enter opens one ----
     await page.reload();

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIdempotencyKey, type Schemas } from '../../clients/typescript/src/index.js';
 import { seedArtifact } from '../support/seed.js';
-import { getArtifact, moveArtifact, publishingWorld, V1 } from '../support/api.js';
+import { callWith, getArtifact, moveArtifact, publishingWorld, V1 } from '../support/api.js';
 import { waitForRun } from '../support/runs.js';
 import { beforeMigration, type BeforeMigration } from '../support/migration.js';
 import { testDbKind } from '../support/database.js';
@@ -129,6 +129,18 @@ describe('with the gate on', () => {
     const run = await waitForRun(w.s.running.deps, (accepted.body.run as { run_id: string }).run_id);
     expect(run.status).toBe('succeeded');
     expect(await getArtifact(w.s, id)).toMatchObject({ state: 'published', approved_by: 'Ada (approver)' });
+  });
+
+  it('a person signed in to the desk approves, and approved_by names the person, not a token', async () => {
+    const link = await callWith(w.s, 'POST', '/api/desk/sign-in-links', w.s.token, { name: 'Grace Hopper' });
+    expect(link.status).toBe(201);
+    const exchanged = await callWith(w.s, 'POST', '/api/desk/sign-in', null, { code: link.body.code });
+    expect(exchanged.status).toBe(200);
+    const session = exchanged.body.token as string;
+    const id = await inReview('Approved by a person in the desk');
+    const approved = await transition(session, id, 'ready');
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ state: 'ready', approved_by: 'Grace Hopper' });
   });
 
   it('the first-launch token (every scope, as the desk signs in) publishes a review artifact and approves it in the same step', async () => {

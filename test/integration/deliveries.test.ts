@@ -3,6 +3,7 @@
 // in a moment). Covers the signature of every attempt (checked with node:crypto), the retry
 // schedule with its jitter bounds, the classification of answers, the 8 KiB audit body, the lease
 // after a crash and a restart, and the operators' `cpa admin deliveries list|show|retry`.
+import { TokenCache } from '../../server/services/token-cache.js';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import { pino } from 'pino';
@@ -62,6 +63,7 @@ function depsOn(handle: DatabaseHandle): ServiceDeps {
     outbound: createOutboundClient(config),
     events: { wake: () => {} },
     jobs: { kick: () => {} },
+    tokenCache: new TokenCache(),
   } as ServiceDeps;
 }
 

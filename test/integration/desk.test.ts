@@ -1,10 +1,14 @@
 // The review desk's server side: the page and its assets at `/` under a strict
 // Content-Security-Policy, and the one-time sign-in links (docs/desk.md, "Signing in"): a code
-// works once, for 10 minutes, is stored only hashed beside the token encrypted under it, and
-// unauthenticated exchanges are rate-limited per client address.
+// works once, for 10 minutes, signs its person in with a session of their own (never the token
+// that made the link), is stored only hashed, and unauthenticated exchanges are rate-limited per
+// client address.
 import { execFileSync } from 'node:child_process';
+import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
+import { randomIds } from '../../server/lib/clock.js';
+import { workspaceOf } from '../support/seed.js';
 import { createSignInLink, exchangeSignInCode, LINK_TTL_MS, sweepExpiredSignInLinks } from '../../server/services/desk.js';
 import { SIGN_IN_ATTEMPTS_PER_MINUTE } from '../../server/http/desk.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -53,13 +57,17 @@ describe('the page', () => {
 });
 
 describe('sign-in links', () => {
-  it('give the token of their maker once: a second exchange of the same code is refused', async () => {
-    const link = await unwrap(s.client().POST('/api/desk/sign-in-links'));
+  it("sign their person in once, with a session of its own, never their maker's token: a second exchange of the same code is refused", async () => {
+    const link = await unwrap(s.client().POST('/api/desk/sign-in-links', { body: { name: 'Ada' } }));
     expect(link.path).toBe(`/#/sign-in/${link.code}`);
     expect(link.code).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const first = await exchange(link.code);
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ token: s.token });
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    const session = (await first.json()) as { token: string; id: string; name: string; expires_at: string };
+    expect(session).toMatchObject({ name: 'Ada', id: expect.stringMatching(/^tok_/) });
+    expect(session.token).toMatch(/^cps_[0-9a-f]{64}$/);
+    expect(session.token).not.toBe(s.token);
     const second = await exchange(link.code);
     expect(second.status).toBe(401);
     expect(((await second.json()) as { error: { code: string; message: string } }).error.message).toContain('npx cpa desk');
@@ -70,28 +78,30 @@ describe('sign-in links', () => {
     expect(response.status).toBe(401);
   });
 
-  it('keep neither the code nor the token in the database', async () => {
+  it('keep neither the code nor any token in the database', async () => {
     const link = await unwrap(s.client().POST('/api/desk/sign-in-links'));
     const rows = await signInRows();
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(`${row.key} ${row.value}`).not.toContain(link.code);
       expect(`${row.key} ${row.value}`).not.toContain(s.token);
+      expect(`${row.key} ${row.value}`).not.toMatch(/cp[as]_/);
     }
   });
 
   it('expire after 10 minutes, and the sweep removes the expired ones only', async () => {
     const deps = s.running.deps;
+    const me = { workspaceId: await workspaceOf(deps, s.token) };
     const later = { now: () => new Date(Date.now() + LINK_TTL_MS + 1000) };
-    const expired = await createSignInLink(deps, s.token);
-    await expect(exchangeSignInCode({ db: deps.db, clock: later }, expired.code)).rejects.toMatchObject({ status: 401 });
-    const kept = await createSignInLink(deps, s.token);
-    const stale = await createSignInLink(deps, s.token);
+    const expired = await createSignInLink(deps, me, 'Ada');
+    await expect(exchangeSignInCode({ db: deps.db, clock: later, ids: randomIds }, expired.code)).rejects.toMatchObject({ status: 401 });
+    const kept = await createSignInLink(deps, me, 'Ada');
+    const stale = await createSignInLink(deps, me, 'Ada');
     const before = (await signInRows()).length;
     expect(await sweepExpiredSignInLinks({ db: deps.db, clock: later })).toBe(before);
     expect(await signInRows()).toEqual([]);
     // A fresh link survives a sweep at the current time.
-    const fresh = await createSignInLink(deps, s.token);
+    const fresh = await createSignInLink(deps, me, 'Ada');
     expect(await sweepExpiredSignInLinks(deps)).toBe(0);
     expect((await exchange(fresh.code)).status).toBe(200);
     expect((await exchange(kept.code)).status).toBe(401);
@@ -124,14 +134,22 @@ describe('sign-in links', () => {
 });
 
 describe('cpa desk', () => {
-  it('prints a fresh link on this service, and `cpa desk sign-in` spends its code once', async () => {
+  it("names the person after this computer's user by default", async () => {
+    const made = await cpaIn(['desk', '--json'], { env: { CPA_BASE_URL: s.url, CPA_TOKEN: s.token } });
+    expect(made.code, made.stderr).toBe(0);
+    const session = await (await exchange((JSON.parse(made.stdout) as { code: string }).code)).json();
+    expect((session as { name: string }).name).toBe(userInfo().username);
+  });
+
+  it('prints a fresh link for the named person on this service, and `cpa desk sign-in` spends its code once', async () => {
     const env = { CPA_BASE_URL: s.url, CPA_TOKEN: s.token };
-    const made = await cpaIn(['desk'], { env });
+    const made = await cpaIn(['desk', '--name', 'Ada'], { env });
     expect(made.code, made.stderr).toBe(0);
     const url = new RegExp(`^${s.url.replaceAll('.', '\\.')}/#/sign-in/([A-Za-z0-9_-]{22})$`, 'm').exec(made.stdout);
     expect(url, made.stdout).not.toBeNull();
     const first = await cpaIn(['desk', 'sign-in', url![1]!], { env: { CPA_BASE_URL: s.url } });
-    expect(first.stdout.trim()).toBe(s.token);
+    expect(first.stdout.trim()).toMatch(/^cps_[0-9a-f]{64}$/);
+    expect(first.stderr).toContain('Signed in as Ada');
     const again = await cpaIn(['desk', 'sign-in', url![1]!], { env: { CPA_BASE_URL: s.url } });
     expect(again.code).toBe(3); // authentication
     expect(again.stderr).toContain('used already');

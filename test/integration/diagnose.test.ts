@@ -202,7 +202,7 @@ describe('diagnose', () => {
         .POST(`${V1}/pipelines/from-intent`, { body: { handle: '@dbdown@mastodon.example', intent: 'db down', idempotency_key: newIdempotencyKey() } }),
     );
     const deps = t.s.running.deps;
-    const caller = { workspaceId: t.ws, tokenId: 'tok_test', scopes: SCOPES, tokenName: null };
+    const caller = { workspaceId: t.ws, tokenId: 'tok_test', scopes: SCOPES };
     // Every other query reaches the real database; only the account lookup fails, as a lost connection would.
     const lost = () => Promise.reject(new Error('connection terminated unexpectedly'));
     // A query on Account whose every builder step chains and whose execution fails.

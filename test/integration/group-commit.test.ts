@@ -31,7 +31,7 @@ let n = 0;
 
 async function aPost() {
   const deps = t.s.running.deps;
-  const caller = { workspaceId: t.ws, tokenId: 'tok_group', scopes: SCOPES, tokenName: null };
+  const caller = { workspaceId: t.ws, tokenId: 'tok_group', scopes: SCOPES };
   const { pipeline_id } = await createFromIntent(deps, caller, {
     handle: `group-commit-${++n}`,
     intent: 'Release notes, in a thread 🧵 — 发布说明 · ملاحظات الإصدار',
@@ -407,7 +407,7 @@ describe("the runs' writes batched per kind", () => {
 describe("the runs' reads coalesced", () => {
   it('reads asked for in the same tick share one statement per table, each caller gets its own row, and the workspace is checked', async () => {
     const deps = t.s.running.deps;
-    const caller = { workspaceId: t.ws, tokenId: 'tok_group', scopes: SCOPES, tokenName: null };
+    const caller = { workspaceId: t.ws, tokenId: 'tok_group', scopes: SCOPES };
     const { pipeline_id } = await createFromIntent(deps, caller, { handle: `run-reads-${++n}`, intent: 'Notes — 笔记 · ملاحظات 👩🏽‍💻' });
     const postIds = await seedPosts(deps, { workspaceId: t.ws, pipelineId: pipeline_id, count: 8 });
     // A connection of the test's own, whose loaders count their own statements: the server's

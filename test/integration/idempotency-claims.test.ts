@@ -84,7 +84,7 @@ it('lets exactly one of concurrent claims of a key win', async () => {
 describe('a reply stored in the transaction that does the work', () => {
   async function aPost() {
     const deps = s.running.deps;
-    const caller = { workspaceId: ws, tokenId: 'tok_claims', scopes: SCOPES, tokenName: null };
+    const caller = { workspaceId: ws, tokenId: 'tok_claims', scopes: SCOPES };
     const { pipeline_id } = await createFromIntent(deps, caller, { handle: `claims-archive-${++n}`, intent: 'Claims' });
     const [postId] = await seedPosts(deps, { workspaceId: ws, pipelineId: pipeline_id, count: 1 });
     return { deps, caller, postId: postId! };

@@ -53,7 +53,7 @@ describe('response validation', () => {
     const { deps } = t.s.running;
     const { pipeline_id: pipelineId } = await createFromIntent(
       deps,
-      { workspaceId: t.ws, tokenId: 'tok_rv', scopes: SCOPES, tokenName: null },
+      { workspaceId: t.ws, tokenId: 'tok_rv', scopes: SCOPES },
       { handle: 'response-validation', intent: 'Notes — 笔记 🧪' },
     );
     const [postId] = await seedPosts(deps, { workspaceId: t.ws, pipelineId, count: 1 });

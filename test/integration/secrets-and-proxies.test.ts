@@ -1,5 +1,5 @@
 // Low items of issue #30: answers that carry a secret are never cached (the desk's sign-in link
-// and its exchange, which answers the agent token); /docs cannot be framed; /metrics without
+// and its exchange, which answers a person's session); /docs cannot be framed; /metrics without
 // METRICS_TOKEN answers loopback callers only when the request was not forwarded (a reverse
 // proxy on the same host connects from loopback for anyone).
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { serverSuite } from '../support/suite.js';
 const t = serverSuite();
 
 describe('answers that carry a secret', () => {
-  it('the sign-in link and its exchange (the agent token) are Cache-Control: no-store', async () => {
+  it("the sign-in link and its exchange (a person's session) are Cache-Control: no-store", async () => {
     const made = await fetch(`${t.s.url}/api/desk/sign-in-links`, { method: 'POST', headers: { Authorization: `Bearer ${t.s.token}` } });
     expect(made.status).toBe(201);
     expect(made.headers.get('cache-control')).toBe('no-store');
@@ -21,7 +21,7 @@ describe('answers that carry a secret', () => {
       body: JSON.stringify({ code }),
     });
     expect(exchanged.status).toBe(200);
-    expect(((await exchanged.json()) as { token: string }).token).toBe(t.s.token);
+    expect(((await exchanged.json()) as { token: string }).token).toMatch(/^cps_[0-9a-f]{64}$/);
     expect(exchanged.headers.get('cache-control')).toBe('no-store');
   });
 });

@@ -11,7 +11,7 @@ import { addToken, findToken } from '../../server/store/workspaces.js';
 import { ensureDesktopToken, generateToken, hashToken, TOKEN_FILE } from '../../server/services/tokens.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
-import { newPipeline, rawRequest, V1 } from '../support/api.js';
+import { callWith, newPipeline, rawRequest, V1 } from '../support/api.js';
 
 let s: TestServer;
 let workspaceId: string;
@@ -25,17 +25,8 @@ afterAll(async () => {
   await s?.stop();
 });
 
-type Reply = { status: number; body: { error?: { code: string; message: string; suggested_action?: string } } & Record<string, unknown> };
-
-async function call(method: string, path: string, token: string | null, body?: unknown): Promise<Reply> {
-  const init: RequestInit & { token: string | null } = { method, token };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers = { 'Content-Type': 'application/json' };
-  }
-  const r = await rawRequest(s, path, init);
-  return { status: r.res.status, body: r.body as Reply['body'] };
-}
+type Reply = Awaited<ReturnType<typeof callWith>>;
+const call = (method: string, path: string, token: string | null, body?: unknown): Promise<Reply> => callWith(s, method, path, token, body);
 
 /** A named token made through the API by the full-power first-launch token. */
 async function createToken(scopes: string[], extra: Record<string, unknown> = {}) {
@@ -95,13 +86,15 @@ describe('a token with the draft scope', () => {
 });
 
 describe('a token with the admin scope', () => {
-  it('mints a desk sign-in link, which signs the browser in with that very token', async () => {
+  it('mints a desk sign-in link, which signs a person in with a session of their own, never this token', async () => {
     const { secret } = await createToken(['read', 'admin']);
-    const link = await call('POST', '/api/desk/sign-in-links', secret);
+    const link = await call('POST', '/api/desk/sign-in-links', secret, { name: 'Ada' });
     expect(link.status).toBe(201);
     const session = await call('POST', '/api/desk/sign-in', null, { code: link.body.code });
     expect(session.status).toBe(200);
-    expect(session.body.token).toBe(secret);
+    expect(session.body.token).not.toBe(secret);
+    expect(session.body.token).toMatch(/^cps_[0-9a-f]{64}$/);
+    expect(session.body.name).toBe('Ada');
   });
 });
 

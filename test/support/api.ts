@@ -214,6 +214,23 @@ export async function rawRequest(s: TestServer, path: string, init: RequestInit 
   return { res, text, body: body as RawReply['body'] };
 }
 
+/** A call with `token` (null: none) and a JSON body when given: its status and parsed body. */
+export async function callWith(
+  s: TestServer,
+  method: string,
+  path: string,
+  token: string | null,
+  body?: unknown,
+): Promise<{ status: number; body: RawReply['body'] }> {
+  const init: RequestInit & { token: string | null } = { method, token };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { 'Content-Type': 'application/json' };
+  }
+  const r = await rawRequest(s, path, init);
+  return { status: r.res.status, body: r.body };
+}
+
 // ---- events ----
 
 export interface StoredEvent {

@@ -8,7 +8,7 @@ import type { Caller } from '../../server/services/context.js';
 import { uploadReply, type Handler, type HandlerRequest, type HandlersOf } from '../../server/http/typed.js';
 import { SCOPES } from '../../server/services/tokens.js';
 
-const caller: Caller = { workspaceId: 'ws_types', tokenId: 'tok_types', scopes: SCOPES, tokenName: null };
+const caller: Caller = { workspaceId: 'ws_types', tokenId: 'tok_types', scopes: SCOPES };
 const artifact = { id: 'ar_1' } as unknown as components['schemas']['Artifact'];
 
 // The caller is a Caller on a bearer operation (no check needed) …

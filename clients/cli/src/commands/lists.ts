@@ -180,8 +180,8 @@ export function registerListCommands(program: Command) {
   plainList(program, 'tokens', "list the workspace's tokens, newest first, never a secret (listTokens)", {
     noun: 'tokens',
     path: '/api/agent/v1/tokens',
-    head: ['id', 'name', 'scopes', 'created (UTC)', 'expires (UTC)', 'last used (UTC)', 'revoked (UTC)'],
-    row: (t) => [t.id, t.name ?? '-', t.scopes.join(','), when(t.created_at), when(t.expires_at), when(t.last_used_at), when(t.revoked_at)],
+    head: ['id', 'kind', 'name', 'scopes', 'created (UTC)', 'expires (UTC)', 'last used (UTC)', 'revoked (UTC)'],
+    row: (t) => [t.id, t.kind, t.name ?? '-', t.scopes.join(','), when(t.created_at), when(t.expires_at), when(t.last_used_at), when(t.revoked_at)],
   });
 
   const runs = listCommand('list runs, newest first, by status, kind and pipeline (listRuns)')
