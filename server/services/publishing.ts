@@ -17,6 +17,7 @@ import type { DestinationRow } from '../store/destinations.js';
 import { adapterContext, markAccountDead, requireAccount } from './accounts.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from './events.js';
+import { recordAudit, SYSTEM } from './audit.js';
 import { destinationView } from './views.js';
 import { mediaOf } from './media-items.js';
 import { mediaByPart, uploadPartImages } from './publish-media.js';
@@ -256,15 +257,24 @@ export const publishHooks: JobHooks = {
     const id = String(output.artifact_id);
     const url = typeof output.published_url === 'string' ? output.published_url : null;
     const moved = await parts.endPublishing(tx, { id, runId: run.id, now: deps.clock.now(), ok: true, url });
-    if (moved)
-      await recordEvent(tx, deps, moved.workspaceId, 'artifact.published', {
-        artifact_id: id,
-        pipeline_id: moved.pipelineId,
-        run_id: run.id,
-        published_url: url,
-        parts: Number(output.parts) || 0,
-        destinations: await destinationsOf(tx, id),
-      });
+    if (!moved) return;
+    await recordEvent(tx, deps, moved.workspaceId, 'artifact.published', {
+      artifact_id: id,
+      pipeline_id: moved.pipelineId,
+      run_id: run.id,
+      published_url: url,
+      parts: Number(output.parts) || 0,
+      destinations: await destinationsOf(tx, id),
+    });
+    // The service published it (at once, or at its scheduled time): the record says so, with the run.
+    await recordAudit(tx, deps, {
+      workspaceId: moved.workspaceId,
+      actor: SYSTEM,
+      action: 'artifact.published',
+      subject: { type: 'artifact', id },
+      summary: `Published the artifact${url ? `: ${url}` : ''}`,
+      detail: { run_id: run.id, published_url: url, parts: Number(output.parts) || 0 },
+    });
   },
   async onFailed(tx, ctx, failure: RunFailure) {
     const { deps, run } = ctx;
@@ -281,6 +291,14 @@ export const publishHooks: JobHooks = {
       error: { code: failure.code.slice(0, 64), message: failure.message.slice(0, 2000) },
       published_urls: await partUrls(tx, id),
       destinations: await destinationsOf(tx, id),
+    });
+    await recordAudit(tx, deps, {
+      workspaceId: moved.workspaceId,
+      actor: SYSTEM,
+      action: 'artifact.publish_failed',
+      subject: { type: 'artifact', id },
+      summary: `Publishing the artifact failed: ${failure.message}`.slice(0, 300),
+      detail: { run_id: run.id, error_code: failure.code.slice(0, 64) },
     });
   },
   async onRetry(ctx, _failure, runAfter) {

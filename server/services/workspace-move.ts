@@ -41,6 +41,7 @@ import { accountAad } from './accounts.js';
 import { createCipher, credentialCipher, type Cipher } from './crypto.js';
 import { ArchiveError, describeFiles, readTarGz, rethrowAs, writeTarGz, type ArchiveEntry } from './tar-archive.js';
 import { issueToken } from './tokens.js';
+import { operatorActor, recordAudit } from './audit.js';
 
 export const WORKSPACE_FORMAT = 'content-pipeline-workspace';
 export const WORKSPACE_VERSION = 1;
@@ -539,7 +540,21 @@ export async function importWorkspace(
           }
           await insertRows(tx, dst.provider, t.table as never, batch);
         }
-        token = await issueToken({ db: tx, ids: opts.ids ?? randomIds }, m.workspace_id);
+        const issued = await issueToken({ db: tx, ids: opts.ids ?? randomIds }, m.workspace_id);
+        token = issued.token;
+        // After the archive's own record (AuditEvent rows, carried as they were): the import itself.
+        await recordAudit(
+          tx,
+          { clock: { now: () => now }, ids: opts.ids ?? randomIds },
+          {
+            workspaceId: m.workspace_id,
+            actor: operatorActor(),
+            action: 'workspace.imported',
+            subject: { type: 'workspace', id: m.workspace_id },
+            summary: `Imported the workspace from an archive made ${m.created_at} on a ${m.source_database} instance, with a new default token`,
+            detail: { archive_created_at: m.created_at, source_database: m.source_database, token_id: issued.id },
+          },
+        );
       });
     } catch (err) {
       for (const id of written) await blobs.remove(id).catch(() => {});
