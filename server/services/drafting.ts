@@ -242,8 +242,8 @@ async function recordWritten(tx: DraftTx, deps: ServiceDeps, a: ArtifactRow): Pr
     actor: SYSTEM,
     action: 'artifact.drafted',
     subject: { type: 'artifact', id: a.id },
-    summary: `Wrote the ${brief ? 'brief' : 'draft'} (now in ${a.state})`,
-    detail: { pipeline_id: a.pipelineId, parent_artifact_id: a.parentArtifactId },
+    summary: `Wrote the ${brief ? 'brief' : 'draft'}`,
+    detail: { pipeline_id: a.pipelineId, parent_artifact_id: a.parentArtifactId, state: a.state },
   });
   if (brief) {
     await recordEvent(tx, deps, a.workspaceId, 'brief.ready', { brief_id: a.id });
