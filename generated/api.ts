@@ -338,6 +338,9 @@ export interface paths {
          *     thread) with each one's length counted the platform's way, the platform's limit, and whether
          *     this service can publish there. See `ArtifactState` for the states and the moves between
          *     them, and `PlatformVariant` for how a variant is made.
+         *
+         *     Its history (who drafted, edited, approved, scheduled and published it, and what each publish
+         *     run came to, newest first) is `GET /audit-events?subject_id={id}` (`listAuditEvents`).
          */
         get: operations["getArtifact"];
         put?: never;
