@@ -198,6 +198,16 @@ describe('the record of who did what', () => {
     expect((await unwrap(world.s.client(stranger).GET(`${V1}/audit-events`, { params: { query: { actor_id: tokens.agent.id } } }))).data).toEqual([]);
   });
 
+  it('records the first launch (the workspace and its default token) as the service', async () => {
+    const first = await unwrap(world.s.client().GET(`${V1}/audit-events`, { params: { query: { action: 'workspace.created' } } }));
+    expect(first.data.map((e) => [e.actor, e.subject])).toEqual([
+      [
+        { kind: 'system', id: null, name: 'service' },
+        { type: 'workspace', id: world.workspaceId },
+      ],
+    ]);
+  });
+
   it('records nothing again for a replayed request', async () => {
     const before = (await recordOf(world.s, { subject_id: ids.a })).length;
     const again = await world.s.client(tokens.agent.secret).POST(`${V1}/artifacts/{id}/publish`, {
