@@ -49,7 +49,9 @@ export function registerWorkspaceCommands(admin: CommandUnknownOpts, opts: Opera
     );
   workspace
     .command('export')
-    .description('write one workspace (posts, drafts, media, schedules, accounts without their secrets, events of the last 7 days) to one .tar.gz')
+    .description(
+      'write one workspace (posts, drafts, media, schedules, accounts without their secrets, events of the last 7 days, the record of who did what) to one .tar.gz',
+    )
     .argument('<file>', 'the archive to write, e.g. my-workspace.tar.gz')
     .option('--workspace <id>', 'the workspace (default: the only one, as on a desktop)')
     .option('--with-secrets', 'carry the accounts’ credentials, encrypted with the passphrase of --passphrase-file')

@@ -250,6 +250,12 @@ async function partUrls(db: Db, artifactId: string): Promise<Array<string | null
   return (await parts.listPartsAt(db, artifactId, first.destination)).map((p) => p.url ?? p.externalId);
 }
 
+/** A publish run's outcome in the record of who did what: the service's doing (actor `system`), with the run. */
+function recordOutcome(tx: Db, ctx: JobContext, workspaceId: string, action: string, summary: string, detail: Record<string, unknown>) {
+  const subject = { type: 'artifact', id: artifactIdOf(ctx) };
+  return recordAudit(tx, ctx.deps, { workspaceId, actor: SYSTEM, action, subject, summary, detail: { run_id: ctx.run.id, ...detail } });
+}
+
 export const publishHooks: JobHooks = {
   async onSucceeded(tx, ctx, output) {
     if (!output || output.skipped) return;
@@ -267,13 +273,9 @@ export const publishHooks: JobHooks = {
       destinations: await destinationsOf(tx, id),
     });
     // The service published it (at once, or at its scheduled time): the record says so, with the run.
-    await recordAudit(tx, deps, {
-      workspaceId: moved.workspaceId,
-      actor: SYSTEM,
-      action: 'artifact.published',
-      subject: { type: 'artifact', id },
-      summary: `Published the artifact${url ? `: ${url}` : ''}`,
-      detail: { run_id: run.id, published_url: url, parts: Number(output.parts) || 0 },
+    await recordOutcome(tx, ctx, moved.workspaceId, 'artifact.published', `Published the artifact${url ? `: ${url}` : ''}`, {
+      published_url: url,
+      parts: Number(output.parts) || 0,
     });
   },
   async onFailed(tx, ctx, failure: RunFailure) {
@@ -292,13 +294,8 @@ export const publishHooks: JobHooks = {
       published_urls: await partUrls(tx, id),
       destinations: await destinationsOf(tx, id),
     });
-    await recordAudit(tx, deps, {
-      workspaceId: moved.workspaceId,
-      actor: SYSTEM,
-      action: 'artifact.publish_failed',
-      subject: { type: 'artifact', id },
-      summary: `Publishing the artifact failed: ${failure.message}`.slice(0, 300),
-      detail: { run_id: run.id, error_code: failure.code.slice(0, 64) },
+    await recordOutcome(tx, ctx, moved.workspaceId, 'artifact.publish_failed', `Publishing the artifact failed: ${failure.message}`.slice(0, 300), {
+      error_code: failure.code.slice(0, 64),
     });
   },
   async onRetry(ctx, _failure, runAfter) {

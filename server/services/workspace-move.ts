@@ -123,7 +123,8 @@ ${m.tables.map((t) => `  - \`${t.file}\`: ${t.rows} rows`).join('\n')}
   (\`SourcePost\`: the imported and ingested posts; \`Artifact\`: the drafts, with their genealogy in
   \`parentArtifactId\`, \`rootArtifactId\`, \`ancestors\`; \`ArtifactVariant\`: their per-platform texts;
   \`PublishedPart\`: the posts a publish made; \`Run\`: the work done and to do, a \`queued\` publish run
-  with \`runAfter\` is a schedule; \`Event\`: the events since ${m.events_since}.)
+  with \`runAfter\` is a schedule; \`Event\`: the events since ${m.events_since}; \`AuditEvent\`: the whole
+  record of who did what, each change with its actor and time.)
 - \`media/<blob id>\`: the bytes of each uploaded export (\`Import.blobId\`) and image
   (\`MediaUpload.blobId\`), as uploaded (images as stored after re-encoding).
 - Accounts: ${

@@ -76,6 +76,20 @@ function listCommand(description: string) {
     .option('--all', 'follow next_cursor to the last page (progress on stderr)');
 }
 
+/** `cpa audit list`: one line per record, its actor named with its kind unless it is a token. */
+const AUDIT_LIST: ListSpec<'/api/agent/v1/audit-events'> = {
+  noun: 'records',
+  path: '/api/agent/v1/audit-events',
+  head: ['time (UTC)', 'actor', 'action', 'subject', 'summary'],
+  row: (e) => [
+    e.created_at.slice(0, 19).replace('T', ' '),
+    e.actor.kind === 'agent' ? e.actor.name : `${e.actor.name} (${e.actor.kind})`,
+    e.action,
+    e.subject?.id ?? '-',
+    truncate(e.summary, 60),
+  ],
+};
+
 const when = (iso: string | null | undefined) => (iso ? iso.slice(0, 16).replace('T', ' ') : '-');
 /** Adds `cmd` under the existing command `name` (`pipelines`, `artifacts`, ...). */
 function addTo(program: Command, name: string, cmd: CommandUnknownOpts) {
@@ -192,18 +206,6 @@ export function registerListCommands(program: Command) {
     .option('--until <time>', 'made before this date or instant');
   audit.action(
     action(async (cli, o) => {
-      const spec: ListSpec<'/api/agent/v1/audit-events'> = {
-        noun: 'records',
-        path: '/api/agent/v1/audit-events',
-        head: ['time (UTC)', 'actor', 'action', 'subject', 'summary'],
-        row: (e) => [
-          e.created_at.slice(0, 19).replace('T', ' '),
-          e.actor.kind === 'agent' ? e.actor.name : `${e.actor.name} (${e.actor.kind})`,
-          e.action,
-          e.subject ? e.subject.id : '-',
-          truncate(e.summary, 60),
-        ],
-      };
       const query = {
         limit: limitOf(o.limit),
         cursor: o.cursor,
@@ -213,7 +215,7 @@ export function registerListCommands(program: Command) {
         created_after: instantOf('--since', o.since),
         created_before: instantOf('--until', o.until),
       };
-      await runList(cli, spec, { params: { query } }, o, 'cpa audit list');
+      await runList(cli, AUDIT_LIST, { params: { query } }, o, 'cpa audit list');
     }),
   );
   program.command('audit').description('the record of who did what in the workspace (needs a token with read)').addCommand(audit);
