@@ -338,6 +338,9 @@ export interface paths {
          *     thread) with each one's length counted the platform's way, the platform's limit, and whether
          *     this service can publish there. See `ArtifactState` for the states and the moves between
          *     them, and `PlatformVariant` for how a variant is made.
+         *
+         *     Its history (who drafted, edited, approved, scheduled and published it, and what each publish
+         *     run came to, newest first) is `GET /audit-events?subject_id={id}` (`listAuditEvents`).
          */
         get: operations["getArtifact"];
         put?: never;
@@ -981,6 +984,43 @@ export interface paths {
          *     cannot turn the gate off for itself.
          */
         patch: operations["updateWorkspace"];
+        trace?: never;
+    };
+    "/api/agent/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the record of who did what
+         * @description The workspace's record of who did what, newest first (by `created_at`, then `id`): every
+         *     change a caller made through the API (each successful call of an operation that changes
+         *     something: drafting, editing, approving, publishing, scheduling and unscheduling, connecting
+         *     an account, making and revoking tokens, deleting), what the service did on its own (a
+         *     publish run's outcome at its scheduled time or at once, a draft written by a drafting run, an
+         *     account the platform stopped accepting), and what the operator did on the host
+         *     (`cpa admin workspace import`, …). Each names its actor (the token's name, a person, the
+         *     operator, or the service), the action, the subject and the time. A replayed request
+         *     (`idempotency_key`) records nothing again. See docs/security.md, "The record".
+         *
+         *     **An artifact's history** is `GET /audit-events?subject_id=art_…`. The filters combine:
+         *     `actor_id` (what one token did), `action`, and a time window (`created_after` inclusive,
+         *     `created_before` exclusive; an empty or reversed window is `422` naming `created_before`).
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`. A cursor
+         *     is good for the filters that made it: a tampered cursor, or one of another list or other
+         *     filters, is `400 bad_request`. Records are kept as long as the workspace (they are in
+         *     workspace exports and backups).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/agent/v1/imports": {
@@ -2967,6 +3007,42 @@ export interface components {
             /** @description Turns the approval gate on (`true`) or off (`false`); see `Workspace`. */
             approval_required: boolean;
         };
+        /**
+         * @description A stable dotted name; new ones may be added within v1. By the caller: `pipeline.created`, `pipeline.resumed`, `pipeline.destinations_set`, `artifact.draft_requested`, `artifact.edited` (a variant or the media), `artifact.approved`, `artifact.reopened`, `artifact.discarded`, `artifact.publish_requested`, `artifact.scheduled`, `artifact.unscheduled`, `artifact.marked_published`, `account.connected`, `account.sign_in_started`, `account.checked`, `token.created`, `token.rotated`, `token.revoked` (a person's "Sign out" too), `workspace.updated` (the approval gate), `import.created`, `media.uploaded`, `fetch_schema.saved`, `fetch_schema.deleted`, `session.item_added`, `session.variant_regenerate_requested`, `source.refresh_requested`, `desk.sign_in_link_created`, `desk.signed_in` (a person, signing in with a link). By the service (`system`): `artifact.drafted`, `artifact.published`, `artifact.publish_failed`, `account.dead`, `workspace.created`, `token.created`. By the operator: `workspace.created`, `workspace.imported`, `workspace.exported`.
+         * @example artifact.approved
+         */
+        AuditAction: string;
+        /** @description Who acted. `agent`: a token (`id` its token id, `name` its name, or `first-launch token` for the token `npm start` or `workspace create` made); `person`: a person signed in to the desk; `operator`: a command run on the server host (`cpa admin …`), named after the host's user; `system`: the service on its own (a publish run's outcome, a drafting run's draft, a refused sign-in renewal, the first launch). The name is the one the actor had at the time. */
+        AuditActor: {
+            /** @enum {string} */
+            kind: "agent" | "person" | "operator" | "system";
+            /** @description The token (or person) that acted; `null` for `operator` and `system`. */
+            id: components["schemas"]["ResourceId"] | null;
+            name: string;
+        };
+        /** @description One change of the workspace, by whom and when (the record of who did what; docs/security.md). Records are only ever added, never changed or removed. */
+        AuditEvent: {
+            id: components["schemas"]["ResourceId"];
+            created_at: components["schemas"]["Timestamp"];
+            actor: components["schemas"]["AuditActor"];
+            action: components["schemas"]["AuditAction"];
+            /** @description What it was done to: its `type` (`artifact`, `pipeline`, `account`, `authorization`, `token`, `import`, `media`, `fetch_schema`, `session`, `source`, `delivery`, `workspace`) and `id`; `null` when the change names nothing (a desk sign-in link). */
+            subject: {
+                type: string;
+                id: string;
+            } | null;
+            /** @description One line for people. */
+            summary: string;
+            /** @description What else is worth keeping (a run id, the scopes of a new token, the destinations of a publish); never a secret. `null` when nothing. */
+            detail: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description A page of the record, newest first (by `created_at`, then `id`). Pass `next_cursor` as `cursor` to get the next page; it is `null` on the last page. */
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            next_cursor: string | null;
+        };
         /** @description An uploaded data export and what its ingest imports. */
         Import: {
             id: components["schemas"]["ResourceId"];
@@ -4313,6 +4389,21 @@ export interface components {
                 "application/json": components["schemas"]["Workspace"];
             };
         };
+        /** @description A page of the record of who did what, newest first. */
+        ListAuditEventsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AuditEventList"];
+            };
+        };
         /** @description A page of the workspace's imports, newest first. */
         ListImportsOk: {
             headers: {
@@ -5168,6 +5259,28 @@ export interface components {
          * @example tok_5d1f0a9c2b7e4a13
          */
         TokenId: components["schemas"]["ResourceId"];
+        /**
+         * @description Only the records of this subject: an artifact's id gives its history (who drafted, edited, approved, scheduled and published it, and what the publish run came to).
+         * @example art_3f9c1d2e8b7a6c50
+         */
+        AuditSubjectId: string;
+        /**
+         * @description Only what this token (or person) did (`actor.id`; a token's id as `GET /tokens` shows it).
+         * @example tok_5d1f0a9c2b7e4a13
+         */
+        AuditActorId: components["schemas"]["ResourceId"];
+        /** @description Only the records of this action (`artifact.approved`). */
+        AuditActionFilter: components["schemas"]["AuditAction"];
+        /**
+         * @description Only records made at or after this instant. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
+         * @example 2026-11-28T00:00:00Z
+         */
+        CreatedAfter: string;
+        /**
+         * @description Only records made before this instant (with `created_after`, a window). Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
+         * @example 2026-11-28T00:00:00Z
+         */
+        CreatedBefore: string;
         /**
          * @description The name of the archive account this export belongs to (you choose it, e.g. `ada-x-2024`); the handle to create a pipeline with.
          * @example ada-x-2024
@@ -6102,6 +6215,51 @@ export interface operations {
             403: components["responses"]["MissingScope"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the records of this subject: an artifact's id gives its history (who drafted, edited, approved, scheduled and published it, and what the publish run came to).
+                 * @example art_3f9c1d2e8b7a6c50
+                 */
+                subject_id?: components["parameters"]["AuditSubjectId"];
+                /**
+                 * @description Only what this token (or person) did (`actor.id`; a token's id as `GET /tokens` shows it).
+                 * @example tok_5d1f0a9c2b7e4a13
+                 */
+                actor_id?: components["parameters"]["AuditActorId"];
+                /** @description Only the records of this action (`artifact.approved`). */
+                action?: components["parameters"]["AuditActionFilter"];
+                /**
+                 * @description Only records made at or after this instant. Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
+                 * @example 2026-11-28T00:00:00Z
+                 */
+                created_after?: components["parameters"]["CreatedAfter"];
+                /**
+                 * @description Only records made before this instant (with `created_after`, a window). Reserved characters may be written as they are (`2026-12-26T00:00:00Z`). A `+` written in a query string is a space (form encoding): write an offset's `+` as `%2B`, or use `Z`.
+                 * @example 2026-11-28T00:00:00Z
+                 */
+                created_before?: components["parameters"]["CreatedBefore"];
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListAuditEventsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -156,7 +156,7 @@ export function createApp(parts: AppParts): express.Express {
       canonicalQuery(routes),
       onContractRoutes(routes, validator),
       storableInput(routes),
-      buildRouter(routes, handlers, { db: deps.db, provider: deps.provider, clock: deps.clock }),
+      buildRouter(routes, handlers, deps),
       fallthrough(routes),
     ]),
   );

@@ -7,6 +7,7 @@ import type { EventStreams } from '../events/hub.js';
 import type { ServiceDeps } from '../services/context.js';
 import { accountHandlers } from './accounts.js';
 import { artifactHandlers } from './artifacts.js';
+import { auditHandlers } from './audit.js';
 import { calendarHandlers } from './calendar.js';
 import { deskHandlers } from './desk.js';
 import { eventHandlers } from './events.js';
@@ -31,6 +32,7 @@ export function buildHandlers(deps: HandlerDeps): Handlers {
   return {
     ...accountHandlers(deps),
     ...artifactHandlers(deps),
+    ...auditHandlers(deps),
     ...calendarHandlers(deps),
     ...deskHandlers(deps),
     ...eventHandlers(deps, deps.streams),

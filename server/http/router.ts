@@ -2,7 +2,9 @@
 // `{ status, body, headers }` to the response. The registry is checked against the description
 // at start: an operation without a handler, or a handler without an operation, stops the server.
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { runIdempotent, type ClaimStore } from '../services/idempotency.js';
+import { runIdempotent } from '../services/idempotency.js';
+import type { ServiceDeps } from '../services/context.js';
+import { auditFor } from './audit.js';
 import type { Route, RouteTable } from './route-table.js';
 import type { BinaryBody, Handler, HandlerRequest, Handlers, OpId, SseBody } from './typed.js';
 
@@ -72,7 +74,7 @@ function advance(this: Run, err?: unknown): void {
   }
 }
 
-export function buildRouter(routes: RouteTable, handlers: Handlers, deps: ClaimStore): RequestHandler {
+export function buildRouter(routes: RouteTable, handlers: Handlers, deps: ServiceDeps): RequestHandler {
   const ops = new Set(routes.routes.map((r) => r.operationId));
   const missing = [...ops].filter((op) => !(op in handlers));
   const extra = Object.keys(handlers).filter((op) => !ops.has(op));
@@ -89,7 +91,7 @@ export function buildRouter(routes: RouteTable, handlers: Handlers, deps: ClaimS
   };
 }
 
-async function dispatch(route: Route, handler: Handler<OpId>, deps: ClaimStore, req: Request, res: Response, params: Record<string, string>) {
+async function dispatch(route: Route, handler: Handler<OpId>, deps: ServiceDeps, req: Request, res: Response, params: Record<string, string>) {
   const hreq = {
     operationId: route.operationId,
     path: params,
@@ -103,11 +105,20 @@ async function dispatch(route: Route, handler: Handler<OpId>, deps: ClaimStore, 
   } as unknown as HandlerRequest<OpId>;
 
   if (route.bearer && !req.caller) throw new Error(`${route.operationId} requires the bearer token, but reached its handler without a caller`);
+  // The record of who did what (http/audit.ts): written with the change when the service takes a
+  // commit hook, else here after a successful answer and before it is sent; never for a replay.
+  const audit = await auditFor(deps, route.operationId, req.caller, { path: params, body: req.body });
+  if (audit) hreq.audit = audit.scope;
+  const recorded = async (reply: { status: number; body: unknown; headers?: Record<string, string> }) => {
+    if (audit && reply.status >= 200 && reply.status < 300 && reply.headers?.['Idempotent-Replayed'] !== 'true')
+      await audit.after(reply.status, reply.body, req.log);
+    return reply;
+  };
   // A key is required where the body schema says so; where it is optional (fetch), a request
   // without one is simply not idempotent.
   const keyed = route.idempotent && typeof (req.body as { idempotency_key?: unknown } | undefined)?.idempotency_key === 'string';
   if (!keyed || !req.caller) {
-    send(res, await handler(hreq));
+    send(res, await recorded(await handler(hreq)));
     return;
   }
   // The idempotency rules are the service's; what is HTTP here is the header of a replayed answer.
@@ -118,5 +129,6 @@ async function dispatch(route: Route, handler: Handler<OpId>, deps: ClaimStore, 
     (scope) => handler({ ...hreq, idempotency: scope }),
   );
   if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  else await recorded(outcome.reply);
   send(res, outcome.reply);
 }

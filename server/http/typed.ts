@@ -10,6 +10,7 @@ import type { operations } from '../../generated/api.js';
 import type { BearerOperation, HandlerResponseHeaders, OperationsByTag } from '../../generated/operations.js';
 import type { Caller, CommitHook } from '../services/context.js';
 import type { IdempotencyScope } from '../services/idempotency.js';
+import type { Db } from '../store/database.js';
 
 /** Operations served over HTTP (`backendEventPayload` only describes a payload in `webhooks`). */
 export type OpId = Exclude<keyof operations, 'backendEventPayload'>;
@@ -60,6 +61,12 @@ export type Reply<K extends OpId> = {
   [S in keyof Responses<K> & number]: { status: S; body: ContentOf<Responses<K>[S]> } & HeadersField<HeadersOf<K, S>>;
 }[keyof Responses<K> & number];
 
+/** What a request of an operation the record of who did what covers carries (http/audit.ts `auditFor`). */
+export interface AuditScope {
+  /** Writes the record inside the transaction of the change (a service's commit hook calls it). */
+  writeIn(tx: Db, status: number, answer: unknown): Promise<void>;
+}
+
 export interface HandlerRequest<K extends OpId> {
   operationId: K;
   path: PathOf<K>;
@@ -75,17 +82,24 @@ export interface HandlerRequest<K extends OpId> {
   log: Logger;
   /** On an idempotent operation whose key this request claimed: see `commitHook`. */
   idempotency?: IdempotencyScope;
+  /** On an operation that the record of who did what covers (http/audit.ts): see `commitHook`. */
+  audit?: AuditScope;
 }
 
 /**
  * For an operation that creates work: a hook for the service to call inside the transaction that
  * commits the work, with the answer it will give. The idempotency record is completed in that
  * same transaction, so that a crash between the commit and the answer leaves a key that replays
- * the answer, never one that a retry (after the claim's lease) would take over to do the work again.
+ * the answer, never one that a retry (after the claim's lease) would take over to do the work again;
+ * and the record of who did it (http/audit.ts) is written there too, so that it commits with the work.
  */
-export function commitHook<T>(req: Pick<HandlerRequest<OpId>, 'idempotency'>, status: number): CommitHook<T> | undefined {
-  const scope = req.idempotency;
-  return scope ? (tx, answer) => scope.completeIn(tx, { status, body: answer }) : undefined;
+export function commitHook<T>(req: Pick<HandlerRequest<OpId>, 'idempotency' | 'audit'>, status: number): CommitHook<T> | undefined {
+  const { idempotency: scope, audit } = req;
+  if (!scope && !audit) return undefined;
+  return async (tx, answer) => {
+    await scope?.completeIn(tx, { status, body: answer });
+    await audit?.writeIn(tx, status, answer);
+  };
 }
 
 /**

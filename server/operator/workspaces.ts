@@ -6,12 +6,20 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { randomIds } from '../lib/clock.js';
+import { randomIds, systemClock } from '../lib/clock.js';
 import { action } from '../../clients/cli/src/context.js';
 import { CliError, EXIT } from '../../clients/cli/src/errors.js';
 import { io } from '../../clients/cli/src/io.js';
 import { note, printJson } from '../../clients/cli/src/output.js';
 import { withDatabase, type OperatorOptions } from './database.js';
+import type { AuditEntry } from '../services/audit.js';
+import type { Db } from '../store/database.js';
+
+/** Records an operator command in the workspace's record of who did what (actor `operator`, the host's user). */
+async function recordOperator(db: Db, e: Omit<AuditEntry, 'actor'>): Promise<void> {
+  const { operatorActor, recordAudit } = await import('../services/audit.js');
+  await recordAudit(db, { clock: systemClock, ids: randomIds }, { ...e, actor: operatorActor() });
+}
 
 export function registerWorkspaceCommands(admin: CommandUnknownOpts, opts: OperatorOptions = {}) {
   const workspace = admin.command('workspace').description('workspaces and their agent tokens');
@@ -25,7 +33,14 @@ export function registerWorkspaceCommands(admin: CommandUnknownOpts, opts: Opera
         if (!name || name.length > 200) throw new CliError('--name must be 1 to 200 characters.', EXIT.usage);
         const { workspaceId, token } = await withDatabase(cli, opts, async (db) => {
           const { createWorkspace } = await import('../services/tokens.js');
-          return createWorkspace({ db, ids: randomIds }, name);
+          const created = await createWorkspace({ db, ids: randomIds }, name);
+          await recordOperator(db, {
+            workspaceId: created.workspaceId,
+            action: 'workspace.created',
+            subject: { type: 'workspace', id: created.workspaceId },
+            summary: `Created the workspace ${JSON.stringify(name)} and its default token (cpa admin workspace create)`,
+          });
+          return created;
         });
         if (cli.json) return printJson({ workspace_id: workspaceId, name, token });
         note(`Created workspace ${workspaceId} (${JSON.stringify(name)}). Its agent token follows; it is shown only this once:`);
@@ -34,7 +49,9 @@ export function registerWorkspaceCommands(admin: CommandUnknownOpts, opts: Opera
     );
   workspace
     .command('export')
-    .description('write one workspace (posts, drafts, media, schedules, accounts without their secrets, events of the last 7 days) to one .tar.gz')
+    .description(
+      'write one workspace (posts, drafts, media, schedules, accounts without their secrets, events of the last 7 days, the record of who did what) to one .tar.gz',
+    )
     .argument('<file>', 'the archive to write, e.g. my-workspace.tar.gz')
     .option('--workspace <id>', 'the workspace (default: the only one, as on a desktop)')
     .option('--with-secrets', 'carry the accounts’ credentials, encrypted with the passphrase of --passphrase-file')
@@ -48,7 +65,16 @@ export function registerWorkspaceCommands(admin: CommandUnknownOpts, opts: Opera
         const out = path.resolve(file);
         const manifest = await withDatabase(cli, opts, async (db, { provider, config }) => {
           const move = await import('../services/workspace-move.js');
-          return move.exportWorkspace({ db, provider, config }, out, { workspaceId: o.workspace, passphrase }).catch(failed);
+          const m = await move.exportWorkspace({ db, provider, config }, out, { workspaceId: o.workspace, passphrase }).catch(failed);
+          // Who took a copy of the workspace, and whether its credentials went with it.
+          await recordOperator(db, {
+            workspaceId: m.workspace_id,
+            action: 'workspace.exported',
+            subject: { type: 'workspace', id: m.workspace_id },
+            summary: `Exported the workspace to ${path.basename(out)} (${m.secrets ? 'with its credentials, encrypted' : 'without credentials'})`,
+            detail: { with_secrets: m.secrets !== null, created_at: m.created_at },
+          });
+          return m;
         });
         if (cli.json) return printJson({ file: out, ...manifest });
         const rows = Object.fromEntries(manifest.tables.map((t) => [t.table, t.rows]));

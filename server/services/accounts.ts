@@ -15,6 +15,9 @@ import { AppError, notFound, validationFailed } from '../errors.js';
 import { oauthFor } from '../platforms/oauth.js';
 import { credentialDead, credentialMissing, upstreamAppError } from './upstream.js';
 
+/** Marks an account dead after the platform refused its credential (in ingest or publish), recorded as the service's doing. */
+export { markAccountDead } from './account-death.js';
+
 type ConnectRequest = components['schemas']['ConnectAccountRequest'];
 type S = components['schemas'];
 
@@ -118,11 +121,6 @@ export async function requireAccount(deps: ServiceDeps, workspaceId: string, pla
 export async function platformOfConnectedHandle(deps: ServiceDeps, workspaceId: string, handle: string): Promise<Platform | null> {
   const accounts = await store.findAccountsByHandle(deps.db, workspaceId, handle);
   return accounts.length === 1 ? (accounts[0].platform as Platform) : null;
-}
-
-/** Marks an account dead after the platform refused its credential (in ingest or publish). */
-export async function markAccountDead(deps: ServiceDeps, tx: Parameters<typeof store.setProbeResult>[0] | null, accountId: string, why: string) {
-  await store.setProbeResult(tx ?? deps.db, { id: accountId, status: 'dead', error: why.slice(0, 500), now: deps.clock.now() });
 }
 
 /**

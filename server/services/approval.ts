@@ -10,6 +10,7 @@ import type { ArtifactRow } from '../store/artifacts.js';
 import { withdrawApproval } from '../store/artifacts.js';
 import type { Db } from '../store/database.js';
 import * as workspaces from '../store/workspaces.js';
+import { DEFAULT_TOKEN_NAME } from './audit.js';
 import { actorOf, type Caller, type ServiceDeps } from './context.js';
 
 type S = components['schemas'];
@@ -23,7 +24,7 @@ export const holdsApprove = (caller: Caller) => caller.scopes.includes('approve'
  * `npm start` or `workspace create` made. The one place that names an approver.
  */
 export function approverName(_deps: Pick<ServiceDeps, 'db'>, caller: Caller): Promise<string> {
-  return Promise.resolve(actorOf(caller).name ?? 'first-launch token');
+  return Promise.resolve(actorOf(caller).name ?? DEFAULT_TOKEN_NAME);
 }
 
 /** The approval a caller holding `approve` gives, or null for a caller without it. */

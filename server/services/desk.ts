@@ -10,7 +10,9 @@ import { unauthorized } from '../errors.js';
 import { deleteSetting, insertSetting, settingsWithPrefix, takeSetting } from '../store/settings.js';
 import type { components } from '../../generated/api.js';
 import type { Caller, ServiceDeps } from './context.js';
+import { transaction } from '../store/database.js';
 import { findToken } from '../store/workspaces.js';
+import { recordAudit } from './audit.js';
 import { createPersonSession, hashToken } from './tokens.js';
 
 export const LINK_TTL_MS = 10 * 60 * 1000;
@@ -68,8 +70,20 @@ export async function exchangeSignInCode(deps: Pick<ServiceDeps, 'db' | 'clock' 
   const pending = JSON.parse(value) as Partial<Pending>;
   // A link made before sign-in links named a person (it sealed a token) has no workspace: refused like an expired one.
   if (!pending.workspace_id || !pending.name || !(Date.parse(pending.expires_at ?? '') > deps.clock.now().getTime())) throw unauthorized(REFUSED);
-  const { secret, row } = await createPersonSession(deps, pending.workspace_id, pending.name);
-  return { token: secret, id: row.id, name: pending.name, expires_at: row.expiresAt!.toISOString() };
+  const { workspace_id: workspaceId, name } = pending;
+  // The session and its record commit together: whoever signed in is in the record.
+  const { secret, row } = await transaction(deps.db, async (tx) => {
+    const made = await createPersonSession({ ...deps, db: tx }, workspaceId, name);
+    await recordAudit(tx, deps, {
+      workspaceId,
+      actor: { kind: 'person', id: made.row.id, name },
+      action: 'desk.signed_in',
+      subject: { type: 'token', id: made.row.id },
+      summary: `Signed in to the review desk as ${JSON.stringify(name)} (a session until ${made.row.expiresAt!.toISOString()}, renewed while used)`,
+    });
+    return made;
+  });
+  return { token: secret, id: row.id, name, expires_at: row.expiresAt!.toISOString() };
 }
 
 /** Removes the links that expired unused (the hourly sweep); answers how many. */

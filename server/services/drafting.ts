@@ -11,6 +11,7 @@ import { JobError, type JobContext, type JobHandler, type JobHooks } from '../jo
 import { findArtifact, type ArtifactRow } from '../store/artifacts.js';
 import * as drafts from '../store/drafts.js';
 import type { DraftTx } from '../store/drafts.js';
+import { recordAudit, SYSTEM } from './audit.js';
 import { latestImport } from '../store/imports.js';
 import type { PipelineRow } from '../store/pipelines.js';
 import { findPost, RETIRED, type PostRow } from '../store/posts.js';
@@ -236,6 +237,14 @@ async function draftInput(ctx: JobContext, a: ArtifactRow, pipeline: PipelineRow
 /** The events of a written artifact: `*.ready` always, `*.refined` for a re-draft. */
 async function recordWritten(tx: DraftTx, deps: ServiceDeps, a: ArtifactRow): Promise<void> {
   const brief = sourcesOf(a).length > 1;
+  await recordAudit(tx, deps, {
+    workspaceId: a.workspaceId,
+    actor: SYSTEM,
+    action: 'artifact.drafted',
+    subject: { type: 'artifact', id: a.id },
+    summary: `Wrote the ${brief ? 'brief' : 'draft'}`,
+    detail: { pipeline_id: a.pipelineId, parent_artifact_id: a.parentArtifactId, state: a.state },
+  });
   if (brief) {
     await recordEvent(tx, deps, a.workspaceId, 'brief.ready', { brief_id: a.id });
     if (a.parentArtifactId) await recordEvent(tx, deps, a.workspaceId, 'brief.refined', { brief_id: a.id, parent_id: a.parentArtifactId });

@@ -14,6 +14,8 @@ import type { Caller, ServiceDeps } from './context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { importView } from './imports.js';
 import { tokenView } from './tokens.js';
+import { auditView } from './audit.js';
+import { auditPage, type AuditFilter } from '../store/audit.js';
 import { DEFAULT_PAGE_SIZE } from './posts.js';
 import { artifactView, pipelineView, runView } from './views.js';
 import { listDestinationsOf } from '../store/destinations.js';
@@ -177,4 +179,30 @@ export async function listRuns(deps: ServiceDeps, caller: Caller, q: RunListQuer
   const p = pager(deps, caller, 'runs', filter, q);
   const { rows, next_cursor } = p.cut(await store.runPage(deps.db, { ...p.query, ...filter }), createdAt);
   return { data: rows.map(runView), next_cursor };
+}
+
+export interface AuditListQuery extends PageQuery {
+  subject_id?: string;
+  actor_id?: string;
+  action?: string;
+  created_after?: string;
+  created_before?: string;
+}
+
+/** GET /audit-events: the record of who did what, newest first, filtered (an artifact's history is subject_id). */
+export async function listAuditEvents(deps: ServiceDeps, caller: Caller, q: AuditListQuery): Promise<S['AuditEventList']> {
+  const filter: AuditFilter = {
+    subjectId: q.subject_id,
+    actorId: q.actor_id,
+    action: q.action,
+    after: instant('query.created_after', q.created_after),
+    before: instant('query.created_before', q.created_before),
+  };
+  if (filter.after && filter.before && filter.before <= filter.after) throw validationFailed('query.created_before', 'must be later than created_after');
+  const p = pager(deps, caller, 'audit', filter, q);
+  const { rows, next_cursor } = p.cut(
+    await auditPage(deps.db, { ...filter, workspaceId: caller.workspaceId, from: p.query.after, limit: p.query.limit }),
+    createdAt,
+  );
+  return { data: rows.map(auditView), next_cursor };
 }

@@ -18,6 +18,7 @@ import type { DestinationRow } from '../store/destinations.js';
 import { adapterContext, markAccountDead, requireAccount } from './accounts.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from './events.js';
+import { recordAudit, SYSTEM } from './audit.js';
 import { destinationView } from './views.js';
 import { mediaOf } from './media-items.js';
 import { mediaByPart, uploadPartImages } from './publish-media.js';
@@ -260,6 +261,12 @@ async function partUrls(db: Db, artifactId: string): Promise<Array<string | null
   return (await parts.listPartsAt(db, artifactId, first.destination)).map((p) => p.url ?? p.externalId);
 }
 
+/** A publish run's outcome in the record of who did what: the service's doing (actor `system`), with the run. */
+function recordOutcome(tx: Db, ctx: JobContext, workspaceId: string, action: string, summary: string, detail: Record<string, unknown>) {
+  const subject = { type: 'artifact', id: artifactIdOf(ctx) };
+  return recordAudit(tx, ctx.deps, { workspaceId, actor: SYSTEM, action, subject, summary, detail: { run_id: ctx.run.id, ...detail } });
+}
+
 export const publishHooks: JobHooks = {
   async onSucceeded(tx, ctx, output) {
     if (!output || output.skipped) return;
@@ -267,15 +274,20 @@ export const publishHooks: JobHooks = {
     const id = String(output.artifact_id);
     const url = typeof output.published_url === 'string' ? output.published_url : null;
     const moved = await parts.endPublishing(tx, { id, runId: run.id, now: deps.clock.now(), ok: true, url });
-    if (moved)
-      await recordEvent(tx, deps, moved.workspaceId, 'artifact.published', {
-        artifact_id: id,
-        pipeline_id: moved.pipelineId,
-        run_id: run.id,
-        published_url: url,
-        parts: Number(output.parts) || 0,
-        destinations: await destinationsOf(tx, id),
-      });
+    if (!moved) return;
+    await recordEvent(tx, deps, moved.workspaceId, 'artifact.published', {
+      artifact_id: id,
+      pipeline_id: moved.pipelineId,
+      run_id: run.id,
+      published_url: url,
+      parts: Number(output.parts) || 0,
+      destinations: await destinationsOf(tx, id),
+    });
+    // The service published it (at once, or at its scheduled time): the record says so, with the run.
+    await recordOutcome(tx, ctx, moved.workspaceId, 'artifact.published', `Published the artifact${url ? `: ${url}` : ''}`, {
+      published_url: url,
+      parts: Number(output.parts) || 0,
+    });
   },
   async onFailed(tx, ctx, failure: RunFailure) {
     const { deps, run } = ctx;
@@ -292,6 +304,9 @@ export const publishHooks: JobHooks = {
       error: { code: failure.code.slice(0, 64), message: failure.message.slice(0, 2000) },
       published_urls: await partUrls(tx, id),
       destinations: await destinationsOf(tx, id),
+    });
+    await recordOutcome(tx, ctx, moved.workspaceId, 'artifact.publish_failed', `Publishing the artifact failed: ${failure.message}`.slice(0, 300), {
+      error_code: failure.code.slice(0, 64),
     });
   },
   async onRetry(ctx, _failure, runAfter) {

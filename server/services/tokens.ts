@@ -9,6 +9,7 @@ import { isRepresentable } from '../lib/instants.js';
 import { transaction } from '../store/database.js';
 import * as store from '../store/workspaces.js';
 import type { AuthResult, Caller, ServiceDeps } from './context.js';
+import { recordAudit, SYSTEM } from './audit.js';
 
 import { TOKEN_FILE } from '../../shared/token-file.js';
 
@@ -52,11 +53,12 @@ export async function createWorkspace(deps: Pick<ServiceDeps, 'db' | 'ids'>, nam
   return { workspaceId, token };
 }
 
-/** A new token for an existing workspace (in the caller's transaction when `db` is one); answers the token, shown once. */
-export async function issueToken(deps: Pick<ServiceDeps, 'db' | 'ids'>, workspaceId: string): Promise<string> {
+/** A new token for an existing workspace (in the caller's transaction when `db` is one); answers the token, shown once, and its id. */
+export async function issueToken(deps: Pick<ServiceDeps, 'db' | 'ids'>, workspaceId: string): Promise<{ token: string; id: string }> {
   const token = generateToken();
-  await store.addToken(deps.db, { id: deps.ids.id('tok'), workspaceId, tokenHash: hashToken(token) });
-  return token;
+  const id = deps.ids.id('tok');
+  await store.addToken(deps.db, { id, workspaceId, tokenHash: hashToken(token) });
+  return { token, id };
 }
 
 function writeTokenFile(file: string, token: string) {
@@ -82,12 +84,26 @@ export async function ensureDesktopToken(deps: ServiceDeps, dataDir: string): Pr
   }
   const workspace = await store.firstWorkspace(deps.db);
   if (!workspace) {
-    const { token } = await createWorkspace(deps, 'Default workspace');
+    const { token, workspaceId } = await createWorkspace(deps, 'Default workspace');
     writeTokenFile(file, token);
+    await recordAudit(deps.db, deps, {
+      workspaceId,
+      actor: SYSTEM,
+      action: 'workspace.created',
+      subject: { type: 'workspace', id: workspaceId },
+      summary: 'Created the workspace and its default token on first launch',
+    });
     return { file, created: 'workspace' };
   }
-  const token = await issueToken(deps, workspace.id);
+  const { token, id } = await issueToken(deps, workspace.id);
   writeTokenFile(file, token);
+  await recordAudit(deps.db, deps, {
+    workspaceId: workspace.id,
+    actor: SYSTEM,
+    action: 'token.created',
+    subject: { type: 'token', id },
+    summary: `Issued a new default token at start (the token file ${TOKEN_FILE} was missing or held no valid token)`,
+  });
   return { file, created: 'token' };
 }
 

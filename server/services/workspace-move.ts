@@ -41,6 +41,7 @@ import { accountAad } from './accounts.js';
 import { createCipher, credentialCipher, type Cipher } from './crypto.js';
 import { ArchiveError, describeFiles, readTarGz, rethrowAs, writeTarGz, type ArchiveEntry } from './tar-archive.js';
 import { issueToken } from './tokens.js';
+import { operatorActor, recordAudit } from './audit.js';
 
 export const WORKSPACE_FORMAT = 'content-pipeline-workspace';
 export const WORKSPACE_VERSION = 1;
@@ -122,7 +123,8 @@ ${m.tables.map((t) => `  - \`${t.file}\`: ${t.rows} rows`).join('\n')}
   (\`SourcePost\`: the imported and ingested posts; \`Artifact\`: the drafts, with their genealogy in
   \`parentArtifactId\`, \`rootArtifactId\`, \`ancestors\`; \`ArtifactVariant\`: their per-platform texts;
   \`PublishedPart\`: the posts a publish made; \`Run\`: the work done and to do, a \`queued\` publish run
-  with \`runAfter\` is a schedule; \`Event\`: the events since ${m.events_since}.)
+  with \`runAfter\` is a schedule; \`Event\`: the events since ${m.events_since}; \`AuditEvent\`: the whole
+  record of who did what, each change with its actor and time.)
 - \`media/<blob id>\`: the bytes of each uploaded export (\`Import.blobId\`) and image
   (\`MediaUpload.blobId\`), as uploaded (images as stored after re-encoding).
 - Accounts: ${
@@ -539,7 +541,21 @@ export async function importWorkspace(
           }
           await insertRows(tx, dst.provider, t.table as never, batch);
         }
-        token = await issueToken({ db: tx, ids: opts.ids ?? randomIds }, m.workspace_id);
+        const issued = await issueToken({ db: tx, ids: opts.ids ?? randomIds }, m.workspace_id);
+        token = issued.token;
+        // After the archive's own record (AuditEvent rows, carried as they were): the import itself.
+        await recordAudit(
+          tx,
+          { clock: { now: () => now }, ids: opts.ids ?? randomIds },
+          {
+            workspaceId: m.workspace_id,
+            actor: operatorActor(),
+            action: 'workspace.imported',
+            subject: { type: 'workspace', id: m.workspace_id },
+            summary: `Imported the workspace from an archive made ${m.created_at} on a ${m.source_database} instance, with a new default token`,
+            detail: { archive_created_at: m.created_at, source_database: m.source_database, token_id: issued.id },
+          },
+        );
       });
     } catch (err) {
       for (const id of written) await blobs.remove(id).catch(() => {});

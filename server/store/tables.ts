@@ -172,6 +172,40 @@ export type ArtifactVariant = {
     createdAt: Generated<Date>;
     updatedAt: Date;
 };
+export type AuditEvent = {
+    id: string;
+    workspaceId: string;
+    /**
+     * agent | person | operator | system
+     */
+    actorKind: string;
+    /**
+     * The token (or person session) that acted; null for the operator and the system.
+     */
+    actorId: string | null;
+    /**
+     * The actor's name as it was at the time (a token's name, "default token", "operator", "scheduler" …).
+     */
+    actorName: string;
+    /**
+     * A stable dotted name: artifact.approved, token.created, account.connected …
+     */
+    action: string;
+    /**
+     * What it was done to: artifact, pipeline, account, token …, and its id (null when nothing is named).
+     */
+    subjectType: string | null;
+    subjectId: string | null;
+    /**
+     * One short line for people.
+     */
+    summary: string;
+    /**
+     * JSON text with what else is worth keeping (never a secret), or null.
+     */
+    detail: string | null;
+    createdAt: Date;
+};
 export type BlobChunk = {
     blobId: string;
     seq: number;
@@ -539,6 +573,7 @@ export type DB = {
     ArtifactDestination: ArtifactDestination;
     ArtifactUpload: ArtifactUpload;
     ArtifactVariant: ArtifactVariant;
+    AuditEvent: AuditEvent;
     BlobChunk: BlobChunk;
     Decode: Decode;
     Delivery: Delivery;

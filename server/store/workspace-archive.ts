@@ -50,6 +50,7 @@ export const WORKSPACE_TABLES: { [T in Table]: Scope } = {
   Source: own(),
   Snapshot: own(),
   ExtractionSchema: own(['id']),
+  AuditEvent: own(),
   Event: { ...own(['seq']), recent: { column: 'createdAt', days: 7 }, omit: ['seq'] },
   OAuthAuthorization: { leftOut: 'sign-ins in progress last 10 minutes; an account they connected is carried with its grant' },
   OAuthClient: { leftOut: 'the old instance’s app registrations on Mastodon instances, bound to its callback address' },
@@ -133,6 +134,16 @@ export const WORKSPACE_REFERENCES: Partial<Record<Table, Reference[]>> = {
   Activity: [{ column: 'sessionId', table: 'Session' }],
   Source: [{ column: 'lastSnapshotId', table: 'Snapshot' }],
   Snapshot: [{ column: 'sourceId', table: 'Source' }],
+  // The record names its actor (a token of the old instance: not in the archive, and no token of
+  // another workspace here) and its subject, which is of one of these tables (or a session or an
+  // extraction schema, named within the workspace): none may be a row of another workspace here.
+  AuditEvent: [
+    { column: 'actorId', table: 'AgentToken' },
+    ...(['Artifact', 'Pipeline', 'Account', 'Import', 'MediaUpload', 'AgentToken', 'Source', 'OAuthAuthorization'] as const).map((table) => ({
+      column: 'subjectId',
+      table,
+    })),
+  ],
 };
 
 /** Which of `ids` are rows of `table` on this instance (by its `id` column; Session by its id in any workspace). */

@@ -53,6 +53,14 @@ describe('cpa admin workspace create', () => {
     // the desktop workspace does not see the team's pipeline
     expectExit(await cpa(['--base-url', s.url, '--token', s.token, 'pipelines', 'get', created.pipeline_id]), 7);
     expectExit(await cpa(['--base-url', s.url, '--token', token, 'pipelines', 'get', created.pipeline_id]), 0);
+    // The record names the operator for the workspace, then the first-launch token for the pipeline.
+    const record = json<{ data: Array<{ action: string; actor: { kind: string; id: string | null; name: string } }> }>(
+      await cpa(['--base-url', s.url, '--token', token, 'audit', 'list', '--json']),
+    );
+    expect(record.data.map((e) => [e.action, e.actor.kind, e.actor.name])).toEqual([
+      ['pipeline.created', 'agent', 'first-launch token'],
+      ['workspace.created', 'operator', expect.stringMatching(/^operator/)],
+    ]);
   });
 
   it('on a team host, the first workspace ends the "no token yet" state', async () => {

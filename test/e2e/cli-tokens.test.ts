@@ -85,3 +85,24 @@ describe('cpa workspace', () => {
     expect(json<{ approval_required: boolean }>(await t.run(['workspace', 'get', '--json'])).approval_required).toBe(true);
   });
 });
+
+describe('cpa audit list', () => {
+  it('shows who made and revoked a token, filtered by subject, as a table and as JSON', async () => {
+    const created = json<{ token: { id: string } }>(await t.run(['tokens', 'create', '--name', 'nightly agent 🌙', '--scope', 'read', '--json']));
+    expectExit(await t.run(['tokens', 'revoke', created.token.id]), 0);
+    const listed = await t.run(['audit', 'list', '--subject', created.token.id]);
+    expectExit(listed, 0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('token.revoked');
+    expect(lines[0]).toContain('first-launch token');
+    expect(lines[1]).toContain('token.created');
+    expect(lines[1]).toContain('nightly agent 🌙');
+    const asJson = json<{ data: Array<{ action: string; actor: { kind: string; name: string }; subject: { id: string } }> }>(
+      await t.run(['audit', 'list', '--action', 'token.created', '--since', '2026-01-01', '--json']),
+    );
+    expect(asJson.data.some((e) => e.subject.id === created.token.id && e.actor.kind === 'agent')).toBe(true);
+    expect(asJson.data.every((e) => e.action === 'token.created')).toBe(true);
+    expectExit(await t.run(['audit', 'list', '--since', 'yesterday']), 2);
+  });
+});

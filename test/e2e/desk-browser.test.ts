@@ -283,6 +283,13 @@ describe('the review desk in Chromium', () => {
     expect(mastodon.state.posted.map((p) => p.text)).toEqual(
       expect.arrayContaining([expect.stringContaining('Importer v2.3 is out'), expect.stringContaining('Notes and numbers')]),
     );
+    // ---- the draft's history: who edited, approved, scheduled and published it, newest first ----
+    const history = page.locator('.audit-events li');
+    await history.filter({ hasText: 'artifact.published' }).waitFor();
+    const actions = await history.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-action')));
+    expect(actions.slice(0, 2)).toEqual(['artifact.published', 'artifact.publish_requested']);
+    expect(actions).toEqual(expect.arrayContaining(['artifact.approved', 'artifact.scheduled', 'artifact.edited', 'artifact.drafted']));
+    expect(await history.filter({ hasText: 'artifact.approved' }).innerText()).toContain('first-launch token');
 
     // ---- after a reload, the activity resumes after the last event this tab saw ----
     await page.reload();
@@ -291,6 +298,9 @@ describe('the review desk in Chromium', () => {
     // Resumed after the last event seen: the X archive's ingest.completed (after it) is there, the first one is not.
     await page.locator('.events li').filter({ hasText: 'ingest.completed' }).first().waitFor();
     expect(await page.locator(`.events li[data-event-id="${seen}"]`).count(), 'no event seen before is sent again').toBe(0);
+    // ---- and the record of who did what, each linking to its subject ----
+    await page.locator('.audit-events li[data-action="artifact.scheduled"]').first().waitFor();
+    expect(await page.locator(`.audit-events li[data-action="artifact.approved"] a[href="#/drafts/${artifactId}"]`).count()).toBe(1);
     expect(await axeFindings(), 'axe on Activity').toEqual([]);
     await shot('activity');
 

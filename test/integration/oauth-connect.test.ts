@@ -111,6 +111,12 @@ describe('Mastodon', () => {
     const again = await signIn(s, { platform: 'mastodon', handle: mastodon.fake.host }, mastodon.fake.caFile);
     expect(mastodon.state.appsRegistered).toBe(1);
     expect(again.done.account?.id).toBe(done.account!.id);
+    // The record: the token that started each sign-in connected the account (not the browser that came back).
+    const record = await unwrap(s.client().GET(`${V1}/audit-events`, { params: { query: { subject_id: done.account!.id, action: 'account.connected' } } }));
+    expect(record.data.map((e) => [e.actor.kind, e.actor.name, e.detail?.result, e.detail?.authorization_id])).toEqual([
+      ['agent', 'first-launch token', 'rotated', again.started.id],
+      ['agent', 'first-launch token', 'added', started.id],
+    ]);
   });
 
   it('spends the state once: the same callback again changes nothing', async () => {
@@ -243,6 +249,12 @@ describe('X', () => {
     x.oauth.refuseRefresh = false;
     expect(checked).toMatchObject({ status: 'dead', connected_by: 'sign_in' });
     expect(checked.last_probe_error).toMatch(/refused to renew the sign-in/);
+    // The service marked it dead (the refused renewal), once; the check itself is the caller's.
+    const record = await unwrap(s.client().GET(`${V1}/audit-events`, { params: { query: { subject_id: done.account!.id, limit: 3 } } }));
+    expect(record.data.slice(0, 2).map((e) => [e.action, e.actor.kind])).toEqual([
+      ['account.checked', 'agent'],
+      ['account.dead', 'system'],
+    ]);
     const pipeline = await newPipeline(s);
     const inbox = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pipeline.pipeline_id } } }));
     expect(inbox.data.find((i) => i.id === `flagged_anomaly:reconnect_account:${done.account!.id}`)).toMatchObject({

@@ -1,10 +1,12 @@
-// Activity: the workspace's event stream, live. The browser's EventSource cannot send an
+// Activity: the record of who did what (views/audit.tsx: who approved, published, connected,
+// made or revoked a token, newest first), then the workspace's event stream, live. The browser's EventSource cannot send an
 // Authorization header, so the typed client's followEvents (fetch streaming + eventsource-parser)
 // reads it; the last event id is kept in the tab's sessionStorage, so that a reload resumes
 // after it (`Last-Event-ID`) and misses nothing.
 import { useEffect, useState } from 'preact/hooks';
 import { followEvents, type EventEnvelope } from '../../../clients/typescript/src/browser.js';
 import { describeError, Empty, fmtDate, type Client } from '../ui.js';
+import { AuditList } from './audit.js';
 
 const LAST_ID = 'cpa.desk.lastEventId';
 const KEEP = 200;
@@ -39,6 +41,9 @@ export function ActivityView(props: { client: Client }) {
   return (
     <section aria-labelledby="activity-title">
       <h1 id="activity-title">Activity</h1>
+      <h2>Who did what</h2>
+      <AuditList client={props.client} version={events[0]?.id} />
+      <h2>Live events</h2>
       <p role="status" class="muted">
         {status}
       </p>

@@ -5,6 +5,7 @@
 // unschedule, discard, re-draft with a style reference; the genealogy as links.
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
+import { AuditList } from './audit.js';
 import type { TargetPlatform } from '../../../server/services/platform-text.js';
 
 // The counting rules are the server's own module; it is most of the desk's weight (X's weighted
@@ -491,6 +492,8 @@ export function DraftView(props: { client: Client; id: string }) {
           </li>
         ) : null}
       </ul>
+      <h2>History</h2>
+      <AuditList client={client} subjectId={a.id} limit={50} version={`${a.state} ${a.updated_at}`} />
     </section>
   );
 }

@@ -14,6 +14,7 @@ import { findAccountById, saveAccount } from '../../store/accounts.js';
 import * as store from '../../store/oauth.js';
 import type { AuthorizationRow } from '../../store/oauth.js';
 import { accountView } from '../accounts.js';
+import { auditActor, recordAudit } from '../audit.js';
 import { sealedCredentials, type StoredCredentials } from '../account-secrets.js';
 import type { Caller, ServiceDeps } from '../context.js';
 import { credentialCipher } from '../crypto.js';
@@ -248,7 +249,7 @@ export async function finishAuthorization(deps: ServiceDeps, q: Record<string, u
       secondary: who.userId,
       grant: { refresh_token: tokens.refreshToken, expires_at: tokens.expiresAt?.toISOString() ?? null, instance: row.instance },
     };
-    const { account } = await saveAccount(deps.db, {
+    const { account, created } = await saveAccount(deps.db, {
       id: deps.ids.id('acc'),
       ...key,
       credentials: sealedCredentials(deps, key, creds),
@@ -258,6 +259,15 @@ export async function finishAuthorization(deps: ServiceDeps, q: Record<string, u
       now: deps.clock.now(),
     });
     await store.finishAuthorization(deps.db, { id: row.id, status: 'connected', accountId: account.id, failure: null, now: deps.clock.now() });
+    // The connection is the doing of whoever started the sign-in (its token), not of the browser that came back.
+    await recordAudit(deps.db, deps, {
+      workspaceId: row.workspaceId,
+      actor: await auditActor(deps, { workspaceId: row.workspaceId, tokenId: row.tokenId }),
+      action: 'account.connected',
+      subject: { type: 'account', id: account.id },
+      summary: `${created ? 'Connected' : 'Signed in again to'} ${row.platform} ${who.handle} (signing in)`,
+      detail: { platform: row.platform, handle: who.handle, result: created ? 'added' : 'rotated', authorization_id: row.id },
+    });
     return { status: 200, title: `Connected ${who.handle}`, message: `Connected ${who.handle} on ${row.platform} — you can close this tab.`, clearCookie };
   } catch (err) {
     if (err instanceof AdapterError) return fail(err.kind === 'unavailable' ? 502 : 400, err.message);

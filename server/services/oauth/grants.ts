@@ -10,7 +10,7 @@ import type { Credentials } from '../../adapters/types.js';
 import { oauthFor } from '../../platforms/oauth.js';
 import * as store from '../../store/oauth.js';
 import type { AccountRow } from '../../store/oauth.js';
-import { setProbeResult } from '../../store/accounts.js';
+import { markAccountDead } from '../account-death.js';
 import { adapterCredentials, sealedCredentials, unsealCredentials, type StoredCredentials } from '../account-secrets.js';
 import type { ServiceDeps } from '../context.js';
 import { retryLater } from '../../errors.js';
@@ -47,7 +47,7 @@ export async function freshCredentials(deps: ServiceDeps, account: AccountRow, c
   const endsAt = creds.grant.expires_at;
   if (endsAt && Date.parse(endsAt) <= now.getTime()) {
     const why = `the ${account.platform} sign-in ended ${endsAt} and the platform gives no refresh token; sign in again (POST /accounts/authorizations)`;
-    await setProbeResult(deps.db, { id: account.id, status: 'dead', error: why, now });
+    await markAccountDead(deps, null, account.id, why);
     throw credentialDead(account.platform as Platform, account.handle, why);
   }
   return adapterCredentials(creds);
@@ -93,7 +93,7 @@ async function refreshAsWinner(deps: ServiceDeps, row: AccountRow, creds: Stored
   } catch (err) {
     if (err instanceof GrantRefused) {
       const why = `${REFRESH_REFUSED}: ${err.message}`.slice(0, 500);
-      await setProbeResult(deps.db, { id: row.id, status: 'dead', error: why, now });
+      await markAccountDead(deps, null, row.id, why);
       await store.releaseLease(deps.db, row.id);
       throw credentialDead(platform, row.handle, why);
     }

@@ -1,4 +1,4 @@
-// `cpa pipelines|artifacts|accounts|imports|runs list` and `cpa calendar`: the workspace-wide lists.
+// `cpa pipelines|artifacts|accounts|imports|runs|tokens|audit list` and `cpa calendar`: the workspace-wide lists.
 // One page by default (the next page's command on stderr), `--all` to follow every cursor,
 // `--limit`, `--cursor`, `--json [fields]`, and each list's filters; the output is gh's
 // (output.ts): a table on a terminal, tab-separated lines when piped.
@@ -75,6 +75,20 @@ function listCommand(description: string) {
     .option('--cursor <cursor>', 'start at this page (the next_cursor of a previous page)')
     .option('--all', 'follow next_cursor to the last page (progress on stderr)');
 }
+
+/** `cpa audit list`: one line per record, its actor named with its kind unless it is a token. */
+const AUDIT_LIST: ListSpec<'/api/agent/v1/audit-events'> = {
+  noun: 'records',
+  path: '/api/agent/v1/audit-events',
+  head: ['time (UTC)', 'actor', 'action', 'subject', 'summary'],
+  row: (e) => [
+    e.created_at.slice(0, 19).replace('T', ' '),
+    e.actor.kind === 'agent' ? e.actor.name : `${e.actor.name} (${e.actor.kind})`,
+    e.action,
+    e.subject?.id ?? '-',
+    truncate(e.summary, 60),
+  ],
+};
 
 const when = (iso: string | null | undefined) => (iso ? iso.slice(0, 16).replace('T', ' ') : '-');
 /** Adds `cmd` under the existing command `name` (`pipelines`, `artifacts`, ...). */
@@ -183,6 +197,28 @@ export function registerListCommands(program: Command) {
     head: ['id', 'kind', 'name', 'scopes', 'created (UTC)', 'expires (UTC)', 'last used (UTC)', 'revoked (UTC)'],
     row: (t) => [t.id, t.kind, t.name ?? '-', t.scopes.join(','), when(t.created_at), when(t.expires_at), when(t.last_used_at), when(t.revoked_at)],
   });
+
+  const audit = listCommand("list the record of who did what, newest first, by subject (an artifact's history), actor, action and time (listAuditEvents)")
+    .option('--subject <id>', "only the records of this subject (art_… gives the artifact's history)")
+    .option('--actor <id>', 'only what this token did (tok_…)')
+    .option('--action <name>', 'only this action (artifact.approved, token.revoked, …)')
+    .option('--since <time>', 'made at or after this date or instant')
+    .option('--until <time>', 'made before this date or instant');
+  audit.action(
+    action(async (cli, o) => {
+      const query = {
+        limit: limitOf(o.limit),
+        cursor: o.cursor,
+        subject_id: o.subject,
+        actor_id: o.actor,
+        action: o.action,
+        created_after: instantOf('--since', o.since),
+        created_before: instantOf('--until', o.until),
+      };
+      await runList(cli, AUDIT_LIST, { params: { query } }, o, 'cpa audit list');
+    }),
+  );
+  program.command('audit').description('the record of who did what in the workspace (needs a token with read)').addCommand(audit);
 
   const runs = listCommand('list runs, newest first, by status, kind and pipeline (listRuns)')
     .addOption(several('--status', 'statuses', RUN_STATUSES))
