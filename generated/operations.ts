@@ -1,7 +1,7 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getCurrentToken" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMedia" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
@@ -22,7 +22,7 @@ export interface OperationsByTag {
   "Posts": "listPipelinePosts";
   "Runs": "getRun" | "listRuns";
   "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
-  "Tokens": "createToken" | "listTokens" | "revokeToken";
+  "Tokens": "createToken" | "getCurrentToken" | "listTokens" | "revokeToken";
 }
 
 /**
@@ -45,6 +45,7 @@ export interface HandlerResponseHeaders {
   getAccountAuthorization: { 200: {} };
   getArtifact: { 200: {} };
   getCalendar: { 200: {} };
+  getCurrentToken: { 200: {} };
   getHealth: { 200: {} };
   getImport: { 200: {} };
   getMedia: { 200: {} };

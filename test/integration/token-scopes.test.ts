@@ -120,6 +120,26 @@ describe('a token with the read scope', () => {
   });
 });
 
+describe('GET /tokens/current', () => {
+  it('tells any token what it is — a token with draft alone, without read, too — and never its secret', async () => {
+    const drafter = await createToken(['draft'], { expires_at: '2099-01-01T00:00:00.000Z' });
+    const me = await call('GET', `${V1}/tokens/current`, drafter.secret);
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ ...drafter.token, last_used_at: expect.any(String) });
+    expect(me.body).toMatchObject({ scopes: ['draft'], expires_at: '2099-01-01T00:00:00.000Z', revoked_at: null });
+    expect(JSON.stringify(me.body)).not.toContain(drafter.secret.slice(4));
+    // The first-launch token holds every scope.
+    expect((await call('GET', `${V1}/tokens/current`, s.token)).body).toMatchObject({
+      name: null,
+      scopes: ['read', 'draft', 'approve', 'publish', 'accounts', 'admin'],
+    });
+    expect((await call('GET', `${V1}/tokens/current`, null)).status).toBe(401);
+    // Revoked, it is no token: 401.
+    expect((await call('DELETE', `${V1}/tokens/${drafter.token.id}`, s.token)).status).toBe(200);
+    expect((await call('GET', `${V1}/tokens/current`, drafter.secret)).status).toBe(401);
+  });
+});
+
 describe('revocation and expiry', () => {
   it('a revoked token is 401 at once, though it authenticated a moment ago (the token cache forgets it)', async () => {
     const { secret, token } = await createToken(['read']);
