@@ -118,6 +118,17 @@ describe('a token with the read scope', () => {
     expectMissingScope(await call('PUT', `${V1}/artifacts/${artifact.id}/media`, secret, { media: [] }), 'draft');
     expectMissingScope(await call('GET', `${V1}/tokens`, secret), 'admin');
   });
+
+  it('a refusal for a missing scope carries the rate-limit headers and counts, like any authenticated answer (found by the least-privilege contract pass)', async () => {
+    const { secret } = await createToken(['read']);
+    const first = await rawRequest(s, `${V1}/tokens`, { token: secret });
+    expect(first.res.status).toBe(403);
+    const second = await rawRequest(s, `${V1}/tokens`, { token: secret });
+    expect(second.res.status).toBe(403);
+    for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'])
+      expect([h, first.res.headers.get(h)]).toEqual([h, expect.any(String)]);
+    expect(Number(second.res.headers.get('RateLimit-Remaining'))).toBe(Number(first.res.headers.get('RateLimit-Remaining')) - 1);
+  });
 });
 
 describe('GET /tokens/current', () => {
