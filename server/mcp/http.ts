@@ -71,7 +71,7 @@ export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; charg
         throw badRequest(`A JSON-RPC batch carries at most ${MCP_MAX_BATCH} messages; this one has ${messages}. Split it.`);
       }
       await charge(req, res, messages);
-      const [{ StreamableHTTPServerTransport }, { createMcpServer, tokenScopes }] = await loadSdk();
+      const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadSdk();
       // No retries here: the tools' REST calls are not counted again (the MCP request was), and any
       // other failure comes back to the agent as a tool error.
       const client = createApiClient({
@@ -82,16 +82,16 @@ export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; charg
         fetch: loopbackFetch,
       });
       // A batch's calls run MCP_MAX_CONCURRENT_CALLS at a time, and none starts after the budget.
-      // The token's scopes (GET /tokens/current, over loopback too, asked only by tools/list and
-      // tools/call): only the tools it may call are listed. No confirmation (elicitation) here: a
-      // stateless endpoint cannot receive the client's answer, nor know its capabilities, within
-      // one POST; hosts read the annotations (`cpa mcp` asks, over stdio).
+      // The token's scopes, as the bearer check found them: only the tools it may call are listed.
+      // No confirmation (elicitation) here: a stateless endpoint cannot receive the client's
+      // answer, nor know its capabilities, within one POST; hosts read the annotations (`cpa mcp`
+      // asks, over stdio).
       const server = createMcpServer({
         catalog: opts.catalog,
         client,
         version: opts.version,
         deadline: { at: now() + MCP_REQUEST_BUDGET_MS, now },
-        scopes: tokenScopes(client),
+        scopes: async () => req.scopes ?? null,
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
