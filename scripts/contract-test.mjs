@@ -1,7 +1,11 @@
 // Contract fuzzing: starts the real server (SQLite in a temporary directory), seeds the resources
 // the contract's examples name (scripts/contract/seed.ts), then runs
 // schemathesis (pinned, in .venv-contract) with every check and phase against it, with a fixed
-// seed. Any finding fails. Usage: node scripts/contract-test.mjs [--max-examples N]
+// seed. Any finding fails. Then the least-privilege passes: short runs with a token holding only
+// `read`, then only `draft` (made through POST /tokens), where every operation beyond the token's
+// scopes must answer 403 request_scope (the check `answers_within_token_scopes` in
+// scripts/contract/hooks.py) and the others pass the usual checks.
+// Usage: node scripts/contract-test.mjs [--max-examples N] [--least-privilege-only]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -50,6 +54,31 @@ async function waitForHealth(url, child) {
 const args = process.argv.slice(2);
 // The budgets live in scripts/contract/schemathesis.toml; this overrides them for every phase.
 const maxExamples = args.includes('--max-examples') ? args[args.indexOf('--max-examples') + 1] : process.env.CONTRACT_MAX_EXAMPLES;
+const leastPrivilegeOnly = args.includes('--least-privilege-only');
+
+/**
+ * The least-privilege passes: each token's scopes, and what the pass generates. Short (well under
+ * two minutes together on a 2-core machine): the examples and a few fuzzed cases of every
+ * operation, no coverage or stateful phase (the full pass has them, with every scope).
+ */
+const LEAST_PRIVILEGE = [
+  { scopes: ['read'], maxExamples: '3' },
+  { scopes: ['draft'], maxExamples: '2' },
+];
+
+/** A named token with only `scopes`, made through the API with the full-power token. */
+async function namedToken(url, token, scopes) {
+  const post = () =>
+    fetch(`${url}/api/agent/v1/tokens`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: `contract ${scopes.join('+')}`, scopes }),
+    });
+  // Once more on a connection the server closed while a pass ran (an idle keep-alive socket).
+  const res = await post().catch(post);
+  if (res.status !== 201) throw new Error(`creating the ${scopes.join('+')} token answered ${res.status}: ${await res.text()}`);
+  return (await res.json()).secret;
+}
 
 ensureSchemathesis();
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cp-contract-'));
@@ -77,23 +106,16 @@ try {
   const seeded = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'contract', 'seed.ts'), dataDir], { cwd: root, stdio: 'inherit' });
   if (seeded.status !== 0) throw new Error('seeding the contract server failed');
   const skip = Object.keys(JSON.parse(readFileSync(path.join(root, 'scripts', 'contract', 'skip.json'), 'utf8')).skip);
-  const stArgs = [
+  const hooks = path.join(root, 'scripts', 'contract', 'hooks.py');
+  const common = (bearer) => [
     'run',
     path.join(root, 'generated', 'openapi.json'),
     '--url',
     url,
     '--header',
-    `Authorization: Bearer ${token}`,
-    // Every check, positive_data_acceptance included (schema-valid data must be accepted: the
-    // contract is as precise as the server; the exceptions, each with its reason, are in
-    // schemathesis.toml) besides negative_data_rejection, conformance and server errors.
-    '--checks',
-    'all',
-    '--phases',
-    'examples,coverage,fuzzing,stateful',
+    `Authorization: Bearer ${bearer}`,
     '--seed',
     '20261122',
-    ...(maxExamples ? ['--max-examples', maxExamples] : []),
     // One worker: CPython 3.11.7 (the machines' python3) keeps the AST constructor's recursion
     // depth in shared state, so two threads parsing at once (hypothesis describes filter lambdas
     // with ast.parse) can fail with "SystemError: AST constructor recursion depth mismatch"
@@ -106,13 +128,40 @@ try {
     'too_slow',
     ...skip.flatMap((op) => ['--exclude-operation-id', op]),
   ];
-  console.error(`[contract] schemathesis against ${url} (skipping ${skip.length ? skip.join(', ') : 'nothing'})`);
-  const hooks = path.join(root, 'scripts', 'contract', 'hooks.py');
-  const r = spawnSync(st, ['--config-file', path.join(root, 'scripts', 'contract', 'schemathesis.toml'), ...stArgs], {
-    stdio: 'inherit',
-    env: { ...process.env, ...secrets, CONTRACT_BASE_URL: url, ...(existsSync(hooks) ? { SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.dirname(hooks) } : {}) },
-  });
-  code = r.status ?? 1;
+  const schemathesis = (bearer, passArgs, env = {}) =>
+    spawnSync(st, ['--config-file', path.join(root, 'scripts', 'contract', 'schemathesis.toml'), ...common(bearer), ...passArgs], {
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        ...secrets,
+        ...env,
+        CONTRACT_BASE_URL: url,
+        ...(existsSync(hooks) ? { SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.dirname(hooks) } : {}),
+      },
+    }).status ?? 1;
+  code = 0;
+  if (!leastPrivilegeOnly) {
+    console.error(`[contract] schemathesis against ${url} (skipping ${skip.length ? skip.join(', ') : 'nothing'})`);
+    // Every check, positive_data_acceptance included (schema-valid data must be accepted: the
+    // contract is as precise as the server; the exceptions, each with its reason, are in
+    // schemathesis.toml) besides negative_data_rejection, conformance and server errors.
+    code = schemathesis(token, ['--checks', 'all', '--phases', 'examples,coverage,fuzzing,stateful', ...(maxExamples ? ['--max-examples', maxExamples] : [])]);
+  }
+  for (const pass of LEAST_PRIVILEGE) {
+    const started = Date.now();
+    const scopes = pass.scopes.join(',');
+    console.error(`[contract] least-privilege pass: a token with only ${scopes}`);
+    // Every check but positive_data_acceptance: schema-valid data for an operation beyond the
+    // token's scopes is refused (403), which answers_within_token_scopes checks instead; the full
+    // pass checks acceptance with every scope.
+    const status = schemathesis(
+      await namedToken(url, token, pass.scopes),
+      ['--checks', 'all', '--exclude-checks', 'positive_data_acceptance', '--phases', 'examples,fuzzing', '--max-examples', pass.maxExamples],
+      { CONTRACT_TOKEN_SCOPES: scopes },
+    );
+    console.error(`[contract] least-privilege pass (${scopes}): ${status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`);
+    if (status !== 0) code = status;
+  }
 } finally {
   server.kill('SIGTERM');
   await new Promise((r) => server.once('exit', r));
