@@ -157,6 +157,8 @@ const schemathesis = (url, bearer, passArgs, env = {}) =>
       ...secrets,
       ...env,
       CONTRACT_BASE_URL: url,
+      // The token the pass runs with, which the hooks keep from being revoked (hooks.py keep_own_token).
+      CONTRACT_TOKEN: bearer,
       ...(existsSync(hooks) ? { SCHEMATHESIS_HOOKS: 'hooks', PYTHONPATH: path.dirname(hooks) } : {}),
     },
   }).status ?? 1;
