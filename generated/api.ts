@@ -899,6 +899,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/tokens/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe the token making this call
+         * @description The calling token as `GET /tokens` shows it — name, scopes, expiry, last use — so that an
+         *     agent (or `cpa mcp`, which lists only the tools its token may call) learns what it may do
+         *     before it tries. Any valid token may ask (`x-required-scope: none` with a bearer token: no
+         *     scope is needed to describe oneself); never a secret.
+         */
+        get: operations["getCurrentToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/tokens/{id}": {
         parameters: {
             query?: never;
@@ -4328,6 +4351,21 @@ export interface components {
                 "application/json": components["schemas"]["CreatedToken"];
             };
         };
+        /** @description The calling token or desk session (never its secret). */
+        GetCurrentTokenOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Token"];
+            };
+        };
         /** @description The token as it is now, revoked. */
         RevokeTokenOk: {
             headers: {
@@ -6121,6 +6159,21 @@ export interface operations {
             403: components["responses"]["MissingScope"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCurrentToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["GetCurrentTokenOk"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -1,7 +1,7 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "getWorkspace" | "listAccounts" | "listArtifacts" | "listAuditEvents" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "rotateToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "updateWorkspace" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getCurrentToken" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "getWorkspace" | "listAccounts" | "listArtifacts" | "listAuditEvents" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "rotateToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "updateWorkspace" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMedia" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
@@ -23,7 +23,7 @@ export interface OperationsByTag {
   "Posts": "listPipelinePosts";
   "Runs": "getRun" | "listRuns";
   "Sessions": "addSessionItem" | "listSessionActivity" | "refreshSource" | "regenerateVariant";
-  "Tokens": "createToken" | "listTokens" | "revokeToken" | "rotateToken";
+  "Tokens": "createToken" | "getCurrentToken" | "listTokens" | "revokeToken" | "rotateToken";
   "Workspace": "getWorkspace" | "updateWorkspace";
 }
 
@@ -47,6 +47,7 @@ export interface HandlerResponseHeaders {
   getAccountAuthorization: { 200: {} };
   getArtifact: { 200: {} };
   getCalendar: { 200: {} };
+  getCurrentToken: { 200: {} };
   getHealth: { 200: {} };
   getImport: { 200: {} };
   getMedia: { 200: {} };

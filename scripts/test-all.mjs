@@ -3,7 +3,8 @@
 //      (Biome); the Redoc page builds
 //   2. vitest on SQLite (after installing Debian's Chromium when missing, for the /docs browser test)
 //   3. vitest on PostgreSQL (Debian's PostgreSQL 15, started by scripts/pg-start.sh)
-//   4. contract fuzzing with schemathesis against the running server
+//   4. contract fuzzing with schemathesis against the running server: short least-privilege passes
+//      (a read token, a draft token: nothing beyond a token's scopes), then the full pass
 // Set TEST_SKIP_PG=1 or TEST_SKIP_CONTRACT=1 to leave a stage out locally (CI never does).
 //
 // `npm run test:smoke` (`--smoke`): what CI runs on the other supported Node, after the whole

@@ -7,7 +7,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { backendUnavailable } from './errors.js';
-import { bearerAuth } from './http/auth.js';
+import { bearerAuth, requireScope } from './http/auth.js';
 import { bodyDeadline } from './http/body-deadline.js';
 import { docsPage } from './http/docs.js';
 import { CALLBACK_PATH, oauthCallback } from './http/oauth-callback.js';
@@ -122,7 +122,7 @@ export function createApp(parts: AppParts): express.Express {
   // The OAuth callback (outside the description): the platform sends the browser here, without a token.
   app.get(CALLBACK_PATH, oauthCallback(deps));
 
-  app.use(inSequence([bearerAuth(deps, routes), rateLimit(limiter, deps.clock, { chargedLater: isMcpPost })]));
+  app.use(inSequence([bearerAuth(deps, routes), rateLimit(limiter, deps.clock, { chargedLater: isMcpPost }), requireScope(routes)]));
   // MCP (outside the description): after auth and the rate limit, before the REST body parser.
   mountMcp(app, { catalog: buildToolCatalog(loadSpec('public')), charge: rateCharge(limiter, deps.clock), clock: deps.clock });
   const json = express.json({

@@ -24,6 +24,8 @@ export interface ToolDef {
   idempotent: boolean;
   hasBody: boolean;
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /** The operation's `x-required-scope`: the tool is listed, and called, only for a token that holds it (`none`: any token). */
+  requiredScope: string;
   /** A tool that does its own work instead of one REST call (`cpa mcp`'s upload of a local file). */
   run?: (args: Record<string, unknown>) => Promise<unknown>;
 }
@@ -229,8 +231,34 @@ function buildTool(spec: Json, path: string, method: string, item: Json, op: Jso
     idempotent,
     hasBody: Boolean(body),
     annotations,
+    requiredScope: scopeOf(op),
   };
 }
+
+/** An operation's `x-required-scope`; undeclared, the server asks for `admin` (server/http/route-table.ts), and so does this. */
+const scopeOf = (op: Json) => (typeof op['x-required-scope'] === 'string' ? op['x-required-scope'] : 'admin');
+
+/**
+ * What a tool that is not derived by `buildToolCatalog` (`cpa mcp`'s uploads from a local path)
+ * takes from its operation: method, path, scope and annotations, by the same rules as every tool.
+ */
+export function operationFacts(spec: Json, operationId: string, title: string): Pick<ToolDef, 'method' | 'path' | 'requiredScope' | 'annotations'> {
+  for (const [path, item] of Object.entries((spec.paths ?? {}) as Record<string, Json>)) {
+    for (const method of METHODS) {
+      const op = item[method] as Json | undefined;
+      if (op?.operationId !== operationId) continue;
+      const body = (inline(spec, ((op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json']) as Json | undefined)?.schema as
+        | Json
+        | undefined;
+      return { method: method.toUpperCase(), path, requiredScope: scopeOf(op), annotations: annotationsOf(method, op, body, title) };
+    }
+  }
+  throw new Error(`the description has no operation ${operationId}`);
+}
+
+/** Whether a token with `scopes` may call the tool; `null` scopes (not known) let every tool through, the REST API still deciding. */
+export const toolAllowed = (tool: Pick<ToolDef, 'requiredScope'>, scopes: readonly string[] | null) =>
+  scopes === null || tool.requiredScope === 'none' || scopes.includes(tool.requiredScope);
 
 /** Every tool the description yields, in the description's order. */
 export function buildToolCatalog(spec: Json): ToolDef[] {

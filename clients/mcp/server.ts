@@ -17,8 +17,8 @@ import {
   type CallToolResult,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
-import { callOperation, ContentPipelineError, errorReport, UploadArgumentError, type ApiClient } from '../typescript/src/index.js';
-import { ToolArgumentError, toRequest, type ToolDef } from './catalog.js';
+import { callOperation, ContentPipelineError, errorReport, unwrap, UploadArgumentError, type ApiClient } from '../typescript/src/index.js';
+import { checkArguments, ToolArgumentError, toolAllowed, toRequest, type ToolDef } from './catalog.js';
 import { compilePathTemplate } from '../../shared/openapi.js';
 
 export interface McpServerOptions {
@@ -30,6 +30,66 @@ export interface McpServerOptions {
   maxConcurrentCalls?: number;
   /** When set (one HTTP request's server), no call starts at or after `at` (ms, as `now` counts). */
   deadline?: { at: number; now: () => number };
+  /**
+   * The scopes of the caller's token (`tokenScopes`): only the tools it may call are listed, and a
+   * call of another is refused without a request. `null` (not known: the server could not say)
+   * lists every tool and leaves the refusal to the REST API. Unset: every tool.
+   */
+  scopes?: () => Promise<readonly string[] | null>;
+}
+
+/**
+ * The scopes of the client's token, from `GET /tokens/current` (any valid token may ask), asked
+ * once and remembered (a token's scopes never change); `null` while the server cannot say (not
+ * reachable, or older than the operation), asked again next time.
+ */
+export function tokenScopes(client: ApiClient): () => Promise<readonly string[] | null> {
+  let known: readonly string[] | undefined;
+  return async () => {
+    if (known) return known;
+    try {
+      known = (await unwrap(client.GET('/api/agent/v1/tokens/current'))).scopes;
+      return known;
+    } catch {
+      return null;
+    }
+  };
+}
+
+/** A call of a tool beyond the token's scopes: refused here, as the REST API would (403, request_scope), without a request. */
+export class ScopeRefused extends Error {
+  constructor(tool: ToolDef, scopes: readonly string[]) {
+    super(
+      `This token lacks the scope '${tool.requiredScope}' that ${tool.name} (${tool.operationId}) requires; its scopes are: ${scopes.join(', ') || 'none'}. ` +
+        'The tool is not listed for this token. Ask the person who runs the workspace for a token with that scope (POST /tokens, `cpa tokens create`).',
+    );
+  }
+}
+
+/** A destructive call the person did not confirm when asked (elicitation): nothing was done. */
+export class NotConfirmed extends Error {
+  constructor(tool: ToolDef, why: 'decline' | 'cancel' | 'unanswered') {
+    const what = why === 'decline' ? 'declined' : why === 'cancel' ? 'dismissed' : 'could not answer';
+    super(`The person ${what} the confirmation of ${tool.name}: nothing was done. Do not call it again unless they ask for it.`);
+  }
+}
+
+/** How long a person has to answer a confirmation before the call is dropped (nothing done). */
+export const CONFIRM_TIMEOUT_MS = 10 * 60_000;
+
+const lowerFirst = (text: string) => `${text.charAt(0).toLowerCase()}${text.slice(1)}`;
+
+/** What a confirmation shows: the tool, what it does, and the call's arguments (the idempotency key left out). */
+export function confirmationMessage(tool: ToolDef, args: Record<string, unknown>): string {
+  const shown = Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'idempotency_key'));
+  const json = JSON.stringify(shown, null, 2);
+  const effects = [
+    'It deletes or replaces what was there, or does what cannot be undone.',
+    tool.annotations.openWorldHint ? 'It reaches outside this service (a platform, a web page or a model).' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return `An agent asks to ${lowerFirst(tool.title)} (${tool.name}). ${effects}\n\n${json.length > 2000 ? `${json.slice(0, 1999)}…` : json}\n\nAllow it?`;
 }
 
 /**
@@ -98,6 +158,8 @@ export function errorBody(err: unknown) {
     const message = `The REST API could not be reached: ${cause?.code ?? cause?.message ?? 'fetch failed'}`;
     return { error: { code: 'backend_unavailable', message, suggested_action: 'retry_later' }, ...none };
   }
+  if (err instanceof ScopeRefused) return { error: { code: 'forbidden', message: err.message, suggested_action: 'request_scope' }, ...none };
+  if (err instanceof NotConfirmed) return { error: { code: 'not_confirmed', message: err.message }, ...none };
   if (err instanceof ToolArgumentError) return { error: { code: 'validation_failed', message: err.message }, ...none };
   // The argument's name and what is wrong with it; never the file's content.
   if (err instanceof UploadArgumentError) return { error: { code: 'validation_failed', message: err.message }, ...none };
@@ -219,9 +281,61 @@ export function createMcpServer(opts: McpServerOptions): Server {
 
   const gate = callGate(opts.maxConcurrentCalls ?? MCP_MAX_CONCURRENT_CALLS, opts.deadline);
   const call = (tool: ToolDef, args: Record<string, unknown>) => gate(() => (tool.run ? tool.run(args) : callOperation(opts.client, toRequest(tool, args))));
+  const scopes = opts.scopes ?? (async () => null);
+  /** The tools the caller's token may call. */
+  const listed = async () => {
+    const held = await scopes();
+    return opts.catalog.filter((t) => toolAllowed(t, held));
+  };
+  const readable = async () => {
+    const held = await scopes();
+    return resources.filter((r) => toolAllowed(tools.get(r.tool)!, held));
+  };
+  /** Refuses a tool beyond the token's scopes (ScopeRefused), before anything else. */
+  const mayCall = async (tool: ToolDef) => {
+    const held = await scopes();
+    if (!toolAllowed(tool, held)) throw new ScopeRefused(tool, held ?? []);
+  };
+
+  /**
+   * A destructive tool (annotated so) asks the person first when the client can be asked
+   * (elicitation): only an accepted form with `confirm: true` lets the call through. A client
+   * without the capability calls as before; its host reads the annotations.
+   */
+  async function confirm(tool: ToolDef, args: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+    if (!tool.annotations.destructiveHint || !server.getClientCapabilities()?.elicitation?.form) return;
+    // Arguments the request could not carry are refused before a person is asked about them.
+    if (!tool.run) checkArguments(tool, args);
+    let answer: Awaited<ReturnType<typeof server.elicitInput>>;
+    try {
+      answer = await server.elicitInput(
+        {
+          mode: 'form',
+          message: confirmationMessage(tool, args),
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              confirm: {
+                type: 'boolean',
+                title: `Yes, ${lowerFirst(tool.title)}`,
+                description: 'Leave it unticked, or decline, and nothing is done.',
+                default: false,
+              },
+            },
+            required: ['confirm'],
+          },
+        },
+        { signal, timeout: CONFIRM_TIMEOUT_MS },
+      );
+    } catch {
+      throw new NotConfirmed(tool, 'unanswered');
+    }
+    if (answer.action !== 'accept') throw new NotConfirmed(tool, answer.action);
+    if (answer.content?.confirm !== true) throw new NotConfirmed(tool, 'decline');
+  }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: opts.catalog.map((t) => ({
+    tools: (await listed()).map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
@@ -231,11 +345,14 @@ export function createMcpServer(opts: McpServerOptions): Server {
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
     const tool = tools.get(req.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name}`);
     try {
-      const data = await call(tool, (req.params.arguments ?? {}) as Record<string, unknown>);
+      const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+      await mayCall(tool);
+      await confirm(tool, args, extra.signal);
+      const data = await call(tool, args);
       const text = data === undefined ? 'Done (the operation answered without a body).' : JSON.stringify(data, null, 2);
       const structured =
         tool.outputSchema && data && typeof data === 'object' && !Array.isArray(data) ? { structuredContent: data as Record<string, unknown> } : {};
@@ -247,7 +364,8 @@ export function createMcpServer(opts: McpServerOptions): Server {
 
   server.setRequestHandler(ListResourcesRequestSchema, async (req) => browse(req.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: resources.map((r) => ({
+    // Only those the token may read (every template is read through a `read` tool).
+    resourceTemplates: (await readable()).map((r) => ({
       name: r.name,
       title: r.title,
       description: r.description,
@@ -261,12 +379,14 @@ export function createMcpServer(opts: McpServerOptions): Server {
       const m = templateRegex(r.uriTemplate).exec(uri);
       if (!m) continue;
       try {
+        await mayCall(tools.get(r.tool)!);
         const data = await call(tools.get(r.tool)!, { [r.arg]: m[1] });
         return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(data, null, 2) }] };
       } catch (err) {
         const e = errorBody(err);
-        // -32002 is MCP's "resource not found".
-        throw new McpError(e.error.code === 'not_found' ? -32002 : ErrorCode.InternalError, `${e.error.code}: ${e.error.message}`, e);
+        // -32002 is MCP's "resource not found"; a read beyond the token's scopes is the caller's request to change.
+        const code = e.error.code === 'not_found' ? -32002 : e.error.code === 'forbidden' ? ErrorCode.InvalidRequest : ErrorCode.InternalError;
+        throw new McpError(code, `${e.error.code}: ${e.error.message}`, e);
       }
     }
     throw new McpError(-32002, `Unknown resource: ${uri}`);
@@ -283,6 +403,8 @@ export function createMcpServer(opts: McpServerOptions): Server {
     const spec = BROWSED[index];
     const tool = spec ? tools.get(spec.tool) : undefined;
     if (!spec || !tool) throw new McpError(ErrorCode.InvalidParams, 'The cursor is not valid for resources/list. Start again without a cursor.');
+    // A token that may not read has nothing to browse.
+    if (!toolAllowed(tool, await scopes())) return { resources: [] };
     let page: { data: Array<Record<string, unknown>>; next_cursor: string | null };
     try {
       page = (await call(tool, { limit: BROWSE_PAGE, ...(at.cursor ? { cursor: at.cursor } : {}) })) as typeof page;

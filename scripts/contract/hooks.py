@@ -90,3 +90,63 @@ def archive_bytes(ctx, value):
     if isinstance(value, str):
         return value.encode("utf-8")
     return json.dumps(value).encode("utf-8")
+
+
+# The least-privilege passes (scripts/contract-test.mjs runs them after the full one): the token
+# holds only the scopes in CONTRACT_TOKEN_SCOPES. An operation whose `x-required-scope` it lacks
+# must answer 403 forbidden with suggested_action request_scope, whatever the request: never a
+# 2xx, never anything that did the work (the bearer check refuses before validation, idempotency
+# or a handler; docs/security.md). The full pass leaves the variable unset: the check is idle.
+@schemathesis.check
+def answers_within_token_scopes(ctx, response, case):
+    held = os.environ.get("CONTRACT_TOKEN_SCOPES")
+    if held is None:
+        return None
+    scope = case.operation.definition.raw.get("x-required-scope", "admin")
+    if scope == "none" or scope in held.split(","):
+        return None
+    try:
+        body = json.loads(response.content or b"null")
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    error = error if isinstance(error, dict) else {}
+    if response.status_code != 403 or error.get("code") != "forbidden" or error.get("suggested_action") != "request_scope":
+        raise AssertionError(
+            f"{case.operation.label} needs the scope '{scope}', which this token (scopes: {held}) lacks: "
+            f"expected 403 forbidden with suggested_action request_scope, got {response.status_code} "
+            f"{error.get('code')!r} / {error.get('suggested_action')!r}"
+        )
+    if f"'{scope}'" not in str(error.get("message", "")):
+        raise AssertionError(f"{case.operation.label}: the 403 does not name the missing scope '{scope}': {error.get('message')!r}")
+    return None
+
+
+# The token a pass runs with stays valid to its end: the stateful phase follows listTokens' ids
+# into revokeToken, and once it revoked the pass's own token every later request was a 401 that
+# tested nothing (and the token could make no other). A revocation of that token's id is sent for
+# an id no token has (404, a documented answer); every other revocation is sent as generated.
+import urllib.request
+
+_own_token_id = None
+
+
+def _running_token_id():
+    global _own_token_id
+    if _own_token_id is None:
+        request = urllib.request.Request(
+            f"{os.environ['CONTRACT_BASE_URL']}/api/agent/v1/tokens/current",
+            headers={"Authorization": f"Bearer {os.environ['CONTRACT_TOKEN']}"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            _own_token_id = json.load(response)["id"]
+    return _own_token_id
+
+
+@schemathesis.hook("before_call")
+def keep_own_token(ctx, case, **kwargs):
+    if case.operation.definition.raw.get("operationId") != "revokeToken" or "CONTRACT_TOKEN" not in os.environ:
+        return
+    params = case.path_parameters
+    if isinstance(params, dict) and params.get("id") == _running_token_id():
+        params["id"] = "tok_no_such_token_0"

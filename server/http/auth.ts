@@ -71,15 +71,8 @@ export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandle
       if (!result.ok) {
         return next(unauthorized(MESSAGES[result.reason], { headers: { 'WWW-Authenticate': 'Bearer realm="content-pipeline"' } }));
       }
-      const scope = route?.requiredScope;
-      if (scope && scope !== 'none' && !result.scopes.includes(scope as Scope)) {
-        return next(
-          forbidden(`This token lacks the scope '${scope}' that ${route.operationId} requires; its scopes are: ${result.scopes.join(', ') || 'none'}.`, {
-            suggestedAction: 'request_scope',
-          }),
-        );
-      }
       req.caller = result.caller;
+      req.scopes = result.scopes;
       next();
     } catch (err) {
       next(err);
@@ -87,9 +80,30 @@ export function bearerAuth(deps: ServiceDeps, routes: RouteTable): RequestHandle
   };
 }
 
+/**
+ * The scope the operation asks of the token (`x-required-scope`), checked after the rate limit so
+ * that the 403 carries the rate-limit headers the description promises on every authenticated
+ * answer, and counts like any of them (the contract fuzzing's least-privilege pass found it
+ * missing them). Nothing past this reads the body, validates or runs a handler.
+ */
+export function requireScope(routes: RouteTable): RequestHandler {
+  return (req, _res, next) => {
+    const route = routes.matchRequest(req).route;
+    const scope = route?.requiredScope;
+    if (!req.caller || !route || !scope || scope === 'none' || req.scopes?.includes(scope as Scope)) return next();
+    next(
+      forbidden(`This token lacks the scope '${scope}' that ${route.operationId} requires; its scopes are: ${req.scopes?.join(', ') || 'none'}.`, {
+        suggestedAction: 'request_scope',
+      }),
+    );
+  };
+}
+
 declare module 'express-serve-static-core' {
   interface Request {
     caller?: import('../services/context.js').Caller;
+    /** The scopes of the token that authenticated the request. */
+    scopes?: import('../services/tokens.js').Scope[];
     rawBody?: Buffer;
     routeMatch?: import('./route-table.js').RouteMatch;
   }

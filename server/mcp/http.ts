@@ -82,7 +82,17 @@ export function mountMcp(app: express.Express, opts: { catalog: ToolDef[]; charg
         fetch: loopbackFetch,
       });
       // A batch's calls run MCP_MAX_CONCURRENT_CALLS at a time, and none starts after the budget.
-      const server = createMcpServer({ catalog: opts.catalog, client, version: opts.version, deadline: { at: now() + MCP_REQUEST_BUDGET_MS, now } });
+      // The token's scopes, as the bearer check found them: only the tools it may call are listed.
+      // No confirmation (elicitation) here: a stateless endpoint cannot receive the client's
+      // answer, nor know its capabilities, within one POST; hosts read the annotations (`cpa mcp`
+      // asks, over stdio).
+      const server = createMcpServer({
+        catalog: opts.catalog,
+        client,
+        version: opts.version,
+        deadline: { at: now() + MCP_REQUEST_BUDGET_MS, now },
+        scopes: async () => req.scopes ?? null,
+      });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();

@@ -184,6 +184,13 @@ export async function createNamedToken(deps: ServiceDeps, caller: Caller, body: 
   return { token: tokenView(row), secret };
 }
 
+/** The caller's own token, as `GET /tokens` shows it (what it may do, when it expires). */
+export async function currentToken(deps: ServiceDeps, caller: Caller): Promise<S['Token']> {
+  const row = await store.tokenById(deps.db, caller.workspaceId, caller.tokenId);
+  if (!row) throw notFound('token');
+  return tokenView(row);
+}
+
 /** Revokes a token or person session of the caller's workspace: 401 from its next request on, on every instance. */
 export async function revokeToken(deps: ServiceDeps, caller: Caller, id: string): Promise<S['Token']> {
   const row = await store.revokeToken(deps.db, caller.workspaceId, id, deps.clock.now());

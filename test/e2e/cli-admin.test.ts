@@ -140,6 +140,31 @@ describe('cpa mcp (stdio)', () => {
     }
   });
 
+  it('lists only the tools its token may call (GET /tokens/current), the path uploads included, and refuses the others without a request', async () => {
+    const made = await fetch(`${s.url}/api/agent/v1/tokens`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'stdio reader', scopes: ['read'] }),
+    });
+    expect(made.status).toBe(201);
+    const client = await stdioClient({ CPA_BASE_URL: s.url, CPA_TOKEN: ((await made.json()) as { secret: string }).secret });
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['get_pipeline', 'list_artifacts', 'get_current_token']));
+      for (const hidden of ['publish_artifact', 'create_pipeline_from_intent', 'import_archive_from_path', 'upload_media_from_path', 'create_token']) {
+        expect(names).not.toContain(hidden);
+      }
+      const refused = (await client.callTool({ name: 'import_archive_from_path', arguments: { path: '/nonexistent', handle: 'x' } })) as {
+        isError: boolean;
+        content: Array<{ text: string }>;
+      };
+      expect(refused.isError).toBe(true);
+      expect(JSON.parse(refused.content[0]!.text).error).toMatchObject({ code: 'forbidden', suggested_action: 'request_scope' });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('imports an export from a path on its own machine (import_archive_from_path), which /api/mcp cannot offer', async () => {
     const client = await stdioClient({ CPA_BASE_URL: s.url, CPA_TOKEN: s.token });
     try {

@@ -4,6 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { buildToolCatalog } from '../../clients/mcp/catalog.js';
+import { createMcpServer, tokenScopes } from '../../clients/mcp/server.js';
 import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../support/seed.js';
@@ -487,5 +491,156 @@ describe('runs', () => {
     expect(run).toMatchObject({ run_id: created.run_id, kind: 'ingest', status: expect.any(String) });
     const other = await s.client(await s.newWorkspace('Runs other')).GET(`${V1}/runs/{id}`, { params: { path: { id: created.run_id } } });
     expect(other.response.status).toBe(404);
+  });
+});
+
+/** A named token made through the API by the full-power first-launch token: its secret. */
+async function tokenWith(scopes: string[]): Promise<string> {
+  const res = await fetch(`${s.url}${V1}/tokens`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: `mcp ${scopes.join('+')}`, scopes }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { secret: string }).secret;
+}
+
+/** The tools a token with `scopes` may call, by the description's x-required-scope. */
+async function toolsFor(scopes: string[]): Promise<string[]> {
+  const catalog = buildToolCatalog((await (await fetch(`${s.url}/openapi.json`)).json()) as Record<string, unknown>);
+  return catalog
+    .filter((t) => t.requiredScope === 'none' || scopes.includes(t.requiredScope))
+    .map((t) => t.name)
+    .sort();
+}
+
+describe('tools by scope', () => {
+  it('lists only the tools whose operation the token may call', async () => {
+    for (const scopes of [['read'], ['read', 'draft'], ['draft', 'publish']]) {
+      const c = await connect(await tokenWith(scopes));
+      const names = (await c.listTools()).tools.map((t) => t.name).sort();
+      expect([scopes, names]).toEqual([scopes, await toolsFor(scopes)]);
+      // Any token may ask what it is.
+      expect(names).toContain('get_current_token');
+      expect(names).not.toContain('create_token');
+      expect(names).not.toContain('create_desk_sign_in_link');
+    }
+    const read = await connect(await tokenWith(['read']));
+    const names = (await read.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('get_artifact');
+    expect(names).not.toContain('publish_artifact');
+    expect(names).not.toContain('draft_from_post');
+    // The first-launch token holds every scope: every tool.
+    const all = (await (await connect(s.token)).listTools()).tools.map((t) => t.name).sort();
+    expect(all).toEqual(await toolsFor(['read', 'draft', 'approve', 'publish', 'accounts', 'admin']));
+    // What the token is, as a tool.
+    const me = await call(read, 'get_current_token');
+    expect(me.structuredContent).toMatchObject({ name: 'mcp read', scopes: ['read'], revoked_at: null });
+  });
+
+  it('refuses a call of a tool the token may not use, saying which scope it lacks, and does nothing', async () => {
+    const full = await connect(s.token);
+    const artifact = await artifactInReview(full);
+    const c = await connect(await tokenWith(['read', 'draft']));
+    for (const [name, args, scope] of [
+      ['publish_artifact', { id: artifact.id }, 'publish'],
+      ['transition_artifact', { id: artifact.id, to: 'discarded' }, 'approve'],
+      ['create_token', { name: 'more', scopes: ['admin'] }, 'admin'],
+    ] as const) {
+      const r = await call(c, name, args);
+      expect(r.isError).toBe(true);
+      const e = textOf(r);
+      expect([name, e.error]).toEqual([
+        name,
+        { code: 'forbidden', message: expect.stringContaining(`lacks the scope '${scope}'`), suggested_action: 'request_scope' },
+      ]);
+      expect(e.error!.message).toContain('its scopes are: read, draft');
+    }
+    const after = await call(full, 'get_artifact', { id: artifact.id });
+    expect(after.structuredContent).toMatchObject({ state: 'review' });
+  });
+});
+
+describe('confirmation of destructive calls (elicitation)', () => {
+  /** `cpa mcp`'s arrangement (one long-lived server for a client), over an in-memory pair instead of stdio. */
+  async function local(answer: ((message: string) => ElicitResult) | null, token = s.token) {
+    const spec = (await (await fetch(`${s.url}/openapi.json`)).json()) as Record<string, unknown>;
+    const api = s.client(token, { maxRetries: 0 });
+    const server = createMcpServer({ catalog: buildToolCatalog(spec), client: api, scopes: tokenScopes(api) });
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' }, { capabilities: answer ? { elicitation: {} } : {} });
+    const asked: string[] = [];
+    if (answer) {
+      client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        const message = req.params.message;
+        asked.push(message);
+        return answer(message);
+      });
+    }
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    await client.connect(b);
+    clients.push(client);
+    return { client, asked };
+  }
+
+  it('asks first; declined, dismissed or left unticked, nothing is done; accepted, the call is made', async () => {
+    const full = await connect(s.token);
+    const artifact = await artifactInReview(full);
+    let reply: ElicitResult = { action: 'decline' };
+    const { client, asked } = await local(() => reply);
+    for (const no of [{ action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: { confirm: false } }] as ElicitResult[]) {
+      reply = no;
+      const r = await call(client, 'transition_artifact', { id: artifact.id, to: 'discarded' });
+      expect(r.isError).toBe(true);
+      expect(textOf(r).error).toMatchObject({ code: 'not_confirmed', message: expect.stringContaining('nothing was done') });
+      expect((await call(full, 'get_artifact', { id: artifact.id })).structuredContent).toMatchObject({ state: 'review' });
+    }
+    expect(asked).toHaveLength(3);
+    // The person sees the tool and the call's arguments.
+    expect(asked[0]).toContain('transition_artifact');
+    expect(asked[0]).toContain(artifact.id);
+    expect(asked[0]).toContain('"to": "discarded"');
+
+    reply = { action: 'accept', content: { confirm: true } };
+    const done = await call(client, 'transition_artifact', { id: artifact.id, to: 'discarded' });
+    expect(done.isError).toBeFalsy();
+    expect(done.structuredContent).toMatchObject({ state: 'discarded' });
+    expect(asked).toHaveLength(4);
+  });
+
+  it('asks only for destructive tools, and not for a call the token may not make', async () => {
+    const full = await connect(s.token);
+    const artifact = await artifactInReview(full);
+    const { client, asked } = await local(() => ({ action: 'accept', content: { confirm: true } }), await tokenWith(['read', 'draft']));
+    expect((await call(client, 'get_artifact', { id: artifact.id })).isError).toBeFalsy();
+    expect((await call(client, 'create_pipeline_from_intent', { handle: HANDLE, intent: unique('intent') })).isError).toBeFalsy();
+    expect(asked).toEqual([]);
+    const refused = await call(client, 'publish_artifact', { id: artifact.id });
+    expect(textOf(refused).error?.code).toBe('forbidden');
+    expect(asked).toEqual([]);
+    // A destructive tool it may call: asked, with what reaches outside said.
+    const variant = await call(client, 'put_artifact_variant', { id: artifact.id, platform: 'bluesky', parts: ['Confirmed text.'] });
+    expect(variant.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+  });
+
+  it('a client without the capability calls as before (its host reads the annotations); so does one over the stateless HTTP endpoint', async () => {
+    const full = await connect(s.token);
+    const first = await artifactInReview(full);
+    const { client } = await local(null);
+    expect((await call(client, 'transition_artifact', { id: first.id, to: 'discarded' })).structuredContent).toMatchObject({ state: 'discarded' });
+
+    // Over HTTP each POST is a new server, which cannot learn the capability nor receive the answer.
+    const second = await artifactInReview(full);
+    const http = new Client({ name: 'mcp-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    let asked = 0;
+    http.setRequestHandler(ElicitRequestSchema, async () => {
+      asked += 1;
+      return { action: 'decline' };
+    });
+    await http.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${s.token}` } } }));
+    clients.push(http);
+    expect((await call(http, 'transition_artifact', { id: second.id, to: 'discarded' })).structuredContent).toMatchObject({ state: 'discarded' });
+    expect(asked).toBe(0);
   });
 });

@@ -111,6 +111,46 @@ describe('a token with the read scope', () => {
     expectMissingScope(await call('PUT', `${V1}/artifacts/${artifact.id}/media`, secret, { media: [] }), 'draft');
     expectMissingScope(await call('GET', `${V1}/tokens`, secret), 'admin');
   });
+
+  it('a refusal for a missing scope carries the rate-limit headers and counts, like any authenticated answer (found by the least-privilege contract pass)', async () => {
+    const { secret } = await createToken(['read']);
+    const first = await rawRequest(s, `${V1}/tokens`, { token: secret });
+    expect(first.res.status).toBe(403);
+    const second = await rawRequest(s, `${V1}/tokens`, { token: secret });
+    expect(second.res.status).toBe(403);
+    for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit', 'RateLimit-Policy'])
+      expect([h, first.res.headers.get(h)]).toEqual([h, expect.any(String)]);
+    expect(Number(second.res.headers.get('RateLimit-Remaining'))).toBe(Number(first.res.headers.get('RateLimit-Remaining')) - 1);
+  });
+});
+
+describe('GET /tokens/current', () => {
+  it('tells any token what it is — a token with draft alone, without read, too — and never its secret', async () => {
+    const drafter = await createToken(['draft'], { expires_at: '2099-01-01T00:00:00.000Z' });
+    const me = await call('GET', `${V1}/tokens/current`, drafter.secret);
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ ...drafter.token, last_used_at: expect.any(String) });
+    expect(me.body).toMatchObject({ scopes: ['draft'], expires_at: '2099-01-01T00:00:00.000Z', revoked_at: null });
+    expect(JSON.stringify(me.body)).not.toContain(drafter.secret.slice(4));
+    // The first-launch token holds every scope.
+    expect((await call('GET', `${V1}/tokens/current`, s.token)).body).toMatchObject({
+      name: null,
+      scopes: ['read', 'draft', 'approve', 'publish', 'accounts', 'admin'],
+    });
+    expect((await call('GET', `${V1}/tokens/current`, null)).status).toBe(401);
+    // Revoked, it is no token: 401.
+    expect((await call('DELETE', `${V1}/tokens/${drafter.token.id}`, s.token)).status).toBe(200);
+    expect((await call('GET', `${V1}/tokens/current`, drafter.secret)).status).toBe(401);
+  });
+
+  it("tells a person's desk session that it is one, named after the person, with every scope", async () => {
+    const link = await call('POST', '/api/desk/sign-in-links', s.token, { name: 'Lin' });
+    const session = await call('POST', '/api/desk/sign-in', null, { code: link.body.code });
+    expect(session.status).toBe(200);
+    const me = await call('GET', `${V1}/tokens/current`, session.body.token as string);
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ id: session.body.id, kind: 'person', name: 'Lin', scopes: ['read', 'draft', 'approve', 'publish', 'accounts', 'admin'] });
+  });
 });
 
 describe('revocation and expiry', () => {

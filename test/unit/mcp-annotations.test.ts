@@ -3,7 +3,7 @@
 // must be what the REST operation behind it does.
 import { describe, expect, it } from 'vitest';
 import { importFromPathTool, mediaFromPathTool } from '../../clients/cli/src/commands/mcp.js';
-import { buildToolCatalog, portable } from '../../clients/mcp/catalog.js';
+import { buildToolCatalog, portable, toolAllowed } from '../../clients/mcp/catalog.js';
 import { loadSpec } from '../../server/spec.js';
 
 const spec = loadSpec('public');
@@ -46,8 +46,99 @@ describe('MCP tool annotations', () => {
     expect(hints('connect_account')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     // The import's operation carries it too, for `cpa mcp`'s import_archive_from_path (the HTTP endpoint cannot take a file).
     expect((spec.paths as Record<string, Record<string, Record<string, unknown>>>)['/api/agent/v1/imports']!.post!['x-destructive']).toBe(true);
-    expect(importFromPathTool({} as never).annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-    expect(mediaFromPathTool({} as never).annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(importFromPathTool({} as never, spec).annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(mediaFromPathTool({} as never, spec).annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+  });
+
+  it('every tool, one by one: what its operation does (a new operation fails here until its line is added and checked)', () => {
+    // R read-only, D destructive, I idempotent, O open-world ('-' where not). Publishing is D and O:
+    // it posts under the person's name on a platform and cannot be undone. Recording a post made by
+    // hand is D (x-destructive): the artifact becomes published for good, and a platform's address
+    // recorded again replaces the first. Creating a token or a sign-in link only adds (not D), and
+    // is for `admin` alone (listed only to a token that holds it).
+    const expected: Record<string, string> = {
+      list_pipelines: 'R-I-',
+      get_pipeline: 'R-I-',
+      create_pipeline_from_intent: '---O',
+      diagnose_pipeline: 'R-I-',
+      get_pipeline_inbox: 'R-I-',
+      list_pipeline_posts: 'R-I-',
+      list_pipeline_schedule: 'R-I-',
+      set_pipeline_destinations: '-DI-',
+      draft_from_post: '---O',
+      list_artifacts: 'R-I-',
+      get_artifact: 'R-I-',
+      publish_artifact: '-D-O',
+      mark_artifact_published: '-D--',
+      unschedule_artifact: '-DI-',
+      set_artifact_media: '-DI-',
+      transition_artifact: '-D--',
+      put_artifact_variant: '-DI-',
+      list_accounts: 'R-I-',
+      connect_account: '-D-O',
+      start_account_authorization: '---O',
+      get_account_authorization: 'R-I-',
+      check_account: '---O',
+      get_sign_in_settings: 'R-I-',
+      list_tokens: 'R-I-',
+      get_current_token: 'R-I-',
+      create_token: '----',
+      revoke_token: '-DI-',
+      rotate_token: '-D--',
+      get_workspace: 'R-I-',
+      update_workspace: '-D--',
+      list_audit_events: 'R-I-',
+      list_imports: 'R-I-',
+      get_import: 'R-I-',
+      get_media: 'R-I-',
+      fetch_url: 'R-IO',
+      list_fetch_schemas: 'R-I-',
+      put_fetch_schema: '-DI-',
+      delete_fetch_schema: '-DI-',
+      list_runs: 'R-I-',
+      get_run: 'R-I-',
+      get_calendar: 'R-I-',
+      list_session_activity: 'R-I-',
+      add_session_item: '----',
+      regenerate_variant: '---O',
+      refresh_source: '---O',
+      create_desk_sign_in_link: '----',
+    };
+    const code = (name: string) => {
+      const h = hints(name);
+      return `${h.readOnlyHint ? 'R' : '-'}${h.destructiveHint ? 'D' : '-'}${h.idempotentHint ? 'I' : '-'}${h.openWorldHint ? 'O' : '-'}`;
+    };
+    expect(Object.fromEntries([...tools.keys()].map((name) => [name, code(name)]))).toEqual(expected);
+    // The rules behind the table, on every tool: a GET reads; a DELETE or PUT is destructive; a
+    // read is never destructive; an operation marked so is.
+    const paths = spec.paths as Record<string, Record<string, Record<string, unknown>>>;
+    for (const t of tools.values()) {
+      const op = paths[t.path]![t.method.toLowerCase()]!;
+      const h = hints(t.name);
+      if (t.method === 'GET') expect([t.name, h.readOnlyHint]).toEqual([t.name, true]);
+      if (t.method === 'DELETE' || t.method === 'PUT') expect([t.name, h.destructiveHint]).toEqual([t.name, true]);
+      if (h.readOnlyHint) expect([t.name, h.destructiveHint]).toEqual([t.name, false]);
+      if (op['x-destructive'] === true) expect([t.name, h.destructiveHint]).toEqual([t.name, true]);
+      expect([t.name, h.openWorldHint]).toEqual([t.name, op['x-reaches-upstream'] === true]);
+    }
+  });
+
+  it("every tool carries its operation's x-required-scope, and is allowed only to a token holding it", () => {
+    const paths = spec.paths as Record<string, Record<string, Record<string, unknown>>>;
+    for (const t of [...tools.values(), importFromPathTool({} as never, spec), mediaFromPathTool({} as never, spec)]) {
+      const op = Object.values(paths)
+        .flatMap((item) => Object.values(item))
+        .find((o) => o.operationId === t.operationId)!;
+      expect([t.name, t.requiredScope]).toEqual([t.name, op['x-required-scope']]);
+    }
+    const publish = tools.get('publish_artifact')!;
+    expect(toolAllowed(publish, ['read', 'draft'])).toBe(false);
+    expect(toolAllowed(publish, ['read', 'publish'])).toBe(true);
+    // Not known (the server could not say): listed, the REST API refuses.
+    expect(toolAllowed(publish, null)).toBe(true);
+    // A token describing itself needs no scope.
+    expect(toolAllowed(tools.get('get_current_token')!, [])).toBe(true);
+    expect(importFromPathTool({} as never, spec).requiredScope).toBe('draft');
   });
 
   it('fetch changes nothing on the service: read-only although a POST (x-read-only), and open-world', () => {

@@ -3,7 +3,7 @@
 // every call goes to its REST API with the configured token. Only MCP messages go to stdout.
 import type { Command } from '@commander-js/extra-typings';
 import { loadSpec } from '../../../../shared/spec.js';
-import type { ToolDef } from '../../../mcp/catalog.js';
+import { operationFacts, type ToolDef } from '../../../mcp/catalog.js';
 import { UploadArgumentError, uploadImport, uploadMedia, type ApiClient } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { note } from '../output.js';
@@ -20,27 +20,30 @@ async function serverSpec(baseUrl: string): Promise<Record<string, unknown>> {
   return loadSpec('public');
 }
 
-/** A tool that uploads a file from a path on this machine: the fields every such tool shares. */
-function pathUploadTool(t: {
-  name: string;
-  operationId: string;
-  title: string;
-  description: string[];
-  path: string;
-  properties: Record<string, unknown>;
-  required: string[];
-  /** It replaces or deletes what was there (an import supersedes the previous one): hosts ask first. */
-  destructive?: boolean;
-  run: ToolDef['run'];
-}): ToolDef {
+/**
+ * A tool that uploads a file from a path on this machine: the fields every such tool shares. Its
+ * method, path, scope and annotations are its operation's in `spec` (catalog.ts `operationFacts`,
+ * the rules of every tool: an import supersedes the previous one, `x-destructive`).
+ */
+function pathUploadTool(
+  spec: Record<string, unknown>,
+  t: {
+    name: string;
+    operationId: string;
+    title: string;
+    description: string[];
+    properties: Record<string, unknown>;
+    required: string[];
+    run: ToolDef['run'];
+  },
+): ToolDef {
   const properties = t.properties as Record<string, { type: string; enum?: string[] }>;
   return {
     name: t.name,
     operationId: t.operationId,
     title: t.title,
     description: t.description.join('\n\n'),
-    method: 'POST',
-    path: t.path,
+    ...operationFacts(spec, t.operationId, t.title),
     inputSchema: {
       type: 'object',
       properties: {
@@ -53,7 +56,6 @@ function pathUploadTool(t: {
     locations: {},
     idempotent: true,
     hasBody: true,
-    annotations: { title: t.title, readOnlyHint: false, destructiveHint: t.destructive === true, idempotentHint: false, openWorldHint: false },
     // The host may not check arguments against inputSchema: checked here, each refusal naming its argument.
     run: (args) => {
       checkArguments(args, properties, t.required);
@@ -79,9 +81,9 @@ function checkArguments(args: Record<string, unknown>, properties: Record<string
  * `POST /imports` does it. The HTTP MCP endpoint has no such tool: a server cannot read a path
  * on the agent's machine.
  */
-export function importFromPathTool(client: ApiClient): ToolDef {
+export function importFromPathTool(client: ApiClient, spec: Record<string, unknown>): ToolDef {
   const title = 'Import a data export from a file on this machine';
-  return pathUploadTool({
+  return pathUploadTool(spec, {
     name: 'import_archive_from_path',
     operationId: 'createImport',
     title,
@@ -92,7 +94,6 @@ export function importFromPathTool(client: ApiClient): ToolDef {
         'Then call create_pipeline_from_intent with the same handle to ingest it, and follow the run with get_run (its progress counts the posts).',
       'REST: POST /api/agent/v1/imports (operation createImport), with the file as the body.',
     ],
-    path: '/api/agent/v1/imports',
     properties: {
       path: { type: 'string', minLength: 1, description: 'The export file, an absolute path on the machine where cpa mcp runs.' },
       handle: { type: 'string', minLength: 1, maxLength: 2048, description: 'The archive account to import into (a name you choose, e.g. ada-x-2024).' },
@@ -107,8 +108,6 @@ export function importFromPathTool(client: ApiClient): ToolDef {
       },
     },
     required: ['path', 'handle'],
-    // An import supersedes the handle's previous one, whose posts it deletes (x-destructive on createImport).
-    destructive: true,
     run: (args) =>
       uploadImport(client, {
         path: args.path as string,
@@ -124,9 +123,9 @@ export function importFromPathTool(client: ApiClient): ToolDef {
  * `upload_media_from_path`: an image on this machine (where `cpa mcp` runs), uploaded as
  * `POST /media` does it; its id then goes into `set_artifact_media`.
  */
-export function mediaFromPathTool(client: ApiClient): ToolDef {
+export function mediaFromPathTool(client: ApiClient, spec: Record<string, unknown>): ToolDef {
   const title = 'Upload an image from a file on this machine';
-  return pathUploadTool({
+  return pathUploadTool(spec, {
     name: 'upload_media_from_path',
     operationId: 'uploadMedia',
     title,
@@ -137,7 +136,6 @@ export function mediaFromPathTool(client: ApiClient): ToolDef {
         "Then call set_artifact_media with the answer's id in the artifact's list.",
       'REST: POST /api/agent/v1/media (operation uploadMedia), with the file as the body.',
     ],
-    path: '/api/agent/v1/media',
     properties: {
       path: { type: 'string', minLength: 1, description: 'The image file, an absolute path on the machine where cpa mcp runs.' },
       alt_text: {
@@ -166,13 +164,16 @@ export function registerMcpCommand(program: Command) {
         // No automatic retries: a rate-limited call is reported to the agent, which decides.
         const client = cli.client({ retries: 0 });
         // Loaded here, not at start: only this command needs the SDK.
-        const [{ StdioServerTransport }, { buildToolCatalog }, { createMcpServer }] = await Promise.all([
+        const [{ StdioServerTransport }, { buildToolCatalog }, { createMcpServer, tokenScopes }] = await Promise.all([
           import('@modelcontextprotocol/sdk/server/stdio.js'),
           import('../../../mcp/catalog.js'),
           import('../../../mcp/server.js'),
         ]);
-        const catalog = [...buildToolCatalog(await serverSpec(cli.settings.baseUrl)), importFromPathTool(client), mediaFromPathTool(client)];
-        const server = createMcpServer({ catalog, client });
+        const spec = await serverSpec(cli.settings.baseUrl);
+        const catalog = [...buildToolCatalog(spec), importFromPathTool(client, spec), mediaFromPathTool(client, spec)];
+        // Only the tools the token may call are listed (its scopes from GET /tokens/current), and a
+        // destructive call asks the person first when the host supports elicitation.
+        const server = createMcpServer({ catalog, client, scopes: tokenScopes(client) });
         const transport = new StdioServerTransport();
         const done = new Promise<void>((resolve) => {
           server.onclose = () => resolve();
