@@ -19,9 +19,15 @@ interface Sealed {
 
 const keyOf = (code: string) => createHash('sha256').update(`content-pipeline desk key\0${code}`).digest();
 const idOf = (code: string) => PREFIX + createHash('sha256').update(`content-pipeline desk id\0${code}`).digest('hex');
+/** The mark a spent code leaves (under the same prefix, so the hourly sweep removes it when it expires). */
+const usedIdOf = (code: string) => `${PREFIX}used:${idOf(code).slice(PREFIX.length)}`;
+/** How long a spent code is remembered as spent (then it is refused as unknown). */
+const USED_KEPT_MS = 24 * 60 * 60 * 1000;
 
 export const REFUSED =
   'This sign-in link is not valid: it was used already, expired (links last 10 minutes), or never existed. Run `npx cpa desk` for a new one.';
+export const USED =
+  'This sign-in link was used already: a link signs in once. If that was not you, run `npx cpa desk` for a new one and tell whoever holds the token.';
 
 /** Makes a one-time sign-in link for `token` (the caller's own agent token). */
 export async function createSignInLink(deps: Pick<ServiceDeps, 'db' | 'clock'>, token: string): Promise<{ path: string; code: string; expires_at: string }> {
@@ -38,9 +44,11 @@ export async function createSignInLink(deps: Pick<ServiceDeps, 'db' | 'clock'>, 
 /** Spends a link's code: answers the token it was made for, or throws 401 (unknown, spent or expired). */
 export async function exchangeSignInCode(deps: Pick<ServiceDeps, 'db' | 'clock'>, code: string): Promise<{ token: string }> {
   const value = await takeSetting(deps.db, idOf(code));
-  if (value === null) throw unauthorized(REFUSED);
+  if (value === null) throw unauthorized((await settingsWithPrefix(deps.db, usedIdOf(code))).length ? USED : REFUSED);
   const sealed = JSON.parse(value) as Sealed;
   if (Date.parse(sealed.expires_at) <= deps.clock.now().getTime()) throw unauthorized(REFUSED);
+  const usedUntil = new Date(deps.clock.now().getTime() + USED_KEPT_MS).toISOString();
+  await insertSetting(deps.db, usedIdOf(code), JSON.stringify({ expires_at: usedUntil }));
   const decipher = createDecipheriv('aes-256-gcm', keyOf(code), Buffer.from(sealed.iv, 'base64'));
   decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
   const token = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]).toString('utf8');
