@@ -3288,6 +3288,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: {
                 riff_id: components["schemas"]["ResourceId"];
+                /** @description The same id as `riff_id`, by the name every other artifact event uses (`GET /artifacts/{id}`); this service always sends it. */
+                artifact_id?: components["schemas"]["ResourceId"];
                 source_post_id: components["schemas"]["ResourceId"];
                 pipeline_id?: components["schemas"]["ResourceId"];
             };
@@ -3303,6 +3305,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: {
                 riff_id: components["schemas"]["ResourceId"];
+                /** @description The same id as `riff_id`, by the name every other artifact event uses (`GET /artifacts/{id}`); this service always sends it. */
+                artifact_id?: components["schemas"]["ResourceId"];
                 parent_id: components["schemas"]["ResourceId"];
             };
         };
@@ -3317,6 +3321,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: {
                 brief_id: components["schemas"]["ResourceId"];
+                /** @description The same id as `brief_id`, by the name every other artifact event uses (`GET /artifacts/{id}`); this service always sends it. */
+                artifact_id?: components["schemas"]["ResourceId"];
             };
         };
         /** @description A brief refinement (a re-draft of a brief) produced a child, now written; sent after its `brief.ready`. */
@@ -3330,6 +3336,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: {
                 brief_id: components["schemas"]["ResourceId"];
+                /** @description The same id as `brief_id`, by the name every other artifact event uses (`GET /artifacts/{id}`); this service always sends it. */
+                artifact_id?: components["schemas"]["ResourceId"];
                 parent_id: components["schemas"]["ResourceId"];
             };
         };
