@@ -141,11 +141,30 @@ export interface paths {
         };
         /**
          * List what needs the agent's attention
-         * @description Items of four kinds, most urgent first: flagged anomalies (a missing or dead credential, a
+         * @description Items of five kinds, most urgent first: flagged anomalies (a missing or dead credential, a
          *     failed ingest, failed publishes, failed drafting runs), artifacts scheduled to publish within
-         *     the next 24 hours, drafts waiting in `review`, and source posts without a draft
-         *     (best-performing first). Each item names the artifact or post it is about and the call
-         *     that acts on it. The inbox is computed on each call from the pipeline's current state.
+         *     the next 24 hours, drafts waiting in `review`, drafts approved (`ready`) and not yet
+         *     scheduled, and source posts without a draft (best-performing first). Each item names the
+         *     artifact or post it is about and the call that acts on it. The inbox is computed on each
+         *     call from the pipeline's current state.
+         *
+         *     **Order**: by `priority` (highest first: see `InboxItem`), so a failed publish (85) comes
+         *     before anything scheduled (70), drafts in review (60) before approved ones (55), and those
+         *     before posts to draft (10 to 50). Within one priority, drafts (`draft_in_review`,
+         *     `draft_ready`) come oldest first (the one waiting longest), scheduled ones soonest first,
+         *     anomalies and posts newest first; then by `id`.
+         *
+         *     **Every item is reachable**: pages of `limit` (default 100, at most 100); pass `next_cursor`
+         *     as `cursor` for the next page until it is `null`. Every draft in `review` or `ready` is on
+         *     some page, however many there are; a draft that leaves the inbox while you page (approved,
+         *     discarded) makes none skip or come twice. Posts without a draft are the 500 newest ranked by
+         *     engagement, and each kind of anomaly holds at most 20 to 200 (the same facts as
+         *     `GET /pipelines/{id}/diagnose`); `GET /artifacts?state=…` lists every artifact in a state.
+         *     A tampered cursor, or one of another pipeline's inbox, is `400 bad_request`.
+         *
+         *     **Counts** (`counts`) cover every page: the items by kind, the pipeline's drafts by state,
+         *     and the waiting drafts by destination (see `InboxCounts`). For every pipeline at once,
+         *     `GET /artifacts?state=review&state=ready` lists what waits across the workspace.
          */
         get: operations["getPipelineInbox"];
         put?: never;
@@ -2026,17 +2045,21 @@ export interface components {
          *     | `scheduled_publish` | an artifact scheduled within the next 24 hours (`created_at` is its due time) | `artifact_id`, `post_id` | 70 | `fetch_artifact` (to check it before it goes out) |
          *     | `flagged_anomaly` | an unpublished artifact has an image, GIF or video without alt text (`missing_alt_text`) | `anomaly`, `artifact_id`, `post_id` | 70 | `set_alt_text` |
          *     | `draft_in_review` | an artifact in `review` | `artifact_id`, `post_id` | 60 | `review_artifact` |
+         *     | `draft_ready` | an artifact approved (`ready`), neither scheduled nor published | `artifact_id`, `post_id` | 55 | `publish_artifact` (now, or at a time) |
          *     | `source_without_artifact` | a source post with no draft yet | `post_id` | 10 to 50, by engagement | `draft_post` |
          *
          *     A source post's priority grows with its engagement score (likes + 2 × (reposts + quotes) +
          *     replies) relative to the best such post of the pipeline, so the best-performing come first.
+         *
+         *     `created_at` is when the item began: a draft's when it was drafted (`created_at` of the
+         *     artifact), a scheduled one's its due time, an anomaly's when it was seen, a post's its date.
          */
         InboxItem: {
             /** @description Stable for the same underlying item (`<kind>:<id of the artifact, post, run or account>`). */
             id: string;
             /** @enum {string} */
-            kind: "draft_in_review" | "source_without_artifact" | "flagged_anomaly" | "scheduled_publish";
-            /** @description Higher is more urgent. Items come sorted by priority, then newest first. */
+            kind: "draft_in_review" | "draft_ready" | "source_without_artifact" | "flagged_anomaly" | "scheduled_publish";
+            /** @description Higher is more urgent. Items come sorted by priority, then as `GET /pipelines/{id}/inbox` says (drafts oldest first, scheduled ones soonest first, the rest newest first). */
             priority: number;
             title: string;
             created_at: components["schemas"]["Timestamp"];
@@ -2049,10 +2072,56 @@ export interface components {
             suggested_action: components["schemas"]["SuggestedAction"];
             suggested_endpoint: string;
         };
+        /**
+         * @description A platform an artifact can have a variant for. The service publishes on each of them through
+         *     a connected account (a destination); on a platform with no connected account, post the
+         *     variant yourself and record it with `POST /artifacts/{id}/mark-published`.
+         * @enum {string}
+         */
+        TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
+        /**
+         * @description How much waits, over every page of the inbox (not only this one), computed with the page.
+         *
+         *     - `total`: the inbox's items on all pages; `by_kind` splits it by `kind`.
+         *     - `by_state`: the pipeline's drafts in each state a person acts on: `review` (to approve or
+         *       discard), `ready` (approved, to schedule or publish), `scheduled` (every one, not only the
+         *       next 24 hours'), `publish_failed`.
+         *     - `by_destination`: where the drafts that wait (`review`, `ready`, `scheduled`,
+         *       `publish_failed`) would be posted: a draft counts for each destination it has not reached
+         *       yet (its own, chosen at publish), or else for each of the pipeline's default destinations
+         *       (`PUT /pipelines/{id}/destinations`); most first.
+         */
+        InboxCounts: {
+            total: number;
+            by_kind: {
+                flagged_anomaly: number;
+                scheduled_publish: number;
+                draft_in_review: number;
+                draft_ready: number;
+                source_without_artifact: number;
+            };
+            by_state: {
+                review: number;
+                ready: number;
+                scheduled: number;
+                publish_failed: number;
+            };
+            by_destination: {
+                /** @description The account id, or `<platform>:<handle>` for a default destination with no account connected yet. */
+                destination: string;
+                account_id: components["schemas"]["ResourceId"] | null;
+                platform: components["schemas"]["TargetPlatform"];
+                handle: components["schemas"]["Handle"] | null;
+                waiting: number;
+            }[];
+        };
+        /** @description A page of the inbox, most urgent first (see `GET /pipelines/{id}/inbox`). Pass `next_cursor` as `cursor` for the next page; it is `null` on the last page. */
         Inbox: {
             pipeline_id: components["schemas"]["ResourceId"];
-            /** @description At most 100 items, most urgent first (priority, then newest first). Source posts fill what anomalies and reviews leave; the 500 newest posts without a draft are ranked. */
+            /** @description At most `limit` items, most urgent first. */
             data: components["schemas"]["InboxItem"][];
+            next_cursor: string | null;
+            counts: components["schemas"]["InboxCounts"];
         };
         /** @description Engagement counts as the platform reports them; a count the platform does not report is `0`. */
         EngagementMetrics: {
@@ -2223,13 +2292,6 @@ export interface components {
             url: string | null;
             posted_at: components["schemas"]["Timestamp"];
         };
-        /**
-         * @description A platform an artifact can have a variant for. The service publishes on each of them through
-         *     a connected account (a destination); on a platform with no connected account, post the
-         *     variant yourself and record it with `POST /artifacts/{id}/mark-published`.
-         * @enum {string}
-         */
-        TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
         /**
          * @description Where the artifact is published, and how it went there. One per destination chosen (a
          *     connected account the service posts with), each with its own thread (the variant of its
@@ -3660,7 +3722,7 @@ export interface components {
                 "application/json": components["schemas"]["DiagnoseReport"];
             };
         };
-        /** @description The inbox. */
+        /** @description A page of the inbox, with the counts over every page. */
         GetPipelineInboxOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -4860,6 +4922,8 @@ export interface components {
          * @example pl_8c1e2f0a9b7d4c3e
          */
         PipelineId: components["schemas"]["ResourceId"];
+        /** @description Page size, 1 to 100. Default 100 (the inbox's whole answer before it had pages). */
+        InboxLimit: number;
         /** @description `true`: only posts with at least one artifact; `false`: only posts without; omitted: all. */
         HasArtifact: boolean;
         /** @description Page size, 1 to 100. Default 20. */
@@ -5161,7 +5225,12 @@ export interface operations {
     };
     getPipelineInbox: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 100 (the inbox's whole answer before it had pages). */
+                limit?: components["parameters"]["InboxLimit"];
+            };
             header?: never;
             path: {
                 /**
@@ -5175,6 +5244,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["GetPipelineInboxOk"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
