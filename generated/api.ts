@@ -342,6 +342,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/v1/artifacts/bulk/transition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve, reopen or discard up to 100 artifacts at once
+         * @description Moves each artifact of `artifact_ids` (1 to 100, in that order) to `to`, exactly as
+         *     `POST /artifacts/{id}/transition` would one at a time: the same moves, the same checks and
+         *     the same refusals, each artifact on its own (a compare-and-set per artifact: one refused or
+         *     taken meanwhile does not stop the others). The scope is the single move's (`approve`).
+         *
+         *     **Answer.** `200` with one outcome per artifact, in order (`BulkResult`): its new `state`,
+         *     or the status and error body the single operation gives for it (`404 not_found` for an id
+         *     not in the workspace, `409 state_conflict` for an artifact not in a state the move leaves).
+         *     A request refused whole (an empty or too long list, an id twice, an unknown `to`) is `422`
+         *     naming the field, and nothing moves.
+         *
+         *     **Idempotency.** The whole request is one: replaying its `idempotency_key` with the same
+         *     body answers the first answer (`Idempotent-Replayed: true`) without moving anything again;
+         *     the same key with another body is `422` naming `idempotency_key`.
+         */
+        post: operations["bulkTransitionArtifacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/bulk/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule up to 100 artifacts into free slots at once
+         * @description Schedules each artifact of `artifact_ids` (1 to 100, in that order) into the next free slot
+         *     from `at`, one every `every_minutes`, exactly as `POST /artifacts/{id}/publish` with that
+         *     `at` (and `destinations`, when given) would one at a time: the same states (`review`,
+         *     `ready`, `publish_failed`, or `scheduled`: rescheduled), the same checks of audience,
+         *     destinations, lengths and images, the same refusals, each artifact on its own. A slot is
+         *     free when no artifact of the workspace is already scheduled from its start until the next
+         *     slot (what `GET /calendar` shows; the artifacts of the request leave theirs), and an artifact
+         *     scheduled by this request takes its slot; one refused takes none, so the next takes it. The
+         *     scope is the single publish's (`publish`). Artifacts drawn from followers-only posts are
+         *     refused here (`403`, as a publish without `confirm_non_public`): publish those one by one.
+         *
+         *     **Answer.** `200` with one outcome per artifact, in order (`BulkResult`): `state`
+         *     `scheduled` and its `scheduled_at`, or the status and error body the single publish gives
+         *     for it (`404`, `403`, `409`, `422`, `424` for a missing or dead account, `502` when a
+         *     platform's own check could not be reached). `at` in the past or not a time, or an invalid
+         *     list, is `422` naming the field for the whole request, and nothing is scheduled.
+         *
+         *     **Idempotency.** The whole request is one: replaying its `idempotency_key` with the same
+         *     body answers the first answer (`Idempotent-Replayed: true`) without scheduling anything
+         *     again; the same key with another body is `422` naming `idempotency_key`.
+         */
+        post: operations["bulkScheduleArtifacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/v1/artifacts/{id}": {
         parameters: {
             query?: never;
@@ -568,6 +640,34 @@ export interface paths {
          *     again leaves the same result (the operation is idempotent).
          */
         put: operations["setArtifactMedia"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/{id}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an artifact's children (its re-drafts)
+         * @description The artifacts re-drafted from this one (`POST /posts/{id}/draft` with `parent_artifact_id`,
+         *     or a variant round), whatever their state, oldest first (by `created_at`, then `id`), each as
+         *     `GET /artifacts/{id}` shows it: the genealogy downward, where an artifact's `genealogy`
+         *     (`parent_artifact_id`, `ancestors`) is the way up. Only the direct children: a child's own
+         *     re-drafts are its children (`generation` is one more at each step).
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`. A
+         *     tampered cursor, or one of another artifact's children, is `400 bad_request`. An artifact
+         *     not in the workspace is `404`.
+         */
+        get: operations["listArtifactChildren"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -2560,8 +2660,61 @@ export interface components {
             data: components["schemas"]["Artifact"][];
             next_cursor: string | null;
         };
+        /** @description The artifacts to act on, in the order to act on them; each at most once (a repeated id is `422`). */
+        BulkArtifactIds: components["schemas"]["ResourceId"][];
+        /**
+         * @description The same move as `POST /artifacts/{id}/transition` for each artifact named: `ready` approves
+         *     drafts in `review`, `discarded` drops drafts, `review` reopens approved ones.
+         */
+        BulkTransitionRequest: {
+            /** @enum {string} */
+            to: "review" | "ready" | "discarded";
+            artifact_ids: components["schemas"]["BulkArtifactIds"];
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
+        /**
+         * @description What became of each artifact of a bulk request, in the order of `artifact_ids`: done
+         *     (`status` 200 or 202, the artifact's new `state`), or refused with the same status and error
+         *     body the single operation gives for it (`refusal`: a `404` for an id not in the workspace, a
+         *     `409 state_conflict` for one not in a state the move starts from, …). One artifact refused
+         *     does not stop the others; `succeeded` and `failed` count them.
+         */
+        BulkResult: {
+            data: {
+                artifact_id: components["schemas"]["ResourceId"];
+                /** @description The HTTP status the single operation answers for this artifact. */
+                status: number;
+                /** @description The artifact's state after the move; null when refused. */
+                state: components["schemas"]["ArtifactState"] | null;
+                /** @description The slot it was scheduled into (bulk schedule); null otherwise. */
+                scheduled_at: components["schemas"]["Timestamp"] | null;
+                /** @description The error body the single operation answers for this artifact; null when done. */
+                refusal: components["schemas"]["Error"] | null;
+            }[];
+            succeeded: number;
+            failed: number;
+        };
         /** @description Where to publish, in order; each destination at most once (the same account named twice is `422`). */
         DestinationList: components["schemas"]["DestinationRef"][];
+        /**
+         * @description Schedules each artifact named into the next free slot, as `POST /artifacts/{id}/publish` with
+         *     `at` would. The slots are `at`, `at` + `every_minutes`, `at` + 2 × `every_minutes`, …; a slot
+         *     is free when no artifact of the workspace is already scheduled within it (from its start to
+         *     the next slot's: what `GET /calendar` shows), and each artifact scheduled by this request takes
+         *     its slot. Artifacts take slots in the order of `artifact_ids`; one refused takes none.
+         */
+        BulkScheduleRequest: {
+            artifact_ids: components["schemas"]["BulkArtifactIds"];
+            /**
+             * @description The first slot, RFC 3339 with an offset (`2027-12-01T09:30:00+01:00`); in the future. Refused as `body.at` is on a single publish.
+             * @example 2027-12-01T09:30:00+01:00
+             */
+            at: string;
+            /** @description The time between two slots, in minutes (at most a week), e.g. `120` for one post every two hours. */
+            every_minutes: number;
+            destinations?: components["schemas"]["DestinationList"];
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
         /**
          * @description Publish now (no time), or at a time: either `at` (RFC 3339 with an offset or `Z`), or
          *     `local_time` (a wall-clock time without offset, `YYYY-MM-DDTHH:MM[:SS]`) with `time_zone` (an
@@ -3813,6 +3966,38 @@ export interface components {
                 "application/json": components["schemas"]["ArtifactList"];
             };
         };
+        /** @description One outcome per artifact, in the order of `artifact_ids`. */
+        BulkTransitionArtifactsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BulkResult"];
+            };
+        };
+        /** @description One outcome per artifact, in the order of `artifact_ids`, with the slot each was scheduled into. */
+        BulkScheduleArtifactsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BulkResult"];
+            };
+        };
         /** @description The artifact. */
         GetArtifactOk: {
             headers: {
@@ -3903,6 +4088,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Artifact"];
+            };
+        };
+        /** @description A page of the artifact's children (its re-drafts), oldest first. */
+        ListArtifactChildrenOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ArtifactList"];
             };
         };
         /** @description The artifact, in its new state. */
@@ -5433,6 +5633,56 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    bulkTransitionArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkTransitionRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["BulkTransitionArtifactsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bulkScheduleArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkScheduleRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["BulkScheduleArtifactsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getArtifact: {
         parameters: {
             query?: never;
@@ -5574,6 +5824,36 @@ export interface operations {
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listArtifactChildren: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListArtifactChildrenOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

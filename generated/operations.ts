@@ -1,7 +1,7 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "listAccounts" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "bulkScheduleArtifacts" | "bulkTransitionArtifacts" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "listAccounts" | "listArtifactChildren" | "listArtifacts" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMedia" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
@@ -9,7 +9,7 @@ export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMed
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
   "Accounts": "checkAccount" | "connectAccount" | "getAccountAuthorization" | "getSignInSettings" | "listAccounts" | "startAccountAuthorization";
-  "Artifacts": "draftFromPost" | "getArtifact" | "listArtifacts" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Artifacts": "bulkScheduleArtifacts" | "bulkTransitionArtifacts" | "draftFromPost" | "getArtifact" | "listArtifactChildren" | "listArtifacts" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
   "Calendar": "getCalendar";
   "Desk": "createDeskSignInLink" | "exchangeDeskSignIn";
   "Events": "streamEvents";
@@ -31,6 +31,8 @@ export interface OperationsByTag {
  */
 export interface HandlerResponseHeaders {
   addSessionItem: { 201: { "Idempotent-Replayed"?: "true"; } };
+  bulkScheduleArtifacts: { 200: { "Idempotent-Replayed"?: "true"; } };
+  bulkTransitionArtifacts: { 200: { "Idempotent-Replayed"?: "true"; } };
   checkAccount: { 200: {} };
   connectAccount: { 200: { "Idempotent-Replayed"?: "true"; } };
   createDeskSignInLink: { 201: { "Cache-Control": "no-store"; } };
@@ -55,6 +57,7 @@ export interface HandlerResponseHeaders {
   getRun: { 200: {} };
   getSignInSettings: { 200: {} };
   listAccounts: { 200: {} };
+  listArtifactChildren: { 200: {} };
   listArtifacts: { 200: {} };
   listFetchSchemas: { 200: {} };
   listImports: { 200: {} };
