@@ -136,6 +136,12 @@ describe('bulk schedule', () => {
     expect(again.res.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(r.body);
     expect(await countRows(s.running.deps.db, 'Run', { kind: 'publish' })).toBe(runs);
+    // The inbox counts every waiting draft once for its destination: the scheduled ones by their
+    // own destination rows, the others by the pipeline's default, the same account.
+    const { counts } = await unwrap(s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id: pipeline.id } } }));
+    const waiting = counts.by_state.review + counts.by_state.ready + counts.by_state.scheduled + counts.by_state.publish_failed;
+    expect(counts.by_state.scheduled).toBeGreaterThanOrEqual(52);
+    expect(counts.by_destination).toEqual([expect.objectContaining({ platform: 'mastodon', account_id: expect.stringMatching(/^acc_/), waiting })]);
   });
 
   it('refuses a first slot in the past with 422 naming body.at, and schedules nothing', async () => {
