@@ -294,7 +294,11 @@ async function destinationCounts(deps: ServiceDeps, pipeline: Facts['pipeline'])
     });
   if (withoutOwn > 0)
     for (const d of pipelineDestinations(pipeline)) {
-      const key = d.account_id ?? `${d.platform}:${d.handle}`;
+      // A default named by platform and handle (a pipeline's own account) is the same destination as a row of that account.
+      const same = [...counts.values()].find(
+        (c) => (d.account_id !== null && c.account_id === d.account_id) || (c.platform === d.platform && c.handle === d.handle),
+      );
+      const key = same?.destination ?? d.account_id ?? `${d.platform}:${d.handle}`;
       const c = counts.get(key) ?? { destination: key, account_id: d.account_id, platform: d.platform, handle: d.handle, waiting: 0 };
       counts.set(key, { ...c, waiting: c.waiting + withoutOwn });
     }
