@@ -141,11 +141,30 @@ export interface paths {
         };
         /**
          * List what needs the agent's attention
-         * @description Items of four kinds, most urgent first: flagged anomalies (a missing or dead credential, a
+         * @description Items of five kinds, most urgent first: flagged anomalies (a missing or dead credential, a
          *     failed ingest, failed publishes, failed drafting runs), artifacts scheduled to publish within
-         *     the next 24 hours, drafts waiting in `review`, and source posts without a draft
-         *     (best-performing first). Each item names the artifact or post it is about and the call
-         *     that acts on it. The inbox is computed on each call from the pipeline's current state.
+         *     the next 24 hours, drafts waiting in `review`, drafts approved (`ready`) and not yet
+         *     scheduled, and source posts without a draft (best-performing first). Each item names the
+         *     artifact or post it is about and the call that acts on it. The inbox is computed on each
+         *     call from the pipeline's current state.
+         *
+         *     **Order**: by `priority` (highest first: see `InboxItem`), so a failed publish (85) comes
+         *     before anything scheduled (70), drafts in review (60) before approved ones (55), and those
+         *     before posts to draft (10 to 50). Within one priority, drafts (`draft_in_review`,
+         *     `draft_ready`) come oldest first (the one waiting longest), scheduled ones soonest first,
+         *     anomalies and posts newest first; then by `id`.
+         *
+         *     **Every item is reachable**: pages of `limit` (default 100, at most 100); pass `next_cursor`
+         *     as `cursor` for the next page until it is `null`. Every draft in `review` or `ready` is on
+         *     some page, however many there are; a draft that leaves the inbox while you page (approved,
+         *     discarded) makes none skip or come twice. Posts without a draft are the 500 newest ranked by
+         *     engagement, and each kind of anomaly holds at most 20 to 200 (the same facts as
+         *     `GET /pipelines/{id}/diagnose`); `GET /artifacts?state=…` lists every artifact in a state.
+         *     A tampered cursor, or one of another pipeline's inbox, is `400 bad_request`.
+         *
+         *     **Counts** (`counts`) cover every page: the items by kind, the pipeline's drafts by state,
+         *     and the waiting drafts by destination (see `InboxCounts`). For every pipeline at once,
+         *     `GET /artifacts?state=review&state=ready` lists what waits across the workspace.
          */
         get: operations["getPipelineInbox"];
         put?: never;
@@ -317,6 +336,78 @@ export interface paths {
         get: operations["listArtifacts"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/bulk/transition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve, reopen or discard up to 100 artifacts at once
+         * @description Moves each artifact of `artifact_ids` (1 to 100, in that order) to `to`, exactly as
+         *     `POST /artifacts/{id}/transition` would one at a time: the same moves, the same checks and
+         *     the same refusals, each artifact on its own (a compare-and-set per artifact: one refused or
+         *     taken meanwhile does not stop the others). The scope is the single move's (`approve`).
+         *
+         *     **Answer.** `200` with one outcome per artifact, in order (`BulkResult`): its new `state`,
+         *     or the status and error body the single operation gives for it (`404 not_found` for an id
+         *     not in the workspace, `409 state_conflict` for an artifact not in a state the move leaves).
+         *     A request refused whole (an empty or too long list, an id twice, an unknown `to`) is `422`
+         *     naming the field, and nothing moves.
+         *
+         *     **Idempotency.** The whole request is one: replaying its `idempotency_key` with the same
+         *     body answers the first answer (`Idempotent-Replayed: true`) without moving anything again;
+         *     the same key with another body is `422` naming `idempotency_key`.
+         */
+        post: operations["bulkTransitionArtifacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/bulk/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule up to 100 artifacts into free slots at once
+         * @description Schedules each artifact of `artifact_ids` (1 to 100, in that order) into the next free slot
+         *     from `at`, one every `every_minutes`, exactly as `POST /artifacts/{id}/publish` with that
+         *     `at` (and `destinations`, when given) would one at a time: the same states (`review`,
+         *     `ready`, `publish_failed`, or `scheduled`: rescheduled), the same checks of audience,
+         *     destinations, lengths and images, the same refusals, each artifact on its own. A slot is
+         *     free when no artifact of the workspace is already scheduled from its start until the next
+         *     slot (what `GET /calendar` shows; the artifacts of the request leave theirs), and an artifact
+         *     scheduled by this request takes its slot; one refused takes none, so the next takes it. The
+         *     scope is the single publish's (`publish`). Artifacts drawn from followers-only posts are
+         *     refused here (`403`, as a publish without `confirm_non_public`): publish those one by one.
+         *
+         *     **Answer.** `200` with one outcome per artifact, in order (`BulkResult`): `state`
+         *     `scheduled` and its `scheduled_at`, or the status and error body the single publish gives
+         *     for it (`404`, `403`, `409`, `422`, `424` for a missing or dead account, `502` when a
+         *     platform's own check could not be reached). `at` in the past or not a time, or an invalid
+         *     list, is `422` naming the field for the whole request, and nothing is scheduled.
+         *
+         *     **Idempotency.** The whole request is one: replaying its `idempotency_key` with the same
+         *     body answers the first answer (`Idempotent-Replayed: true`) without scheduling anything
+         *     again; the same key with another body is `422` naming `idempotency_key`.
+         */
+        post: operations["bulkScheduleArtifacts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -571,6 +662,34 @@ export interface paths {
          *     that changes nothing (the same body again) keeps it too.
          */
         put: operations["setArtifactMedia"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agent/v1/artifacts/{id}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an artifact's children (its re-drafts)
+         * @description The artifacts re-drafted from this one (`POST /posts/{id}/draft` with `parent_artifact_id`,
+         *     or a variant round), whatever their state, oldest first (by `created_at`, then `id`), each as
+         *     `GET /artifacts/{id}` shows it: the genealogy downward, where an artifact's `genealogy`
+         *     (`parent_artifact_id`, `ancestors`) is the way up. Only the direct children: a child's own
+         *     re-drafts are its children (`generation` is one more at each step).
+         *
+         *     Pages of `limit` (default 20, at most 100); follow `next_cursor` until it is `null`. A
+         *     tampered cursor, or one of another artifact's children, is `400 bad_request`. An artifact
+         *     not in the workspace is `404`.
+         */
+        get: operations["listArtifactChildren"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -2195,17 +2314,21 @@ export interface components {
          *     | `scheduled_publish` | an artifact scheduled within the next 24 hours (`created_at` is its due time) | `artifact_id`, `post_id` | 70 | `fetch_artifact` (to check it before it goes out) |
          *     | `flagged_anomaly` | an unpublished artifact has an image, GIF or video without alt text (`missing_alt_text`) | `anomaly`, `artifact_id`, `post_id` | 70 | `set_alt_text` |
          *     | `draft_in_review` | an artifact in `review` | `artifact_id`, `post_id` | 60 | `review_artifact` |
+         *     | `draft_ready` | an artifact approved (`ready`), neither scheduled nor published | `artifact_id`, `post_id` | 55 | `publish_artifact` (now, or at a time) |
          *     | `source_without_artifact` | a source post with no draft yet | `post_id` | 10 to 50, by engagement | `draft_post` |
          *
          *     A source post's priority grows with its engagement score (likes + 2 × (reposts + quotes) +
          *     replies) relative to the best such post of the pipeline, so the best-performing come first.
+         *
+         *     `created_at` is when the item began: a draft's when it was drafted (`created_at` of the
+         *     artifact), a scheduled one's its due time, an anomaly's when it was seen, a post's its date.
          */
         InboxItem: {
             /** @description Stable for the same underlying item (`<kind>:<id of the artifact, post, run or account>`). */
             id: string;
             /** @enum {string} */
-            kind: "draft_in_review" | "source_without_artifact" | "flagged_anomaly" | "scheduled_publish";
-            /** @description Higher is more urgent. Items come sorted by priority, then newest first. */
+            kind: "draft_in_review" | "draft_ready" | "source_without_artifact" | "flagged_anomaly" | "scheduled_publish";
+            /** @description Higher is more urgent. Items come sorted by priority, then as `GET /pipelines/{id}/inbox` says (drafts oldest first, scheduled ones soonest first, the rest newest first). */
             priority: number;
             title: string;
             created_at: components["schemas"]["Timestamp"];
@@ -2218,10 +2341,56 @@ export interface components {
             suggested_action: components["schemas"]["SuggestedAction"];
             suggested_endpoint: string;
         };
+        /**
+         * @description A platform an artifact can have a variant for. The service publishes on each of them through
+         *     a connected account (a destination); on a platform with no connected account, post the
+         *     variant yourself and record it with `POST /artifacts/{id}/mark-published`.
+         * @enum {string}
+         */
+        TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
+        /**
+         * @description How much waits, over every page of the inbox (not only this one), computed with the page.
+         *
+         *     - `total`: the inbox's items on all pages; `by_kind` splits it by `kind`.
+         *     - `by_state`: the pipeline's drafts in each state a person acts on: `review` (to approve or
+         *       discard), `ready` (approved, to schedule or publish), `scheduled` (every one, not only the
+         *       next 24 hours'), `publish_failed`.
+         *     - `by_destination`: where the drafts that wait (`review`, `ready`, `scheduled`,
+         *       `publish_failed`) would be posted: a draft counts for each destination it has not reached
+         *       yet (its own, chosen at publish), or else for each of the pipeline's default destinations
+         *       (`PUT /pipelines/{id}/destinations`); most first.
+         */
+        InboxCounts: {
+            total: number;
+            by_kind: {
+                flagged_anomaly: number;
+                scheduled_publish: number;
+                draft_in_review: number;
+                draft_ready: number;
+                source_without_artifact: number;
+            };
+            by_state: {
+                review: number;
+                ready: number;
+                scheduled: number;
+                publish_failed: number;
+            };
+            by_destination: {
+                /** @description The account id, or `<platform>:<handle>` for a default destination with no account connected yet. */
+                destination: string;
+                account_id: components["schemas"]["ResourceId"] | null;
+                platform: components["schemas"]["TargetPlatform"];
+                handle: components["schemas"]["Handle"] | null;
+                waiting: number;
+            }[];
+        };
+        /** @description A page of the inbox, most urgent first (see `GET /pipelines/{id}/inbox`). Pass `next_cursor` as `cursor` for the next page; it is `null` on the last page. */
         Inbox: {
             pipeline_id: components["schemas"]["ResourceId"];
-            /** @description At most 100 items, most urgent first (priority, then newest first). Source posts fill what anomalies and reviews leave; the 500 newest posts without a draft are ranked. */
+            /** @description At most `limit` items, most urgent first. */
             data: components["schemas"]["InboxItem"][];
+            next_cursor: string | null;
+            counts: components["schemas"]["InboxCounts"];
         };
         /** @description Engagement counts as the platform reports them; a count the platform does not report is `0`. */
         EngagementMetrics: {
@@ -2400,13 +2569,6 @@ export interface components {
             url: string | null;
             posted_at: components["schemas"]["Timestamp"];
         };
-        /**
-         * @description A platform an artifact can have a variant for. The service publishes on each of them through
-         *     a connected account (a destination); on a platform with no connected account, post the
-         *     variant yourself and record it with `POST /artifacts/{id}/mark-published`.
-         * @enum {string}
-         */
-        TargetPlatform: "mastodon" | "bluesky" | "x" | "linkedin" | "threads";
         /**
          * @description Where the artifact is published, and how it went there. One per destination chosen (a
          *     connected account the service posts with), each with its own thread (the variant of its
@@ -2686,8 +2848,61 @@ export interface components {
             data: components["schemas"]["Artifact"][];
             next_cursor: string | null;
         };
+        /** @description The artifacts to act on, in the order to act on them; each at most once (a repeated id is `422`). */
+        BulkArtifactIds: components["schemas"]["ResourceId"][];
+        /**
+         * @description The same move as `POST /artifacts/{id}/transition` for each artifact named: `ready` approves
+         *     drafts in `review`, `discarded` drops drafts, `review` reopens approved ones.
+         */
+        BulkTransitionRequest: {
+            /** @enum {string} */
+            to: "review" | "ready" | "discarded";
+            artifact_ids: components["schemas"]["BulkArtifactIds"];
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
+        /**
+         * @description What became of each artifact of a bulk request, in the order of `artifact_ids`: done
+         *     (`status` 200 or 202, the artifact's new `state`), or refused with the same status and error
+         *     body the single operation gives for it (`refusal`: a `404` for an id not in the workspace, a
+         *     `409 state_conflict` for one not in a state the move starts from, …). One artifact refused
+         *     does not stop the others; `succeeded` and `failed` count them.
+         */
+        BulkResult: {
+            data: {
+                artifact_id: components["schemas"]["ResourceId"];
+                /** @description The HTTP status the single operation answers for this artifact. */
+                status: number;
+                /** @description The artifact's state after the move; null when refused. */
+                state: components["schemas"]["ArtifactState"] | null;
+                /** @description The slot it was scheduled into (bulk schedule); null otherwise. */
+                scheduled_at: components["schemas"]["Timestamp"] | null;
+                /** @description The error body the single operation answers for this artifact; null when done. */
+                refusal: components["schemas"]["Error"] | null;
+            }[];
+            succeeded: number;
+            failed: number;
+        };
         /** @description Where to publish, in order; each destination at most once (the same account named twice is `422`). */
         DestinationList: components["schemas"]["DestinationRef"][];
+        /**
+         * @description Schedules each artifact named into the next free slot, as `POST /artifacts/{id}/publish` with
+         *     `at` would. The slots are `at`, `at` + `every_minutes`, `at` + 2 × `every_minutes`, …; a slot
+         *     is free when no artifact of the workspace is already scheduled within it (from its start to
+         *     the next slot's: what `GET /calendar` shows), and each artifact scheduled by this request takes
+         *     its slot. Artifacts take slots in the order of `artifact_ids`; one refused takes none.
+         */
+        BulkScheduleRequest: {
+            artifact_ids: components["schemas"]["BulkArtifactIds"];
+            /**
+             * @description The first slot, RFC 3339 with an offset (`2027-12-01T09:30:00+01:00`); in the future. Refused as `body.at` is on a single publish.
+             * @example 2027-12-01T09:30:00+01:00
+             */
+            at: string;
+            /** @description The time between two slots, in minutes (at most a week), e.g. `120` for one post every two hours. */
+            every_minutes: number;
+            destinations?: components["schemas"]["DestinationList"];
+            idempotency_key: components["schemas"]["IdempotencyKey"];
+        };
         /**
          * @description Publish now (no time), or at a time: either `at` (RFC 3339 with an offset or `Z`), or
          *     `local_time` (a wall-clock time without offset, `YYYY-MM-DDTHH:MM[:SS]`) with `time_zone` (an
@@ -3575,6 +3790,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: {
                 riff_id: components["schemas"]["ResourceId"];
+                /** @description The same id as `riff_id`, by the name every other artifact event uses (`GET /artifacts/{id}`); this service always sends it. */
+                artifact_id?: components["schemas"]["ResourceId"];
                 source_post_id: components["schemas"]["ResourceId"];
                 pipeline_id?: components["schemas"]["ResourceId"];
             };
@@ -3590,6 +3807,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: {
                 riff_id: components["schemas"]["ResourceId"];
+                /** @description The same id as `riff_id`, by the name every other artifact event uses (`GET /artifacts/{id}`); this service always sends it. */
+                artifact_id?: components["schemas"]["ResourceId"];
                 parent_id: components["schemas"]["ResourceId"];
             };
         };
@@ -3604,6 +3823,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: {
                 brief_id: components["schemas"]["ResourceId"];
+                /** @description The same id as `brief_id`, by the name every other artifact event uses (`GET /artifacts/{id}`); this service always sends it. */
+                artifact_id?: components["schemas"]["ResourceId"];
             };
         };
         /** @description A brief refinement (a re-draft of a brief) produced a child, now written; sent after its `brief.ready`. */
@@ -3617,6 +3838,8 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             data: {
                 brief_id: components["schemas"]["ResourceId"];
+                /** @description The same id as `brief_id`, by the name every other artifact event uses (`GET /artifacts/{id}`); this service always sends it. */
+                artifact_id?: components["schemas"]["ResourceId"];
                 parent_id: components["schemas"]["ResourceId"];
             };
         };
@@ -3939,7 +4162,7 @@ export interface components {
                 "application/json": components["schemas"]["DiagnoseReport"];
             };
         };
-        /** @description The inbox. */
+        /** @description A page of the inbox, with the counts over every page. */
         GetPipelineInboxOk: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -4028,6 +4251,38 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ArtifactList"];
+            };
+        };
+        /** @description One outcome per artifact, in the order of `artifact_ids`. */
+        BulkTransitionArtifactsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BulkResult"];
+            };
+        };
+        /** @description One outcome per artifact, in the order of `artifact_ids`, with the slot each was scheduled into. */
+        BulkScheduleArtifactsOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BulkResult"];
             };
         };
         /** @description The artifact. */
@@ -4135,6 +4390,21 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Artifact"];
+            };
+        };
+        /** @description A page of the artifact's children (its re-drafts), oldest first. */
+        ListArtifactChildrenOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ArtifactList"];
             };
         };
         /** @description The artifact, in its new state. */
@@ -5230,6 +5500,8 @@ export interface components {
          * @example pl_8c1e2f0a9b7d4c3e
          */
         PipelineId: components["schemas"]["ResourceId"];
+        /** @description Page size, 1 to 100. Default 100 (the inbox's whole answer before it had pages). */
+        InboxLimit: number;
         /** @description `true`: only posts with at least one artifact; `false`: only posts without; omitted: all. */
         HasArtifact: boolean;
         /** @description Page size, 1 to 100. Default 20. */
@@ -5555,7 +5827,12 @@ export interface operations {
     };
     getPipelineInbox: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 100 (the inbox's whole answer before it had pages). */
+                limit?: components["parameters"]["InboxLimit"];
+            };
             header?: never;
             path: {
                 /**
@@ -5569,6 +5846,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["GetPipelineInboxOk"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             404: components["responses"]["NotFound"];
@@ -5757,6 +6035,56 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    bulkTransitionArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkTransitionRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["BulkTransitionArtifactsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    bulkScheduleArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkScheduleRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["BulkScheduleArtifactsOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            409: components["responses"]["StateConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getArtifact: {
         parameters: {
             query?: never;
@@ -5898,6 +6226,36 @@ export interface operations {
             409: components["responses"]["StateConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listArtifactChildren: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. Opaque; a tampered cursor, or one from another list, is `400 bad_request`. A cursor holds only URL-safe characters (letters, digits, `-`, `_`, `.`): send it as it was given. (A `+` written in a query string is a space, so a cursor with one is not this server's: `400` too.) */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100. Default 20. */
+                limit?: components["parameters"]["PostsLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The artifact's id.
+                 * @example art_4c3e8c1e2f0a9b7d
+                 */
+                id: components["parameters"]["ArtifactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ListArtifactChildrenOk"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -1,7 +1,7 @@
 // Made by scripts/generate-operations.ts from generated/openapi.json (`npm run generate`): never edit by hand.
 
 /** The operations that require the bearer token: their handlers receive the `caller`. */
-export type BearerOperation = "addSessionItem" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getCurrentToken" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "getWorkspace" | "listAccounts" | "listArtifacts" | "listAuditEvents" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "rotateToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "updateWorkspace" | "uploadMedia";
+export type BearerOperation = "addSessionItem" | "bulkScheduleArtifacts" | "bulkTransitionArtifacts" | "checkAccount" | "connectAccount" | "createDeskSignInLink" | "createImport" | "createPipelineFromIntent" | "createToken" | "deleteFetchSchema" | "diagnosePipeline" | "draftFromPost" | "fetchUrl" | "getAccountAuthorization" | "getArtifact" | "getCalendar" | "getCurrentToken" | "getImport" | "getMedia" | "getPipeline" | "getPipelineInbox" | "getRun" | "getSignInSettings" | "getWorkspace" | "listAccounts" | "listArtifactChildren" | "listArtifacts" | "listAuditEvents" | "listFetchSchemas" | "listImports" | "listPipelinePosts" | "listPipelines" | "listPipelineSchedule" | "listRuns" | "listSessionActivity" | "listTokens" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "putFetchSchema" | "refreshSource" | "regenerateVariant" | "revokeToken" | "rotateToken" | "setArtifactMedia" | "setPipelineDestinations" | "startAccountAuthorization" | "streamEvents" | "transitionArtifact" | "unscheduleArtifact" | "updateWorkspace" | "uploadMedia";
 
 /** The operations without the bearer token (public, or authenticated by a signature). */
 export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMedia" | "getReadiness" | "receiveBackendEvent" | "receiveScraperMonitorEvent";
@@ -9,7 +9,7 @@ export type PublicOperation = "exchangeDeskSignIn" | "getHealth" | "getPublicMed
 /** The operations of each tag (an operation counts under its first tag): one handler module each. */
 export interface OperationsByTag {
   "Accounts": "checkAccount" | "connectAccount" | "getAccountAuthorization" | "getSignInSettings" | "listAccounts" | "startAccountAuthorization";
-  "Artifacts": "draftFromPost" | "getArtifact" | "listArtifacts" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
+  "Artifacts": "bulkScheduleArtifacts" | "bulkTransitionArtifacts" | "draftFromPost" | "getArtifact" | "listArtifactChildren" | "listArtifacts" | "markArtifactPublished" | "publishArtifact" | "putArtifactVariant" | "setArtifactMedia" | "transitionArtifact" | "unscheduleArtifact";
   "Audit": "listAuditEvents";
   "Calendar": "getCalendar";
   "Desk": "createDeskSignInLink" | "exchangeDeskSignIn";
@@ -33,6 +33,8 @@ export interface OperationsByTag {
  */
 export interface HandlerResponseHeaders {
   addSessionItem: { 201: { "Idempotent-Replayed"?: "true"; } };
+  bulkScheduleArtifacts: { 200: { "Idempotent-Replayed"?: "true"; } };
+  bulkTransitionArtifacts: { 200: { "Idempotent-Replayed"?: "true"; } };
   checkAccount: { 200: {} };
   connectAccount: { 200: { "Idempotent-Replayed"?: "true"; } };
   createDeskSignInLink: { 201: { "Cache-Control": "no-store"; } };
@@ -59,6 +61,7 @@ export interface HandlerResponseHeaders {
   getSignInSettings: { 200: {} };
   getWorkspace: { 200: {} };
   listAccounts: { 200: {} };
+  listArtifactChildren: { 200: {} };
   listArtifacts: { 200: {} };
   listAuditEvents: { 200: {} };
   listFetchSchemas: { 200: {} };

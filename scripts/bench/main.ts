@@ -14,6 +14,8 @@
 //      /artifacts/{id} shows it), GET /pipelines?limit=20, next to GET /artifacts/{id} measured
 //      on the same server, with the CPU per item
 //   9. start-up: `npm start` to a 200 on /api/health, fresh and warm data directory (scripts/bench/startup.ts)
+//  10. the inbox's first page (issue 33): GET /pipelines/{id}/inbox of a pipeline with 1,000
+//      drafts in review (100 items, next_cursor, the counts over every page)
 // on SQLite and on PostgreSQL (scripts/pg-start.sh). Options: `--db sqlite|postgresql`,
 // BENCH_SECONDS (default 10), BENCH_LOG_LEVEL (default info, as in production),
 // BENCH_CPU_PROF=1 (a CPU profile of the server for each measured run, in build/bench-prof/<time>/,
@@ -123,6 +125,10 @@ async function measureReads(kind: Kind, server: Child<Seeded>) {
     row('7 GET pipeline', kind, await measureOn(server, kind, '7 GET pipeline', pipeline));
   }
   if (wanted(8)) await measureLists(kind, server);
+  if (wanted(10)) {
+    const inbox = { url: `${s.url}${V1}/pipelines/${s.inboxPipelineId}/inbox`, headers: auth(s), seconds: SECONDS };
+    row('10 GET inbox, first page of 1,000 drafts', kind, await measureOn(server, kind, '10 GET inbox', inbox), 'getPipelineInbox: 100 items and the counts');
+  }
   if (!wanted(5)) return;
   const posts = { url: `${s.url}${V1}/pipelines/${s.pipelineId}/posts?limit=100`, headers: auth(s), seconds: SECONDS };
   row('5 GET posts, pages of 100', kind, await measureOn(server, kind, '5 GET posts', posts));

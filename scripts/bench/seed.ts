@@ -1,12 +1,13 @@
 // What the benchmark scenarios read, seeded through the store: a pipeline, `posts` source posts,
 // one artifact in review (scripts/bench/server.ts, scripts/bench/statements.ts); and, for the
-// list pages (scenario 8), a second pipeline with `listed` more artifacts like it.
+// list pages (scenario 8), a second pipeline with `listed` more artifacts like it; for the inbox
+// (scenario 10), a third pipeline with `inboxDrafts` drafts in review.
 import { enqueueRun } from '../../server/jobs/enqueue.js';
 import type { ServiceDeps } from '../../server/services/context.js';
 import { upsertPipelineWithRun } from '../../server/store/pipelines.js';
 import { seedArtifact, seedPosts, workspaceOf } from '../../test/support/seed.js';
 
-export async function seedBench(deps: ServiceDeps, token: string, posts = 300, listed = 200) {
+export async function seedBench(deps: ServiceDeps, token: string, posts = 300, listed = 200, inboxDrafts = 1000) {
   const workspaceId = await workspaceOf(deps, token);
   const { pipeline } = await upsertPipelineWithRun(
     deps.db,
@@ -36,5 +37,20 @@ export async function seedBench(deps: ServiceDeps, token: string, posts = 300, l
       text: 'A benchmark draft. '.repeat(20),
     });
   }
-  return { workspaceId, pipelineId: pipeline.id, postIds, artifactId: artifact.id };
+  const { pipeline: inbox } = await upsertPipelineWithRun(
+    deps.db,
+    { pipelineId: deps.ids.id('pl'), workspaceId, handle: 'bench-archive', intent: 'Benchmark inbox', tone: null, platform: 'archive', now: deps.clock.now() },
+    async () => null,
+  );
+  const inboxPosts = await seedPosts(deps, { workspaceId, pipelineId: inbox.id, count: 1 });
+  for (let i = 0; i < inboxDrafts; i++) {
+    await seedArtifact(deps, {
+      workspaceId,
+      pipelineId: inbox.id,
+      postId: inboxPosts[0]!,
+      state: 'review',
+      text: `Draft ${i} waiting for review. `.repeat(10),
+    });
+  }
+  return { workspaceId, pipelineId: pipeline.id, postIds, artifactId: artifact.id, inboxPipelineId: inbox.id };
 }

@@ -28,6 +28,8 @@ export interface Seeded {
   pipelineId: string;
   postIds: string[];
   artifactId: string;
+  /** A pipeline with 1,000 drafts in review (scenario 10, the inbox's first page). */
+  inboxPipelineId: string;
 }
 
 const config = loadConfig(process.env);

@@ -6,7 +6,8 @@ import * as variants from '../services/variants.js';
 import { variantView } from '../services/views.js';
 import * as media from '../services/artifact-media.js';
 import type { ServiceDeps } from '../services/context.js';
-import { listArtifacts } from '../services/lists.js';
+import { listArtifactChildren, listArtifacts } from '../services/lists.js';
+import { bulkSchedule, bulkTransition } from '../services/bulk.js';
 import { commitHook, type HandlersOf } from '../http/typed.js';
 
 export function artifactHandlers(deps: ServiceDeps) {
@@ -14,6 +15,12 @@ export function artifactHandlers(deps: ServiceDeps) {
     listArtifacts: async (req) => ({ status: 200, body: await listArtifacts(deps, req.caller, req.query) }),
 
     getArtifact: async (req) => ({ status: 200, body: await artifacts.getArtifact(deps, req.caller, req.path.id) }),
+
+    listArtifactChildren: async (req) => ({ status: 200, body: await listArtifactChildren(deps, req.caller, req.path.id, req.query) }),
+
+    bulkTransitionArtifacts: async (req) => ({ status: 200, body: await bulkTransition(deps, req.caller, req.body) }),
+
+    bulkScheduleArtifacts: async (req) => ({ status: 200, body: await bulkSchedule(deps, req.caller, req.body) }),
 
     publishArtifact: async (req) => {
       const { idempotency_key: _key, ...body } = req.body;

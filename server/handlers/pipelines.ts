@@ -22,7 +22,7 @@ export function pipelineHandlers(deps: ServiceDeps) {
 
     diagnosePipeline: async (req) => ({ status: 200, body: await diagnose(deps, req.caller, req.path.id) }),
 
-    getPipelineInbox: async (req) => ({ status: 200, body: await pipelineInbox(deps, req.caller, req.path.id) }),
+    getPipelineInbox: async (req) => ({ status: 200, body: await pipelineInbox(deps, req.caller, req.path.id, req.query) }),
 
     listPipelineSchedule: async (req) => ({
       status: 200,

@@ -27,6 +27,11 @@ export interface AuditRule<K extends OpId> {
   subject: (s: Seen<K>) => { type: string; id: string } | null;
   summary: (s: Seen<K>) => string;
   detail?: (s: Seen<K>) => Record<string, unknown> | null;
+  /**
+   * For an operation that changes several things at once (the bulk ones): the record of each, so
+   * that each artifact's history shows it; `subject` and `summary` are then each item's.
+   */
+  each?: (s: Seen<K>) => Array<{ subject: { type: string; id: string }; summary: string; detail?: Record<string, unknown> }>;
 }
 
 type Rules = { [K in OpId]?: AuditRule<K> };
@@ -34,8 +39,8 @@ type Rules = { [K in OpId]?: AuditRule<K> };
 const artifact = (id: string) => ({ type: 'artifact', id });
 
 /** What the publish request asked for, without anything secret (there is none in it). */
-const destinationsOf = (a: { destinations?: Array<{ platform: string; handle?: string | null }> }) =>
-  (a.destinations ?? []).map((d) => `${d.platform}${d.handle ? ` ${d.handle}` : ''}`);
+const destinationsOf = (a: { destinations?: Array<string | { platform: string; handle?: string | null }> }) =>
+  (a.destinations ?? []).map((d) => (typeof d === 'string' ? d : `${d.platform}${d.handle ? ` ${d.handle}` : ''}`));
 
 /** Every mutating operation of the API that changes the workspace, and the record it makes. */
 export const AUDITED: Rules = {
@@ -88,6 +93,32 @@ export const AUDITED: Rules = {
     summary: (s) => ({ ready: 'Approved the artifact', review: 'Sent the artifact back to review', discarded: 'Discarded the artifact' })[s.body.to],
     detail: (s) => ({ to: s.body.to }),
   },
+  bulkTransitionArtifacts: {
+    action: (s) => ({ ready: 'artifact.approved', review: 'artifact.reopened', discarded: 'artifact.discarded' })[s.body.to],
+    subject: () => null,
+    summary: (s) => `Moved ${s.answer.succeeded} artifacts to ${s.body.to} at once`,
+    each: (s) =>
+      s.answer.data
+        .filter((o) => o.refusal === null)
+        .map((o) => ({
+          subject: artifact(o.artifact_id),
+          summary: `${({ ready: 'Approved', review: 'Sent back to review', discarded: 'Discarded' } as const)[s.body.to]} the artifact (with ${s.body.artifact_ids.length - 1} others at once)`,
+          detail: { to: s.body.to, bulk: true },
+        })),
+  },
+  bulkScheduleArtifacts: {
+    action: 'artifact.scheduled',
+    subject: () => null,
+    summary: (s) => `Scheduled ${s.answer.succeeded} artifacts at once`,
+    each: (s) =>
+      s.answer.data
+        .filter((o) => o.refusal === null)
+        .map((o) => ({
+          subject: artifact(o.artifact_id),
+          summary: `Scheduled the artifact for ${o.scheduled_at} (one of ${s.body.artifact_ids.length}, every ${s.body.every_minutes} minutes)`,
+          detail: { at: o.scheduled_at, bulk: true, destinations: destinationsOf(s.body) },
+        })),
+  },
   putArtifactVariant: {
     action: 'artifact.edited',
     subject: (s) => artifact(s.path.id),
@@ -126,7 +157,8 @@ export const AUDITED: Rules = {
   rotateToken: {
     action: 'token.rotated',
     subject: (s) => ({ type: 'token', id: s.path.id }),
-    summary: (s) => `Rotated the token ${s.answer.previous.name === null ? s.answer.previous.id : JSON.stringify(s.answer.previous.name)}: ${s.answer.token.id} replaces it, the old one working until ${s.answer.previous.expires_at}`,
+    summary: (s) =>
+      `Rotated the token ${s.answer.previous.name === null ? s.answer.previous.id : JSON.stringify(s.answer.previous.name)}: ${s.answer.token.id} replaces it, the old one working until ${s.answer.previous.expires_at}`,
     detail: (s) => ({ new_token_id: s.answer.token.id, previous_expires_at: s.answer.previous.expires_at }),
   },
   updateWorkspace: {
@@ -205,14 +237,10 @@ export async function auditFor(
   let written = false;
   const write = async (db: Db, status: number, answer: unknown) => {
     const seen = { path: req.path, body: req.body, answer, status } as Seen<OpId>;
-    await recordAudit(db, deps, {
-      workspaceId: caller.workspaceId,
-      actor,
-      action: typeof rule.action === 'string' ? rule.action : rule.action(seen),
-      subject: rule.subject(seen),
-      summary: rule.summary(seen),
-      detail: rule.detail?.(seen) ?? null,
-    });
+    const action = typeof rule.action === 'string' ? rule.action : rule.action(seen);
+    const items = rule.each?.(seen) ?? [{ subject: rule.subject(seen), summary: rule.summary(seen), detail: rule.detail?.(seen) ?? undefined }];
+    for (const item of items)
+      await recordAudit(db, deps, { workspaceId: caller.workspaceId, actor, action, subject: item.subject, summary: item.summary, detail: item.detail ?? null });
     written = true;
   };
   return {

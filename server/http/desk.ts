@@ -46,6 +46,27 @@ export function deskRoutes(dir: string): express.Router {
     res.set('Cache-Control', 'no-cache');
     res.sendFile(page);
   });
+  // The icon browsers ask for on every page (build/desk/favicon.ico, from desk/favicon.ico).
+  router.get('/favicon.ico', (_req, res, next) => {
+    const icon = path.join(dir, 'favicon.ico');
+    if (!existsSync(icon)) return next();
+    res.set('Cache-Control', 'public, max-age=86400');
+    res.sendFile(icon);
+  });
+  // Scripts and styles compressed as the browser takes them: the .br or .gz the build made beside each.
+  router.get(/^\/desk\/[\w-]+\.(?:js|css)$/, (req, res, next) => {
+    res.vary('Accept-Encoding');
+    // Brotli whenever it is taken (smaller), whatever order the header names them in.
+    const encoding = req.acceptsEncodings('br') === 'br' ? 'br' : req.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null;
+    if (!encoding) return next();
+    const name = path.basename(req.path);
+    const file = path.join(dir, `${name}.${encoding === 'br' ? 'br' : 'gz'}`);
+    if (!existsSync(file)) return next();
+    secure(res);
+    res.type(path.extname(name));
+    res.set('Content-Encoding', encoding);
+    res.sendFile(file);
+  });
   router.use(
     '/desk',
     express.static(dir, {

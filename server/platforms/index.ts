@@ -12,12 +12,13 @@ import type { TargetPlatform } from './counting.js';
 import { linkedin } from './linkedin/index.js';
 import { mastodon } from './mastodon/index.js';
 import type { PostingPlatform } from './platform.js';
+import { isTargetPlatform, TARGET_PLATFORMS } from './rules.js';
 import { threads } from './threads/index.js';
 import { x } from './x/index.js';
 
 export type { PostingPlatform } from './platform.js';
 
-/** The platforms the service posts to, in this order (a variant can be written for each: the contract's `TargetPlatform`). */
+/** The platforms the service posts to (a variant can be written for each: the contract's `TargetPlatform`; their order and counting rules are rules.ts's). */
 const PLATFORMS: { [P in TargetPlatform]: PostingPlatform & { name: P } } = {
   mastodon,
   bluesky,
@@ -26,10 +27,7 @@ const PLATFORMS: { [P in TargetPlatform]: PostingPlatform & { name: P } } = {
   threads,
 };
 
-/** The platforms a variant can be written for, in the registry's order. */
-export const TARGET_PLATFORMS = Object.keys(PLATFORMS) as TargetPlatform[];
-
-export const isTargetPlatform = (p: string): p is TargetPlatform => Object.hasOwn(PLATFORMS, p);
+export { isTargetPlatform, TARGET_PLATFORMS } from './rules.js';
 
 /** The platform's folder. */
 export const platformOf = (p: TargetPlatform): PostingPlatform => PLATFORMS[p];

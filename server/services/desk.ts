@@ -27,9 +27,15 @@ interface Pending {
 }
 
 const idOf = (code: string) => PREFIX + createHash('sha256').update(`content-pipeline desk id\0${code}`).digest('hex');
+/** The mark a spent code leaves (under the same prefix, so the hourly sweep removes it when it expires). */
+const usedIdOf = (code: string) => `${PREFIX}used:${idOf(code).slice(PREFIX.length)}`;
+/** How long a spent code is remembered as spent (then it is refused as unknown). */
+const USED_KEPT_MS = 24 * 60 * 60 * 1000;
 
 export const REFUSED =
   'This sign-in link is not valid: it was used already, expired (links last 10 minutes), or never existed. Run `npx cpa desk` for a new one.';
+export const USED =
+  "This sign-in link was used already: a link signs in once. If that was not you, revoke the session it made (`npx cpa tokens list` shows people's sessions, `npx cpa tokens revoke <id>` ends one), then run `npx cpa desk` for a new link.";
 
 /**
  * Makes a one-time sign-in link for the person `name` in the caller's workspace; without a name,
@@ -66,13 +72,14 @@ export async function desktopSignInLink(deps: Pick<ServiceDeps, 'db' | 'clock'>,
 /** Spends a link's code: signs its person in (a new session, its secret answered once), or throws 401 (unknown, spent or expired). */
 export async function exchangeSignInCode(deps: Pick<ServiceDeps, 'db' | 'clock' | 'ids'>, code: string): Promise<components['schemas']['DeskSession']> {
   const value = await takeSetting(deps.db, idOf(code));
-  if (value === null) throw unauthorized(REFUSED);
+  if (value === null) throw unauthorized((await settingsWithPrefix(deps.db, usedIdOf(code))).length ? USED : REFUSED);
   const pending = JSON.parse(value) as Partial<Pending>;
   // A link made before sign-in links named a person (it sealed a token) has no workspace: refused like an expired one.
   if (!pending.workspace_id || !pending.name || !(Date.parse(pending.expires_at ?? '') > deps.clock.now().getTime())) throw unauthorized(REFUSED);
   const { workspace_id: workspaceId, name } = pending;
-  // The session and its record commit together: whoever signed in is in the record.
+  // The session, the spent code's mark and the record commit together: whoever signed in is in the record.
   const { secret, row } = await transaction(deps.db, async (tx) => {
+    await insertSetting(tx, usedIdOf(code), JSON.stringify({ expires_at: new Date(deps.clock.now().getTime() + USED_KEPT_MS).toISOString() }));
     const made = await createPersonSession({ ...deps, db: tx }, workspaceId, name);
     await recordAudit(tx, deps, {
       workspaceId,

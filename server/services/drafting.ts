@@ -246,12 +246,12 @@ async function recordWritten(tx: DraftTx, deps: ServiceDeps, a: ArtifactRow): Pr
     detail: { pipeline_id: a.pipelineId, parent_artifact_id: a.parentArtifactId, state: a.state },
   });
   if (brief) {
-    await recordEvent(tx, deps, a.workspaceId, 'brief.ready', { brief_id: a.id });
-    if (a.parentArtifactId) await recordEvent(tx, deps, a.workspaceId, 'brief.refined', { brief_id: a.id, parent_id: a.parentArtifactId });
+    await recordEvent(tx, deps, a.workspaceId, 'brief.ready', { brief_id: a.id, artifact_id: a.id });
+    if (a.parentArtifactId) await recordEvent(tx, deps, a.workspaceId, 'brief.refined', { brief_id: a.id, artifact_id: a.id, parent_id: a.parentArtifactId });
     return;
   }
-  await recordEvent(tx, deps, a.workspaceId, 'riff.ready', { riff_id: a.id, source_post_id: a.sourcePostId, pipeline_id: a.pipelineId });
-  if (a.parentArtifactId) await recordEvent(tx, deps, a.workspaceId, 'riff.refined', { riff_id: a.id, parent_id: a.parentArtifactId });
+  await recordEvent(tx, deps, a.workspaceId, 'riff.ready', { riff_id: a.id, artifact_id: a.id, source_post_id: a.sourcePostId, pipeline_id: a.pipelineId });
+  if (a.parentArtifactId) await recordEvent(tx, deps, a.workspaceId, 'riff.refined', { riff_id: a.id, artifact_id: a.id, parent_id: a.parentArtifactId });
 }
 
 /** The `draft` and `regenerate_variant` job: write the reserved artifact. */

@@ -4,7 +4,8 @@
 // that neither skips nor repeats a row while rows are inserted (store/lists.ts).
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/api.js';
-import { badRequest, validationFailed } from '../errors.js';
+import { badRequest, notFound, validationFailed } from '../errors.js';
+import { findArtifact } from '../store/artifacts.js';
 import * as store from '../store/lists.js';
 import { listPartsOf } from '../store/published-parts.js';
 import { listVariantsOf } from '../store/variants.js';
@@ -123,6 +124,14 @@ export async function listArtifacts(deps: ServiceDeps, caller: Caller, q: Artifa
   }
   const p = pager(deps, caller, 'artifacts', filter, q);
   const { rows, next_cursor } = p.cut(await store.artifactPage(deps.db, { ...p.query, ...filter }), createdAt);
+  return { data: await artifactViews(deps, caller.workspaceId, rows), next_cursor };
+}
+
+/** GET /artifacts/{id}/children: the artifact's re-drafts, oldest first (404 for an artifact not in the workspace). */
+export async function listArtifactChildren(deps: ServiceDeps, caller: Caller, id: string, q: PageQuery): Promise<S['ArtifactList']> {
+  if (!(await findArtifact(deps.db, caller.workspaceId, id))) throw notFound('artifact');
+  const p = pager(deps, caller, 'children', { id }, q);
+  const { rows, next_cursor } = p.cut(await store.childrenPage(deps.db, { ...p.query, parentId: id }), createdAt);
   return { data: await artifactViews(deps, caller.workspaceId, rows), next_cursor };
 }
 

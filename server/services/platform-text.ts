@@ -8,17 +8,16 @@
 // a word, URL, mention or hashtag. docs/drafting.md ("Platform variants") says where each rule
 // comes from.
 import twitterText from 'twitter-text';
-import { codePointCount, postProblemOf, type PlatformCountingRules, type PlatformRules, type PostExtras, type TargetPlatform } from '../platforms/counting.js';
-import { platformOf, TARGET_PLATFORMS } from '../platforms/index.js';
+import { codePointCount, postProblemOf, type PlatformRules, type PostExtras, type TargetPlatform } from '../platforms/counting.js';
+import { countingOf, TARGET_PLATFORMS } from '../platforms/rules.js';
 
 export { codePointCount, graphemeCount, linkCount, utf8Bytes } from '../platforms/counting.js';
-export { isTargetPlatform, TARGET_PLATFORMS } from '../platforms/index.js';
+export { isTargetPlatform, TARGET_PLATFORMS } from '../platforms/rules.js';
 export type { Counting, PlatformRules, PostExtras, TargetPlatform } from '../platforms/counting.js';
 export { mastodonCountable, mastodonLength } from '../platforms/mastodon/counting.js';
 export { withWarning } from '../platforms/bluesky/counting.js';
 
 /** Each platform's counting, from its folder (server/platforms/<name>/counting.ts). */
-const countingOf = (platform: TargetPlatform): PlatformCountingRules => platformOf(platform).counting;
 
 export const PLATFORM_RULES = Object.fromEntries(TARGET_PLATFORMS.map((p) => [p, countingOf(p).rules])) as Record<TargetPlatform, PlatformRules>;
 

@@ -105,6 +105,14 @@ export async function calendarPage(db: Db, q: Page & { from: Date; to: Date }): 
   return query.orderBy('scheduledAt', 'asc').orderBy('id', 'asc').limit(q.limit).execute();
 }
 
+/** A page of an artifact's children (re-drafts with it as parentArtifactId), oldest first. */
+export async function childrenPage(db: Db, q: Page & { parentId: string }): Promise<ArtifactRow[]> {
+  let query = db.selectFrom('Artifact').selectAll().where('parentArtifactId', '=', q.parentId).where('workspaceId', '=', q.workspaceId);
+  const after = q.after;
+  if (after) query = query.where((eb) => eb(eb.refTuple('createdAt', 'id'), '>', eb.tuple(after.at, after.id)));
+  return query.orderBy('createdAt', 'asc').orderBy('id', 'asc').limit(q.limit).execute();
+}
+
 export async function accountPage(db: Db, q: Page): Promise<AccountRow[]> {
   let query = db.selectFrom('Account').selectAll().where('workspaceId', '=', q.workspaceId);
   const after = q.after;

@@ -5,6 +5,8 @@
 // client address.
 import { execFileSync } from 'node:child_process';
 import { userInfo } from 'node:os';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../clients/typescript/src/index.js';
 import { randomIds } from '../../server/lib/clock.js';
@@ -24,6 +26,17 @@ afterAll(async () => {
 });
 
 const signInRows = () => s.running.deps.db.selectFrom('Setting').selectAll().where('key', 'like', 'desk_sign_in:%').execute();
+/** The links themselves, without the marks spent codes leave. */
+const linkRows = async () => (await signInRows()).filter((r) => !r.key.startsWith('desk_sign_in:used:'));
+/** A GET with this Accept-Encoding, its body as sent (fetch would decompress it). */
+const raw = (path: string, acceptEncoding: string) =>
+  new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    httpGet(`${s.url}${path}`, { headers: { 'Accept-Encoding': acceptEncoding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
 const exchange = (code: string) =>
   fetch(`${s.url}/api/desk/sign-in`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
 
@@ -45,6 +58,35 @@ describe('the page', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toMatch(/javascript/);
     expect(js.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('sends scripts and styles compressed as the browser accepts them (Brotli first, then gzip), and as they are to one that takes neither', async () => {
+    const plain = await raw('/desk/app.js', 'identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    for (const [accept, encoding, inflate] of [
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+    ] as const) {
+      for (const asset of ['/desk/app.js', '/desk/style.css']) {
+        const r = await raw(asset, accept);
+        expect(r.status).toBe(200);
+        expect(r.headers['content-encoding']).toBe(encoding);
+        expect(r.headers['content-type']).toMatch(asset.endsWith('.js') ? /javascript/ : /^text\/css/);
+        expect(r.headers.vary).toMatch(/Accept-Encoding/i);
+        expect(r.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+        expect(r.body.length).toBeLessThan(inflate(r.body).length / 2);
+        if (asset === '/desk/app.js') expect(inflate(r.body).equals(plain.body)).toBe(true);
+      }
+    }
+  });
+
+  it('serves /favicon.ico (an icon, not a 404), and the page names it', async () => {
+    const res = await fetch(`${s.url}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\/(x-icon|vnd\.microsoft\.icon)/);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect([...bytes.subarray(0, 4)]).toEqual([0, 0, 1, 0]);
+    expect(await (await fetch(`${s.url}/`)).text()).toContain('<link rel="icon" href="/favicon.ico" />');
   });
 
   it('answers an unknown asset with the JSON 404, and leaves /docs and the API as they were', async () => {
@@ -70,7 +112,13 @@ describe('sign-in links', () => {
     expect(session.token).not.toBe(s.token);
     const second = await exchange(link.code);
     expect(second.status).toBe(401);
-    expect(((await second.json()) as { error: { code: string; message: string } }).error.message).toContain('npx cpa desk');
+    const message = ((await second.json()) as { error: { code: string; message: string } }).error.message;
+    expect(message).toContain('npx cpa desk');
+    // Said as docs/desk.md promises: the owner of a link someone else used learns that it was used.
+    expect(message).toMatch(/^This sign-in link was used already/);
+    // A code never made is not said to be used.
+    const unknown = await exchange('A'.repeat(22));
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toMatch(/^This sign-in link is not valid/);
   });
 
   it('are made only with a valid token', async () => {
@@ -97,9 +145,9 @@ describe('sign-in links', () => {
     await expect(exchangeSignInCode({ db: deps.db, clock: later, ids: randomIds }, expired.code)).rejects.toMatchObject({ status: 401 });
     const kept = await createSignInLink(deps, me, 'Ada');
     const stale = await createSignInLink(deps, me, 'Ada');
-    const before = (await signInRows()).length;
+    const before = (await linkRows()).length;
     expect(await sweepExpiredSignInLinks({ db: deps.db, clock: later })).toBe(before);
-    expect(await signInRows()).toEqual([]);
+    expect(await linkRows()).toEqual([]);
     // A fresh link survives a sweep at the current time.
     const fresh = await createSignInLink(deps, me, 'Ada');
     expect(await sweepExpiredSignInLinks(deps)).toBe(0);

@@ -92,7 +92,7 @@ describe('a first draft', () => {
     expect(posts.data.map((p) => p.id)).toEqual([postId]);
 
     const ready = (await eventsOf('riff.ready')).filter((e) => e.riff_id === a.id);
-    expect(ready).toEqual([{ riff_id: a.id, source_post_id: postId, pipeline_id: pl }]);
+    expect(ready).toEqual([{ riff_id: a.id, artifact_id: a.id, source_post_id: postId, pipeline_id: pl }]);
     expect((await eventsOf('riff.refined')).some((e) => e.riff_id === a.id)).toBe(false);
   });
 
@@ -140,8 +140,8 @@ describe('re-drafts', () => {
 
     const refined = (await eventsOf('riff.refined')).filter((e) => [child.id, grandchild.id].includes(e.riff_id as string));
     expect(refined).toEqual([
-      { riff_id: child.id, parent_id: root.id },
-      { riff_id: grandchild.id, parent_id: child.id },
+      { riff_id: child.id, artifact_id: child.id, parent_id: root.id },
+      { riff_id: grandchild.id, artifact_id: grandchild.id, parent_id: child.id },
     ]);
     // every riff that reaches ready says so, re-drafts included
     expect((await eventsOf('riff.ready')).filter((e) => e.riff_id === grandchild.id)).toHaveLength(1);
@@ -185,13 +185,15 @@ describe('briefs', () => {
     expect(brief.genealogy.source_post_ids).toEqual([p1, p2, p3]);
     expect(brief.text).toMatch(/self-hosted runners/);
     expect(brief.text).toMatch(/search box/);
-    expect((await eventsOf('brief.ready')).filter((e) => e.brief_id === brief.id)).toEqual([{ brief_id: brief.id }]);
+    expect((await eventsOf('brief.ready')).filter((e) => e.brief_id === brief.id)).toEqual([{ brief_id: brief.id, artifact_id: brief.id }]);
     expect((await eventsOf('riff.ready')).some((e) => e.riff_id === brief.id)).toBe(false);
 
     const refined = await drafted(p1, { parent_artifact_id: brief.id });
     expect(refined.kind).toBe('brief');
     expect(refined.genealogy.source_post_ids).toEqual([p1, p2, p3]);
-    expect((await eventsOf('brief.refined')).filter((e) => e.brief_id === refined.id)).toEqual([{ brief_id: refined.id, parent_id: brief.id }]);
+    expect((await eventsOf('brief.refined')).filter((e) => e.brief_id === refined.id)).toEqual([
+      { brief_id: refined.id, artifact_id: refined.id, parent_id: brief.id },
+    ]);
 
     const posts = await unwrap(t.s.client().GET(`${V1}/pipelines/{id}/posts`, { params: { path: { id: pl }, query: { has_artifact: false } } }));
     expect(posts.data).toEqual([]);

@@ -37,6 +37,24 @@ async function post(pipelineId: string, n: number, likes: number, reposts = 0) {
 }
 
 const inbox = (id: string, token = t.s.token) => unwrap(t.s.client(token).GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id } } }));
+const inboxPage = (id: string, query: { cursor?: string; limit?: number }) =>
+  unwrap(t.s.client().GET(`${V1}/pipelines/{id}/inbox`, { params: { path: { id }, query } }));
+
+/** `n` drafts in `state`, made a minute apart from `base` (so oldest first is their order), inserted in batches. */
+async function seedDrafts(pipelineId: string, postId: string, n: number, state: string, base: number): Promise<string[]> {
+  const deps = t.s.running.deps;
+  const rows = Array.from({ length: n }, (_, i) => {
+    const id = deps.ids.id('art');
+    const at = new Date(base + i * 60_000);
+    return { id, workspaceId: t.ws, pipelineId, sourcePostId: postId, rootArtifactId: id, text: `Draft ${state} ${i}`, state, createdAt: at, updatedAt: at };
+  });
+  for (let i = 0; i < rows.length; i += 200)
+    await deps.db
+      .insertInto('Artifact')
+      .values(rows.slice(i, i + 200))
+      .execute();
+  return rows.map((r) => r.id);
+}
 const of = (items: Schemas['InboxItem'][], kind: string) => items.filter((i) => i.kind === kind);
 
 describe('the inbox', () => {
@@ -53,7 +71,7 @@ describe('the inbox', () => {
       state: 'review',
       text: 'Release notes, rewritten.\nMore.',
     });
-    await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId: drafted, state: 'ready' });
+    const ready = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId: drafted, state: 'ready', text: 'Approved.' });
     const failed = await seedArtifact(t.s.running.deps, { workspaceId: t.ws, pipelineId: pl, postId: drafted, state: 'discarded', text: '' });
     const runId = t.s.running.deps.ids.id('run');
     await insertRow(t.s.running.deps.db, 'Run', {
@@ -77,11 +95,19 @@ describe('the inbox', () => {
       ['flagged_anomaly', 'ingest_failed', 90],
       ['flagged_anomaly', 'draft_failed', 80],
       ['draft_in_review', null, 60],
+      ['draft_ready', null, 55],
       ['source_without_artifact', null, 50],
       ['source_without_artifact', null, 26],
       ['source_without_artifact', null, 14],
     ]);
-    const [noAccount, ingest, draftFailed, inReview, ...sources] = data;
+    const [noAccount, ingest, draftFailed, inReview, approved, ...sources] = data;
+    expect(approved).toMatchObject({
+      id: `draft_ready:${ready.id}`,
+      artifact_id: ready.id,
+      title: 'Schedule or publish: Approved.',
+      suggested_action: 'publish_artifact',
+      suggested_endpoint: `POST ${V1}/artifacts/${ready.id}/publish`,
+    });
     expect(noAccount).toMatchObject({ suggested_action: 'connect_account', suggested_endpoint: `POST ${V1}/accounts/connect` });
     expect(ingest).toMatchObject({ suggested_action: 'diagnose_pipeline', suggested_endpoint: `GET ${V1}/pipelines/${pl}/diagnose` });
     expect(ingest!.anomaly!.message).toContain('credential_missing');
@@ -128,14 +154,85 @@ describe('the inbox', () => {
     expect(of((await inbox(pl)).data, 'draft_in_review')).toEqual([]);
   });
 
-  it('holds at most 100 items', async () => {
+  it('comes in pages of at most 100 (limit), in priority order, until next_cursor is null', async () => {
     const pl = await pipeline('@inbox3@mastodon.example');
     for (let n = 0; n < 105; n++) await post(pl, n, n);
-    const { data } = await inbox(pl);
-    expect(data).toHaveLength(100);
-    expect(of(data, 'source_without_artifact')).toHaveLength(98);
-    const priorities = data.map((i) => i.priority);
+    const first = await inbox(pl);
+    expect(first.data).toHaveLength(100);
+    expect(of(first.data, 'source_without_artifact')).toHaveLength(98);
+    const priorities = first.data.map((i) => i.priority);
     expect([...priorities].sort((a, b) => b - a)).toEqual(priorities);
+    expect(first.counts.total).toBe(107);
+    expect(first.counts.by_kind).toEqual({ flagged_anomaly: 2, scheduled_publish: 0, draft_in_review: 0, draft_ready: 0, source_without_artifact: 105 });
+    const second = await inboxPage(pl, { cursor: first.next_cursor!, limit: 100 });
+    expect(second.data).toHaveLength(7);
+    expect(second.next_cursor).toBeNull();
+    expect(new Set([...first.data, ...second.data].map((i) => i.id)).size).toBe(107);
+    // Smaller pages give the same order.
+    const small: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await inboxPage(pl, { cursor, limit: 30 });
+      expect(page.data.length).toBeLessThanOrEqual(30);
+      small.push(...page.data.map((i) => i.id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(small).toEqual([...first.data, ...second.data].map((i) => i.id));
+  });
+
+  it('reaches every one of 1,010 drafts in review, oldest first, with counts over every page, while drafts leave it', async () => {
+    const pl = await pipeline('@inbox5@mastodon.example');
+    const postId = await post(pl, 1, 1);
+    const base = Date.UTC(2026, 9, 1);
+    const ids = await seedDrafts(pl, postId, 1010, 'review', base);
+    const readyIds = await seedDrafts(pl, postId, 3, 'ready', base);
+    await seedDrafts(pl, postId, 2, 'publish_failed', base);
+    const first = await inbox(pl);
+    expect(first.counts.by_state).toEqual({ review: 1010, ready: 3, scheduled: 0, publish_failed: 2 });
+    expect(first.counts.by_kind.draft_in_review).toBe(1010);
+    expect(first.counts.by_kind.draft_ready).toBe(3);
+    // The pipeline's default destination (its own handle) is where all 1,015 waiting drafts go.
+    expect(first.counts.by_destination).toEqual([
+      { destination: 'mastodon:@inbox5@mastodon.example', account_id: null, platform: 'mastodon', handle: '@inbox5@mastodon.example', waiting: 1015 },
+    ]);
+    // publish_failed first, then the drafts in review oldest first.
+    const kinds = first.data.map((i) => i.kind);
+    expect(kinds.indexOf('draft_in_review')).toBeGreaterThan(kinds.lastIndexOf('flagged_anomaly'));
+    expect(of(first.data, 'draft_in_review').map((i) => i.artifact_id)).toEqual(ids.slice(0, of(first.data, 'draft_in_review').length));
+    // Page through, discarding a draft not yet seen and one already seen on the way: none skips, none comes twice.
+    const seen: string[] = [];
+    let page = first;
+    let discarded = false;
+    for (;;) {
+      seen.push(...of(page.data, 'draft_in_review').map((i) => i.artifact_id!));
+      if (!page.next_cursor) break;
+      if (!discarded) {
+        await moveArtifact(t.s, ids[500]!, 'discarded');
+        await moveArtifact(t.s, ids[0]!, 'discarded');
+        discarded = true;
+      }
+      page = await inboxPage(pl, { cursor: page.next_cursor });
+    }
+    expect(seen).toEqual(ids.filter((id) => id !== ids[500]));
+    expect(of(page.data, 'draft_ready').map((i) => i.artifact_id)).toEqual(readyIds);
+    expect(page.counts.by_state.review).toBe(1008);
+  });
+
+  it('refuses a tampered cursor, or one of another pipeline, with 400', async () => {
+    const a = await pipeline('@inbox6@mastodon.example');
+    const b = await pipeline('@inbox7@mastodon.example');
+    for (let n = 0; n < 3; n++) await post(a, n, n);
+    const { next_cursor } = await inboxPage(a, { limit: 1 });
+    expect(next_cursor).toEqual(expect.any(String));
+    const tampered = `${next_cursor!.slice(0, -2)}xx`;
+    for (const [id, cursor] of [
+      [a, tampered],
+      [b, next_cursor!],
+    ] as const) {
+      const r = await refusal(inboxPage(id, { cursor }));
+      expect(r.status).toBe(400);
+      expect(r.code).toBe('bad_request');
+    }
   });
 
   it('is 404 for an unknown pipeline and for another workspace', async () => {

@@ -266,7 +266,7 @@ describe('tool errors', () => {
     expect(before.isError).toBeFalsy();
     const cases: Array<[string, Record<string, unknown>, string]> = [
       ['get_pipeline', { id: pipeline_id, bogus: 1 }, 'bogus is not an argument of get_pipeline (it takes id)'],
-      ['get_pipeline_inbox', { id: pipeline_id, limit: 3 }, 'limit is not an argument of get_pipeline_inbox (it takes id)'],
+      ['get_pipeline_inbox', { id: pipeline_id, since: 3 }, 'since is not an argument of get_pipeline_inbox (it takes id, cursor, limit)'],
       ['get_pipeline', { id: 42 }, 'id must be string, not integer 42'],
       ['list_pipeline_posts', { id: pipeline_id, limit: '3' }, 'limit must be integer, not string "3"'],
       ['list_pipeline_posts', { limit: 3 }, 'id is required by list_pipeline_posts'],

@@ -30,6 +30,8 @@ export const KEYED_OPERATIONS: { readonly [K in KeyedOperation]: 'body' | 'query
   'POST /api/agent/v1/posts/{id}/draft': 'body',
   'POST /api/agent/v1/artifacts/{id}/publish': 'body',
   'POST /api/agent/v1/artifacts/{id}/transition': 'body',
+  'POST /api/agent/v1/artifacts/bulk/transition': 'body',
+  'POST /api/agent/v1/artifacts/bulk/schedule': 'body',
   'POST /api/agent/v1/artifacts/{id}/mark-published': 'body',
   'POST /api/agent/v1/accounts/connect': 'body',
   'POST /api/agent/v1/accounts/authorizations': 'body',

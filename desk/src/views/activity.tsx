@@ -13,7 +13,9 @@ const KEEP = 200;
 
 const linkOf = (e: EventEnvelope): string | null => {
   const d = e.data as Record<string, unknown>;
-  return typeof d.artifact_id === 'string' ? `#/drafts/${d.artifact_id}` : null;
+  // Events stored before drafting events carried artifact_id name the draft riff_id or brief_id.
+  const id = [d.artifact_id, d.riff_id, d.brief_id].find((v) => typeof v === 'string');
+  return id ? `#/drafts/${id as string}` : null;
 };
 
 export function ActivityView(props: { client: Client }) {

@@ -21,6 +21,12 @@ function daysOf(mode: 'week' | 'month', anchor: Date): Date[] {
   return Array.from({ length: n }, (_, i) => new Date(start.getFullYear(), start.getMonth(), start.getDate() + i));
 }
 
+/** Where it goes: its destinations (platform and handle); its variants' platforms only when none is chosen yet. */
+const destinationsOf = (a: Artifact) =>
+  a.destinations.length
+    ? a.destinations.map((d) => (d.handle ? `${d.platform} ${d.handle}` : d.platform)).join(', ')
+    : a.variants.map((v) => v.platform).join(', ');
+
 function Entry(props: { client: Client; a: Artifact; onChange: () => void }) {
   const { a } = props;
   const [open, setOpen] = useState(false);
@@ -41,7 +47,7 @@ function Entry(props: { client: Client; a: Artifact; onChange: () => void }) {
       <a href={`#/drafts/${a.id}`}>
         <UserText text={a.text.slice(0, 80) || a.id} />
       </a>{' '}
-      <span class="muted">{a.variants.map((v) => v.platform).join(', ')}</span>
+      <span class="muted">{destinationsOf(a)}</span>
       <span class="actions">
         <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>
           Reschedule

@@ -12,6 +12,7 @@ import { printMedia, uploadFile } from './media.js';
 import { limitOf } from '../options.js';
 import { io } from '../io.js';
 import { destinationLine, destinationRefs, TO_HELP } from './destinations.js';
+import { registerBulkCommands } from './bulk.js';
 
 type Variant = Schemas['PlatformVariant'];
 export type Target = Schemas['TargetPlatform'];
@@ -100,6 +101,7 @@ const collect = (v: string, all: string[]) => [...all, v];
 
 export function registerArtifactCommands(program: Command) {
   const artifacts = program.command('artifacts').description('drafts: read, move between states, publish');
+  registerBulkCommands(artifacts);
 
   artifacts
     .command('get')

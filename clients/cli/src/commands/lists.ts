@@ -167,6 +167,25 @@ export function registerListCommands(program: Command) {
   );
   addTo(program, 'artifacts', artifacts);
 
+  const children = new Command('children')
+    .description("list an artifact's re-drafts, oldest first: the genealogy downward (listArtifactChildren)")
+    .argument('<artifact>', 'artifact id')
+    .option('--limit <n>', 'page size, 1 to 100 (default 20)')
+    .option('--cursor <cursor>', 'start at this page (the next_cursor of a previous page)')
+    .option('--all', 'follow next_cursor to the last page (progress on stderr)');
+  children.action(
+    action(async (cli, id, o) => {
+      const spec: ListSpec<'/api/agent/v1/artifacts/{id}/children'> = {
+        noun: 're-drafts',
+        path: '/api/agent/v1/artifacts/{id}/children',
+        head: ['id', 'generation', 'state', 'created (UTC)', 'text'],
+        row: (a) => [a.id, a.genealogy.generation, a.state, when(a.created_at), truncate(a.text, 50)],
+      };
+      await runList(cli, spec, { params: { path: { id }, query: { limit: limitOf(o.limit), cursor: o.cursor } } }, o, `cpa artifacts children ${id}`);
+    }),
+  );
+  addTo(program, 'artifacts', children);
+
   plainList(program, 'accounts', 'list the connected accounts and their health; never a credential (listAccounts)', {
     noun: 'accounts',
     path: '/api/agent/v1/accounts',

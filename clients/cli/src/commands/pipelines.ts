@@ -5,6 +5,7 @@ import { keyOption, printAccepted, waitOptions } from '../accepted.js';
 import { action, idCommand } from '../context.js';
 import { note, printJson, printTable, truncate } from '../output.js';
 import { CliError, EXIT } from '../errors.js';
+import { limitOf } from '../options.js';
 import { destinationRefs, TO_HELP } from './destinations.js';
 
 const collect = (v: string, all: string[]) => [...all, v];
@@ -20,15 +21,21 @@ const diagnose = action<[string]>(async (cli, id) => {
   );
 });
 
-const inbox = action<[string]>(async (cli, id) => {
-  const box = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/inbox', { params: { path: { id } } }));
+const inbox = action<[string, { cursor?: string; limit?: string }]>(async (cli, id, o) => {
+  const query = { limit: limitOf(o.limit), cursor: o.cursor };
+  const box = await unwrap(cli.client().GET('/api/agent/v1/pipelines/{id}/inbox', { params: { path: { id }, query } }));
   if (cli.json) return printJson(box);
   if (!box.data.length) return note(`The inbox of ${box.pipeline_id} is empty.`);
+  const st = box.counts.by_state;
+  note(`${box.counts.total} items; drafts: ${st.review} in review, ${st.ready} ready, ${st.scheduled} scheduled, ${st.publish_failed} failed`);
   printTable(
     ['priority', 'kind', 'title', 'artifact', 'post', 'suggested action'],
     box.data.map((i) => [i.priority, i.kind, truncate(i.title, 50), i.artifact_id, i.post_id, i.suggested_action]),
   );
+  if (box.next_cursor) note(`More: cpa inbox ${id} --cursor ${box.next_cursor}`);
 });
+const inboxOptions = <C extends Command<[string]>>(c: C) =>
+  c.option('--cursor <cursor>', 'start at this page (the next_cursor of a previous page)').option('--limit <n>', 'items per page, 1 to 100 (default 100)');
 
 export function registerPipelineCommands(program: Command) {
   const pipelines = program.command('pipelines').description('create, resume and inspect pipelines');
@@ -86,9 +93,13 @@ export function registerPipelineCommands(program: Command) {
     );
 
   pipelines.command('diagnose').description("check a pipeline's health (diagnosePipeline)").argument('<pipeline>', 'pipeline id').action(diagnose);
-  pipelines.command('inbox').description("list what needs the agent's attention (getPipelineInbox)").argument('<pipeline>', 'pipeline id').action(inbox);
+  inboxOptions(
+    pipelines.command('inbox').description("list what needs the agent's attention, a page at a time (getPipelineInbox)").argument('<pipeline>', 'pipeline id'),
+  ).action(inbox);
   // Top-level short forms: `cpa diagnose ID` and `cpa inbox ID` run the same actions as the
   // `pipelines` subcommands.
   program.command('diagnose').description("check a pipeline's health (same as `pipelines diagnose`)").argument('<pipeline>', 'pipeline id').action(diagnose);
-  program.command('inbox').description("list what needs the agent's attention (same as `pipelines inbox`)").argument('<pipeline>', 'pipeline id').action(inbox);
+  inboxOptions(
+    program.command('inbox').description("list what needs the agent's attention (same as `pipelines inbox`)").argument('<pipeline>', 'pipeline id'),
+  ).action(inbox);
 }
