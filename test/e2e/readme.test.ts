@@ -173,7 +173,7 @@ async function expectPublishedJourney(w: World, vars: Record<string, string>, fi
 }
 
 const EFFECTS: Record<string, (w: World, r: CpaResult, vars: Record<string, string>) => Promise<void>> = {
-  /** From the downloaded archive to a post on the five accounts, with `cpa`. */
+  /** From the downloaded archive to a post on the five accounts, with `cpa`: the agent drafts and publishes with a token of its own, the person approves. */
   async journey(w, r, vars) {
     // the upload's table (piped: tab-separated rows) of what it imports and leaves out
     expect(r.stdout).toContain(`imports\tposts\t${w.publicPosts}\n`);
@@ -181,8 +181,17 @@ const EFFECTS: Record<string, (w: World, r: CpaResult, vars: Record<string, stri
     // `artifacts get` says where publishing sends each variant: the pipeline's defaults
     expect(r.stdout).toContain(`to ${w.mastodon.handle} (the pipeline's default destination)`);
     expect(r.stdout).not.toContain('name a destination with --to');
+    // The agent's token could not publish what nobody approved; the person approved, then it could.
+    expect(r.stderr).toContain('approval_required');
+    expect(r.stdout).toMatch(/^waiting for a person's approval \(exit [1-9]\d*\)$/m);
     const artifact = await expectPublishedJourney(w, vars, true);
     expect(artifact.state).toBe('published');
+    expect(artifact.approved_by).toBe('first-launch token');
+    const record = await unwrap(w.s.client().GET('/api/agent/v1/audit-events', { params: { query: { subject_id: vars.ARTIFACT!, limit: 100 } } }));
+    const by = (action: string) => record.data.filter((e) => e.action === action).map((e) => e.actor.name);
+    expect(by('artifact.draft_requested')).toEqual(['my agent']);
+    expect(by('artifact.approved')).toEqual(['first-launch token']);
+    expect(by('artifact.publish_requested')).toEqual(['my agent']);
     expect(artifact.destinations.map((d) => d.platform)).toEqual(['mastodon', 'bluesky', 'x', 'linkedin', 'threads']);
     // `publish --wait` showed each destination's state and its posts' URLs (on stderr, beside its progress)
     for (const d of artifact.destinations) for (const p of d.parts) expect(r.stderr).toContain(`part ${p.position}: ${p.url}`);
