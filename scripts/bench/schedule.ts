@@ -47,7 +47,7 @@ for (const kind of kinds) {
   const s = await startTestServer({ db, env: { ...outboundEnvFor(mastodon.fake), WORKER_CONCURRENCY: String(CONCURRENCY), JOB_POLL_MS: '1000' } });
   try {
     const deps = s.running.deps;
-    await connect(s, { platform: 'mastodon', handle: mastodon.handle, auth_material: mastodon.state.token });
+    const { account } = await connect(s, { platform: 'mastodon', handle: mastodon.handle, auth_material: mastodon.state.token });
     const { pipeline_id } = await ingest(s, mastodon.handle);
     const [post] = await listAllPosts(s, pipeline_id);
     const workspaceId = await workspaceOf(deps, s.token);
@@ -72,6 +72,29 @@ for (const kind of kinds) {
             state: 'scheduled',
             scheduledAt: far,
             publishRunId: a.run,
+            // Approved, as the approval gate of a new workspace asks before a publish run posts.
+            approvedAt: now,
+            approvedBy: 'bench',
+            createdAt: now,
+            updatedAt: now,
+          })),
+        )
+        .execute();
+      // Each artifact's destination: the connected account, scheduled with its run (as a publish
+      // with a time leaves it). Without one, the run has nowhere to post and fails.
+      await deps.db
+        .insertInto('ArtifactDestination')
+        .values(
+          slice.map((a) => ({
+            artifactId: a.id,
+            destination: account.id,
+            workspaceId,
+            accountId: account.id,
+            platform: 'mastodon',
+            handle: account.handle,
+            position: 0,
+            state: 'scheduled',
+            runId: a.run,
             createdAt: now,
             updatedAt: now,
           })),
@@ -141,10 +164,20 @@ for (const kind of kinds) {
       `${kind}: ${r.n}/${N} published; last ${r.lastDelay.toFixed(1)} s after due, median ${r.medianDelay.toFixed(1)} s, ${r.rate.toFixed(0)} publishes/s; ${duplicates} duplicates, ${missing} missing at the wire; ${r.attempts} attempts`,
     );
     results.push(r);
+    // A bench whose work failed measured nothing: say so and fail, rather than print a figure.
+    if (failed || missing || duplicates || r.n !== N) {
+      log(`${kind}: FAILED — ${failed} runs did not succeed, ${missing} texts never reached the fake, ${duplicates} posted twice, ${r.n}/${N} published`);
+      process.exitCode = 1;
+    }
   } finally {
     await s.stop();
     await mastodon.fake.close();
   }
+}
+
+if (process.exitCode) {
+  console.error('bench:schedule: the work failed (above); BENCHMARKS.md left as it was');
+  process.exit(1);
 }
 
 const table = [
