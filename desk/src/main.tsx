@@ -10,10 +10,11 @@ import { CalendarView } from './views/calendar.js';
 import { DraftView } from './views/draft.js';
 import { ImportsView } from './views/imports.js';
 import { InboxView } from './views/inbox.js';
+import { RunsView } from './views/runs.js';
 import { SourcesView } from './views/sources.js';
 
 interface Route {
-  view: 'inbox' | 'draft' | 'sources' | 'imports' | 'accounts' | 'activity' | 'calendar';
+  view: 'inbox' | 'draft' | 'sources' | 'imports' | 'runs' | 'accounts' | 'activity' | 'calendar';
   id?: string;
 }
 
@@ -21,6 +22,7 @@ const NAV: Array<{ view: Route['view']; label: string; href: string }> = [
   { view: 'inbox', label: 'Inbox', href: '#/inbox' },
   { view: 'sources', label: 'Sources', href: '#/sources' },
   { view: 'imports', label: 'Imports', href: '#/imports' },
+  { view: 'runs', label: 'Runs', href: '#/runs' },
   { view: 'calendar', label: 'Calendar', href: '#/calendar' },
   { view: 'accounts', label: 'Accounts', href: '#/accounts' },
   { view: 'activity', label: 'Activity', href: '#/activity' },
@@ -30,7 +32,8 @@ export function parseRoute(hash: string): Route {
   const [, view = 'inbox', id] = /^#\/([a-z]+)(?:\/([A-Za-z0-9_-]+))?/.exec(hash) ?? [];
   if (view === 'drafts' && id) return { view: 'draft', id };
   if (view === 'sources') return { view: 'sources', id };
-  if (view === 'imports' || view === 'accounts' || view === 'activity' || view === 'calendar') return { view };
+  if (view === 'imports') return { view: 'imports', id };
+  if (view === 'runs' || view === 'accounts' || view === 'activity' || view === 'calendar') return { view };
   return { view: 'inbox' };
 }
 
@@ -107,7 +110,8 @@ function Shell(props: { client: Client; person: string; onSignOut: () => void })
         {route.view === 'inbox' && <InboxView client={client} />}
         {route.view === 'draft' && <DraftView client={client} id={route.id!} />}
         {route.view === 'sources' && <SourcesView client={client} pipelineId={route.id} />}
-        {route.view === 'imports' && <ImportsView client={client} />}
+        {route.view === 'imports' && <ImportsView client={client} id={route.id} />}
+        {route.view === 'runs' && <RunsView client={client} />}
         {route.view === 'accounts' && <AccountsView client={client} />}
         {route.view === 'activity' && <ActivityView client={client} />}
         {route.view === 'calendar' && <CalendarView client={client} />}

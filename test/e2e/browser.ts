@@ -1,8 +1,9 @@
 // Debian's Chromium, driven by playwright-core, for the browser tests (/docs, the review desk):
 // installed by scripts/chromium-install.sh when missing, headless, with no network of its own.
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { projectRoot } from './support.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -39,12 +40,12 @@ export function collectPageErrors(page: Page, into: string[]): void {
  * request is blocked and recorded in `offsite`. The fakes' certificates come from a throwaway CA
  * the browser does not know, hence `ignoreHTTPSErrors`.
  */
-export async function contextAllowing(browser: Browser, origins: string[], offsite: string[]): Promise<BrowserContext> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1100, height: 900 } });
+export async function contextAllowing(browser: Browser, origins: string[], offsite: string[], options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1100, height: 900 }, ...options });
   const allowed = new Set(origins.map((o) => new URL(o).origin));
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url === 'about:blank' || url.startsWith('data:') || allowed.has(new URL(url).origin)) return route.continue();
+    if (url === 'about:blank' || url.startsWith('data:') || url.startsWith('blob:') || allowed.has(new URL(url).origin)) return route.continue();
     offsite.push(url);
     return route.abort('blockedbyclient');
   });
@@ -64,4 +65,23 @@ export async function connectThrough(context: BrowserContext, page: Page, button
   const url = tab.url();
   await tab.close();
   return { text, url };
+}
+
+let axeSource: string | undefined;
+
+/** axe-core's serious and critical findings on the page as it is (WCAG 2 A and AA rules, best practices). */
+export async function axeFindings(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(path.join(projectRoot, 'node_modules/axe-core/axe.min.js'), 'utf8');
+  // Evaluated through the DevTools protocol: the page's CSP (no inline script) does not apply to it.
+  await page.evaluate(axeSource);
+  const results = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run: (ctx: Document, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> };
+      }
+    ).axe;
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.targets.join(', ')}`);
 }

@@ -9,7 +9,7 @@
 // window. axe-core finds no serious or critical violation on any view. Screenshots of each view
 // go to build/desk-screenshots/ (docs/desk.md links the committed copies in docs/desk/).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -21,13 +21,12 @@ import { updateRows } from '../support/rows.js';
 import { seedArtifact, workspaceOf } from '../support/seed.js';
 import { writeZip, xArchive } from '../support/exports.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { collectPageErrors, launchChromium } from './browser.js';
+import { axeFindings as axeFindingsOf, collectPageErrors, launchChromium } from './browser.js';
 import { projectRoot } from './support.js';
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 600_000 });
 
 const SHOTS = path.join(projectRoot, 'build/desk-screenshots');
-const AXE = readFileSync(path.join(projectRoot, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
 const LONG_WORD = 'W'.repeat(10_000);
 const HOSTILE = [
@@ -51,21 +50,7 @@ async function shot(name: string) {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
 }
 
-/** axe-core's serious and critical findings on the page as it is (WCAG 2 A and AA rules). */
-async function axeFindings(): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's CSP (no inline script) does not apply to it.
-  await page.evaluate(AXE);
-  const results = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: { run: (ctx: Document, o: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> };
-      }
-    ).axe;
-    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.targets.join(', ')}`);
-}
+const axeFindings = () => axeFindingsOf(page);
 
 /** The page holds its layout: nothing makes it wider than the window. */
 const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -1,10 +1,11 @@
 // Imports: upload an export (drag and drop or the file picker) with a real progress bar
 // (XMLHttpRequest's upload progress: fetch cannot report how much of a body was sent), the
 // summary of what it holds and leaves out, by reason, then a pipeline on its handle and the
-// ingest run's progress, live.
+// ingest run's progress, live. Below, every import of the workspace (GET /imports) with its
+// summary; `#/imports/<id>` opens one (GET /imports/{id}).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ContentPipelineError, unwrap, type Schemas } from '../../../clients/typescript/src/browser.js';
-import { describeError, ErrorNote, fmtDate, fmtNumber, newKey, UserText, type Client } from '../ui.js';
+import { describeError, Empty, ErrorNote, fmtDate, fmtNumber, newKey, useLoad, UserText, type Client } from '../ui.js';
 import { storedToken } from '../session.js';
 
 type Import = Schemas['Import'];
@@ -45,12 +46,33 @@ function upload(file: File, handle: string, onProgress: (sent: number, total: nu
   });
 }
 
-function Summary(props: { imp: Import }) {
+/** What was left out, by reason, in words: "replies to other people 3, reposts 2", or "nothing". */
+const REASONS: Record<keyof Import['summary']['skipped'], string> = {
+  direct_message: 'direct messages',
+  followers_only: 'followers-only or protected',
+  repost: 'reposts',
+  reply: 'replies to other people',
+  empty: 'empty',
+  unreadable: 'unreadable',
+  like: 'likes',
+  draft: 'drafts',
+  private: 'private',
+  trashed: 'in the trash',
+  not_a_post: 'not posts',
+};
+export const leftOut = (skipped: Import['summary']['skipped']): string => {
+  const parts = (Object.entries(skipped) as Array<[keyof typeof REASONS, number]>).filter(([, n]) => n > 0);
+  return parts.length ? parts.map(([k, n]) => `${REASONS[k] ?? k.replaceAll('_', ' ')} ${fmtNumber(n)}`).join(', ') : 'nothing';
+};
+const leftOutTotal = (skipped: Import['summary']['skipped']): number => Object.values(skipped).reduce((a, n) => a + n, 0);
+const period = (s: Import['summary']) => (s.first_post_at ? `${fmtDate(s.first_post_at)} – ${fmtDate(s.last_post_at)}` : 'no date could be read');
+const STATES: Record<Import['status'], string> = { ready: 'ready: its ingest reads it', superseded: 'replaced by a newer export' };
+
+function Summary(props: { imp: Import; title?: string }) {
   const s = props.imp.summary;
-  const skipped = Object.entries(s.skipped).filter(([, n]) => n > 0);
   return (
     <section class="summary" aria-labelledby="summary-title">
-      <h2 id="summary-title">What the export holds</h2>
+      <h2 id="summary-title">{props.title ?? 'What the export holds'}</h2>
       <dl>
         <dt>Format</dt>
         <dd>
@@ -67,11 +89,11 @@ function Summary(props: { imp: Import }) {
         <dt>Images and media</dt>
         <dd>{fmtNumber(s.media)}</dd>
         <dt>Period</dt>
-        <dd>
-          {fmtDate(s.first_post_at)} – {fmtDate(s.last_post_at)}
-        </dd>
+        <dd>{period(s)}</dd>
         <dt>Left out</dt>
-        <dd>{skipped.length ? skipped.map(([k, n]) => `${k.replaceAll('_', ' ')} ${fmtNumber(n)}`).join(', ') : 'nothing'}</dd>
+        <dd>{leftOut(s.skipped)}</dd>
+        <dt>State</dt>
+        <dd>{STATES[props.imp.status]}</dd>
       </dl>
     </section>
   );
@@ -115,8 +137,114 @@ function IngestProgress(props: { client: Client; runId: string; pipelineId: stri
   );
 }
 
-export function ImportsView(props: { client: Client }) {
+/** Every import of the workspace, newest first, each with its summary; "Load more" follows the cursor. */
+function ImportList(props: { client: Client; version: number }) {
+  const [pages, setPages] = useState<{ items: Import[]; next: string | null }>({ items: [], next: null });
+  const load = useLoad(() => unwrap(props.client.GET('/api/agent/v1/imports', { params: { query: { limit: 50 } } })), [props.version]);
+  const [more, setMore] = useState<unknown>(null);
+  useEffect(() => {
+    if (load.data) setPages({ items: load.data.data, next: load.data.next_cursor });
+  }, [load.data]);
+  const loadMore = async () => {
+    try {
+      const r = await unwrap(props.client.GET('/api/agent/v1/imports', { params: { query: { limit: 50, cursor: pages.next! } } }));
+      setPages((p) => ({ items: [...p.items, ...r.data], next: r.next_cursor }));
+    } catch (err) {
+      setMore(err);
+    }
+  };
+  return (
+    <section aria-labelledby="import-list-title">
+      <h2 id="import-list-title">Imports of this workspace</h2>
+      <ErrorNote error={load.error} />
+      {load.data && pages.items.length === 0 ? <Empty>Nothing imported yet: upload an export above.</Empty> : null}
+      {pages.items.length ? (
+        <table class="imports">
+          <thead>
+            <tr>
+              <th scope="col">Handle</th>
+              <th scope="col">Format</th>
+              <th scope="col">Taken</th>
+              <th scope="col">Left out</th>
+              <th scope="col">Period</th>
+              <th scope="col">State</th>
+              <th scope="col">Uploaded</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pages.items.map((i) => (
+              <tr key={i.id} data-import-id={i.id}>
+                <th scope="row">
+                  <a href={`#/imports/${i.id}`}>
+                    <UserText text={i.handle} />
+                  </a>
+                </th>
+                <td>{i.format}</td>
+                <td>{fmtNumber(i.summary.posts)} posts</td>
+                <td>
+                  {fmtNumber(leftOutTotal(i.summary.skipped))}
+                  {leftOutTotal(i.summary.skipped) ? <span class="muted"> ({leftOut(i.summary.skipped)})</span> : null}
+                </td>
+                <td>{period(i.summary)}</td>
+                <td>{i.status}</td>
+                <td>{fmtDate(i.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {pages.next ? (
+        <button type="button" onClick={() => void loadMore()}>
+          Load more
+        </button>
+      ) : null}
+      <ErrorNote error={more} />
+    </section>
+  );
+}
+
+/** One import (`#/imports/<id>`): its summary, the files read, its account. */
+function ImportDetail(props: { client: Client; id: string }) {
+  const load = useLoad(() => unwrap(props.client.GET('/api/agent/v1/imports/{id}', { params: { path: { id: props.id } } })), [props.id]);
+  const imp = load.data;
+  return (
+    <section aria-labelledby="import-title">
+      <h1 id="import-title">Import {imp ? <UserText text={imp.handle} /> : null}</h1>
+      <p>
+        <a href="#/imports">All imports</a>
+      </p>
+      <ErrorNote error={load.error} />
+      {imp ? (
+        <>
+          <p>
+            Uploaded {fmtDate(imp.created_at)}; {imp.include_non_public ? 'non-public posts included.' : 'public posts only.'}
+          </p>
+          <Summary imp={imp} />
+          <h2>Files read</h2>
+          <ul class="files">
+            {imp.summary.files_used.map((f, n) => (
+              <li key={n}>{f ? <code class="user-text">{f}</code> : 'the file uploaded'}</li>
+            ))}
+          </ul>
+          {imp.account ? (
+            <p>
+              Ingested by the archive account <UserText text={imp.account.handle} />: <a href="#/sources">see its posts</a>.
+            </p>
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+export function ImportsView(props: { client: Client; id?: string }) {
+  if (props.id) return <ImportDetail client={props.client} id={props.id} />;
+  return <ImportUpload client={props.client} />;
+}
+
+function ImportUpload(props: { client: Client }) {
   const { client } = props;
+  const [uploads, setUploads] = useState(0);
   const [handle, setHandle] = useState('');
   const [intent, setIntent] = useState('');
   const [file, setFile] = useState<File | null>(null);
@@ -138,6 +266,7 @@ export function ImportsView(props: { client: Client }) {
     try {
       const result = await upload(file, handle.trim(), (s, t) => setSent({ sent: s, total: t }));
       setImp(result);
+      setUploads((n) => n + 1);
     } catch (err) {
       setError(err);
     }
@@ -218,7 +347,7 @@ export function ImportsView(props: { client: Client }) {
         </form>
       ) : null}
       {started ? <IngestProgress client={client} runId={started.runId} pipelineId={started.pipelineId} /> : null}
-      <ErrorNote error={null} />
+      <ImportList client={client} version={uploads} />
     </section>
   );
 }
