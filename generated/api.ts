@@ -2045,6 +2045,8 @@ export interface components {
             run_id: components["schemas"]["ResourceId"];
             /** @description The pipeline the run works for; `null` for work of no pipeline (a session source's refresh). */
             pipeline_id: components["schemas"]["ResourceId"] | null;
+            /** @description The artifact the run works on (the draft a `draft` or `regenerate_variant` run writes, the artifact a `publish` run posts), to show it with its subject; `null` for an ingest or a refresh. */
+            artifact_id: components["schemas"]["ResourceId"] | null;
             /** @enum {string} */
             kind: "ingest" | "draft" | "regenerate_variant" | "refresh_source" | "publish";
             /**

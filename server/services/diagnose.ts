@@ -15,13 +15,12 @@ import { listPublishFailed, listScheduled } from '../store/published-parts.js';
 import { findPipeline, type PipelineRow, type RunRow } from '../store/pipelines.js';
 import { artifactsFromRetired } from '../store/posts.js';
 import type { Caller, ServiceDeps } from './context.js';
-import { artifactOfRun } from './drafting.js';
 import { mediaIssues, mediaOf } from './media-items.js';
 import { artifactsWithMedia } from '../store/media.js';
 import { variantsOfPipeline, type PipelineVariantRow } from '../store/variants.js';
 import { isTargetPlatform } from './platform-text.js';
 import { isManual, listDestinations } from '../store/destinations.js';
-import { pipelineDestinations } from './views.js';
+import { artifactOfRun, pipelineDestinations } from './views.js';
 import { variantProblem } from './variants.js';
 
 type S = components['schemas'];

@@ -286,13 +286,3 @@ export const draftHooks: JobHooks = {
     if (typeof id === 'string') await drafts.discardUnwritten(tx, { id, now: ctx.deps.clock.now() });
   },
 };
-
-/** The artifact a drafting run reserved (for diagnose and inbox). */
-export function artifactOfRun(run: RunRow): string | null {
-  try {
-    const id = (JSON.parse(run.input) as Partial<DraftRunInput>).artifact_id;
-    return typeof id === 'string' ? id : null;
-  } catch {
-    return null;
-  }
-}

@@ -28,6 +28,16 @@ export function postDate(p: Pick<PostRow, 'publishedAt' | 'createdAt' | 'unreadD
   return { at: instantText(p.createdAt) ?? new Date(0).toISOString(), unreadDate: p.unreadDate ?? stored };
 }
 
+/** The artifact a run works on (a draft's, a regeneration's or a publish's run input names it), or null. */
+export function artifactOfRun(run: Pick<RunRow, 'input'>): string | null {
+  try {
+    const id = (JSON.parse(run.input) as { artifact_id?: unknown }).artifact_id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 export function runView(r: RunRow): S['Run'] {
   // A queued run keeps the error of its last transient failure until the next attempt starts (jobs/worker.ts).
   const retrying = r.status === 'queued' && r.errorCode !== null;
@@ -41,6 +51,7 @@ export function runView(r: RunRow): S['Run'] {
   return {
     run_id: r.id,
     pipeline_id: r.pipelineId,
+    artifact_id: artifactOfRun(r),
     kind: r.kind as S['Run']['kind'],
     status: r.status as S['Run']['status'],
     attempts: r.attempts,

@@ -125,6 +125,7 @@ describe('the rest of the desk in Chromium', () => {
       ...base,
       id: 'run_house_failed',
       kind: 'publish',
+      input: JSON.stringify({ artifact_id: 'art_house_failed' }),
       status: 'failed',
       attempts: 5,
       errorCode: 'credential_dead',
@@ -172,7 +173,11 @@ describe('the rest of the desk in Chromium', () => {
     expect(failedText).toContain('The account stopped working: connect it again on Accounts.');
     expect(failedText).toContain('5 attempts');
     expect(await page.locator(`li[data-run-id="${retrying.id}"]`).innerText()).toContain('HTTP 503');
-    expect(await page.locator(`li[data-run-id="${failed.id}"] a`).getAttribute('href')).toBe(`#/sources/${w.pipelines.mastodon.id}`);
+    const links = await page.locator(`li[data-run-id="${failed.id}"] a`).evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(links).toEqual(['#/drafts/art_house_failed', `#/sources/${w.pipelines.mastodon.id}`]);
+    expect(await page.locator(`li[data-run-id="${running.id}"] a`).evaluateAll((as) => as.map((a) => a.getAttribute('href')))).toEqual([
+      `#/sources/${w.pipelines.mastodon.id}`,
+    ]);
 
     // Live: a draft's run appears (and ends) without a reload, through the event stream.
     const before = await page.locator('.runs li').count();

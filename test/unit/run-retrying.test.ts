@@ -108,3 +108,13 @@ describe('a run waiting to retry', () => {
     expect(line).toContain('2026-11-22T12:00:40.000Z');
   });
 });
+
+describe("a run's subject", () => {
+  it('names the artifact a draft, regeneration or publish run works on, and null for an ingest or a refresh', () => {
+    expect(runView(row({ kind: 'publish', input: '{"artifact_id":"art_1","confirm_non_public":true}' })).artifact_id).toBe('art_1');
+    expect(runView(row({ kind: 'draft', input: '{"artifact_id":"art_2","style_reference":null}' })).artifact_id).toBe('art_2');
+    expect(runView(row({ kind: 'ingest', input: '{}' })).artifact_id).toBeNull();
+    expect(runView(row({ kind: 'refresh_source', pipelineId: null, input: '{"source_id":"src_1"}' })).artifact_id).toBeNull();
+    expect(runView(row({ kind: 'publish', input: 'not json' })).artifact_id).toBeNull();
+  });
+});

@@ -1,6 +1,6 @@
 // Runs: the workspace's long-running work (GET /runs), what needs the person first: failed runs
 // and runs waiting to try again, then those running, then the rest (waiting their turn, done).
-// Each with its kind, what it works for (the pipeline's sources), its error in words meant for a
+// Each with its kind, what it works for (the draft, the pipeline's posts), its error in words meant for a
 // person, its attempts and times. The list follows the event stream (the typed client's
 // followEvents): an event (an ingest completed, a draft written, a publish done or failed) loads
 // the runs again; there is no polling.
@@ -54,8 +54,10 @@ function RunRow(props: { r: Run }) {
   return (
     <li class={`run run-${STATES(r)}`} data-run-id={r.run_id} data-run-state={STATES(r)}>
       <div>
-        <span class="badge">{STATES(r)}</span> <strong>{KINDS[r.kind]}</strong>{' '}
-        {r.pipeline_id ? <a href={`#/sources/${r.pipeline_id}`}>the pipeline's posts</a> : <span class="muted">no pipeline</span>}
+        <span class="badge">{STATES(r)}</span> <strong>{KINDS[r.kind]}</strong> {r.artifact_id ? <a href={`#/drafts/${r.artifact_id}`}>the draft</a> : null}
+        {r.artifact_id && r.pipeline_id ? ' · ' : null}
+        {r.pipeline_id ? <a href={`#/sources/${r.pipeline_id}`}>the pipeline's posts</a> : null}
+        {!r.artifact_id && !r.pipeline_id ? <span class="muted">a source of a session</span> : null}
       </div>
       <div class="muted">
         {fmtNumber(r.attempts)} {r.attempts === 1 ? 'attempt' : 'attempts'} · queued <time dateTime={r.created_at}>{fmtDate(r.created_at)}</time>
