@@ -34,7 +34,7 @@ const CAUSES: Record<string, string> = {
 };
 export function personError(e: RunError): string {
   const cause = CAUSES[e.code] ?? 'It did not succeed.';
-  const upstream = e.upstream_status ? ` (the other side answered HTTP ${e.upstream_status})` : '';
+  const upstream = e.upstream_status ? ` The other side answered HTTP ${e.upstream_status}.` : '';
   return `${cause}${upstream} Details: ${e.message}`;
 }
 
