@@ -7156,6 +7156,7 @@ export interface operations {
         };
         responses: {
             201: components["responses"]["CreateDeskSignInLinkCreated"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             415: components["responses"]["UnsupportedMediaType"];
