@@ -1249,8 +1249,8 @@ export interface paths {
          *     | inflated/compressed ratio of one entry (of a whole gzip or tar.gz), measured as it inflates, past 1 MiB out | 200 |
          *     | X post files (`tweets.js`, `tweets-part1.js` …) | 200 |
          *     | X side file (`account.js`, `note-tweet.js`, `protected-history.js`) | 32 MiB |
-         *     | posts of an X export without `account.js` (the account is then found from its self-replies) | 1,000,000 |
-         *     | one post: a JSON element of `tweets.js` / `outbox.json` (with the bytes before it), a record of `Shares.csv` | 4 MiB |
+         *     | posts of an X export without `account.js` (the account is then found from its self-replies), of a Misskey or Pixelfed export | 1,000,000 |
+         *     | one post: a JSON element of `tweets.js` / `outbox.json` / another JSON export (with the bytes before it), a record of `Shares.csv` / `posts.csv`, a Medium or Substack post's HTML file | 4 MiB |
          *
          *     A truncated archive (a ZIP, tar or tar.gz cut short, or a tar whose header declares more
          *     bytes than the upload holds: a 1 TiB entry in 1 KB) is `422` naming `body` and saying it is
