@@ -5,12 +5,13 @@
 // come out exactly as expected and everything else be counted out for the right reason.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ArchiveError, bufferSource, scanExport } from '../../server/adapters/archive/index.js';
+import { ArchiveError, bufferSource, DEFAULT_LIMITS, scanExport } from '../../server/adapters/archive/index.js';
 import { expectSame, readAll } from '../support/archive-read.js';
 import { unmojibake } from '../../server/adapters/archive/instagram.js';
 import { mediumText } from '../../server/adapters/archive/medium.js';
 import { mediumExport, misskeyExport, mixedMeta, pixelfedExport, substackExport, threadsExport } from '../support/exports-more.js';
 import { writeZip } from '../support/exports.js';
+import { instagramExport } from '../support/exports-formats.js';
 
 const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
 
@@ -37,6 +38,10 @@ describe('Threads (threads_and_replies.json)', () => {
     // The bare file is read too.
     const bare = g.files.find((f) => f.name.endsWith('threads_and_replies.json'))!.data as Buffer;
     expect((await readAll(gzipSync(bare))).scan.summary).toMatchObject({ format: 'threads', container: 'gzip', posts: g.publicPosts.size });
+    // One Meta export holding Instagram posts and Threads: Instagram unless Threads is asked for.
+    const both = (await writeZip([...instagramExport({ posts: 4 }).files, ...g.files.filter((f) => !f.name.startsWith('personal_information'))]))!;
+    expect((await readAll(both)).scan.summary).toMatchObject({ format: 'instagram', posts: 4 });
+    expect((await readAll(both, { format: 'threads' })).scan.summary).toMatchObject({ format: 'threads', posts: g.publicPosts.size });
   });
 });
 
@@ -115,5 +120,36 @@ describe('files that are none of these', () => {
     const zip = (await writeZip([{ name: 'notes.txt', data: Buffer.from('hi') }]))!;
     const missing = (await scanExport(bufferSource(zip), { includeNonPublic: false, format: 'substack' }).catch((e: unknown) => e)) as ArchiveError;
     expect(missing.message).toMatch(/holds no posts\.csv \(Substack\)\. Found: notes\.txt/);
+  });
+});
+
+describe('bounds', () => {
+  const limits = { ...DEFAULT_LIMITS, maxValueBytes: 2048 };
+  const tooLarge = async (bytes: Buffer) => {
+    const err = (await scanExport(bufferSource(bytes), { includeNonPublic: false, limits }).catch((e: unknown) => e)) as ArchiveError;
+    expect(err).toBeInstanceOf(ArchiveError);
+    expect(err.kind).toBe('too_large');
+    return err.message;
+  };
+
+  it('one post past the single-value bound is refused, naming its file, in every new format', async () => {
+    const big = 'x'.repeat(4096);
+    // JSON is fed to its parser 64 KiB at a time: an element is measured to that grain.
+    const huge = 'x'.repeat(200_000);
+    const medium = mediumExport({ posts: 2, draftEvery: 0 });
+    medium.files.push({
+      name: 'posts/2024-01-01_Big-0123.html',
+      data: Buffer.from(`<article class="h-entry"><section data-field="body"><p>${big}</p></section></article>`),
+    });
+    expect(await tooLarge((await writeZip(medium.files))!)).toMatch(/posts\/2024-01-01_Big-0123\.html is larger than 2048 bytes/);
+    const substack = substackExport({ posts: 2 });
+    substack.files.find((f) => f.name === 'posts/140000000.issue-0.html')!.data = Buffer.from(`<p>${big}</p>`);
+    expect(await tooLarge((await writeZip(substack.files))!)).toMatch(/posts\/140000000\.issue-0\.html is larger than 2048 bytes/);
+    const csv = Buffer.from(`post_id,post_date,is_published,audience,title\n1.a,2024-01-01T00:00:00Z,true,everyone,${big}\n`);
+    expect(await tooLarge(csv)).toMatch(/holds a record larger than 2048 characters/);
+    const notes = Buffer.from(JSON.stringify([{ id: '9a', createdAt: '2024-01-01T00:00:00Z', visibility: 'public', fileIds: [], text: huge }]));
+    expect(await tooLarge(notes)).toMatch(/larger than 2048 bytes/);
+    const statuses = Buffer.from(JSON.stringify([{ data: [{ _v: 1, id: '1', created_at: '2024-01-01T00:00:00Z', content: huge }] }]));
+    expect(await tooLarge(statuses)).toMatch(/larger than 2048 bytes/);
   });
 });
