@@ -1197,6 +1197,11 @@ export interface paths {
          *     | `bluesky` | the repository `.car` (Settings → Export my data) | the CAR itself: the commit, the record tree, the `app.bsky.feed.post` records |
          *     | `wordpress` | the WordPress export `.xml` (WXR, Tools → Export) | the `<item>`s; a ZIP of WordPress.com's several `.xml` files is read too |
          *     | `instagram` | the Instagram export ZIP (Accounts Center → Download your information, JSON) | `your_instagram_activity/content/posts_1.json` (and `posts_2.json` …; older exports `content/posts_1.json`), with `personal_information.json` for the account's privacy |
+         *     | `threads` | the Meta export ZIP with Threads (Accounts Center → Download your information, JSON) | `your_instagram_activity/threads/threads_and_replies.json` (`text_post_app_text_posts`) |
+         *     | `medium` | the Medium export ZIP (Settings → Download your information) | `posts/*.html`, one page per story; `posts/draft_…` are drafts |
+         *     | `substack` | the Substack export ZIP (Settings → Exports) | `posts.csv`, with each post's body in `posts/<post_id>.html` |
+         *     | `misskey` | the notes export of Misskey, Sharkey or Firefish (Settings → Import and export → Notes) | the JSON array of notes |
+         *     | `pixelfed` | Pixelfed's statuses export (Settings → Data export → Statuses) | `pixelfed-statuses.json` |
          *
          *     Each of these files may also be sent alone (or gzipped). The format is detected; pass
          *     `format` to insist on one. Uploads of up to `IMPORT_MAX_BYTES` (default 8 GiB) are
@@ -1205,12 +1210,15 @@ export interface paths {
          *
          *     The export is read once before the answer, and only the author's own posts count:
          *     **direct messages are never imported**; followers-only (Mastodon), protected (X),
-         *     connections-only (LinkedIn) and private-account (Instagram) posts are left out unless
+         *     connections-only (LinkedIn), private-account (Instagram), followers-only (Misskey, Pixelfed)
+         *     and subscribers-only (Substack: any `audience` but `everyone`) posts are left out unless
          *     `include_non_public=true`, and then keep their `visibility`, so that publishing a draft of
          *     one needs confirming; boosts, retweets, reposts, likes and replies to other people are left
          *     out; the author's own threads (self-replies) are kept. WordPress: published posts only
          *     (drafts, pending, scheduled, private, password-protected and trashed posts, pages and
-         *     attachments are left out). The answer's `summary` counts what will be imported and what was
+         *     attachments are left out); Medium: stories, not the drafts (`posts/draft_…`); Substack:
+         *     published posts, not the unpublished; Misskey: notes with their content warning, not pure
+         *     renotes; Pixelfed: statuses, not shares, drafts nor archived posts. The answer's `summary` counts what will be imported and what was
          *     left out, by reason.
          *
          *     The import becomes (or replaces) the export of the `archive` account named `handle`, the
@@ -1241,8 +1249,8 @@ export interface paths {
          *     | inflated/compressed ratio of one entry (of a whole gzip or tar.gz), measured as it inflates, past 1 MiB out | 200 |
          *     | X post files (`tweets.js`, `tweets-part1.js` …) | 200 |
          *     | X side file (`account.js`, `note-tweet.js`, `protected-history.js`) | 32 MiB |
-         *     | posts of an X export without `account.js` (the account is then found from its self-replies) | 1,000,000 |
-         *     | one post: a JSON element of `tweets.js` / `outbox.json` (with the bytes before it), a record of `Shares.csv` | 4 MiB |
+         *     | posts of an X export without `account.js` (the account is then found from its self-replies), of a Misskey or Pixelfed export | 1,000,000 |
+         *     | one post: a JSON element of `tweets.js` / `outbox.json` / another JSON export (with the bytes before it), a record of `Shares.csv` / `posts.csv`, a Medium or Substack post's HTML file | 4 MiB |
          *
          *     A truncated archive (a ZIP, tar or tar.gz cut short, or a tar whose header declares more
          *     bytes than the upload holds: a 1 TiB entry in 1 KB) is `422` naming `body` and saying it is
@@ -3058,7 +3066,7 @@ export interface components {
              *     Mastodon `outbox.json`). Stored encrypted; never returned and never logged.
              */
             auth_material: string;
-            /** @description A second factor the platform needs, when it needs one (for `bluesky`, the emailed sign-in code of an account with two-factor sign-in; for `archive`, the export format `x`, `linkedin`, `mastodon`, `wordpress` or `instagram` (a text export; a Bluesky `.car` is binary, so it is uploaded with `POST /imports`), detected when absent). Stored encrypted with `auth_material`. */
+            /** @description A second factor the platform needs, when it needs one (for `bluesky`, the emailed sign-in code of an account with two-factor sign-in; for `archive`, the export format `x`, `linkedin`, `mastodon`, `wordpress`, `instagram`, `threads`, `misskey` or `pixelfed` (a text export; a Bluesky `.car`, a Medium or Substack ZIP are binary, so they are uploaded with `POST /imports`), detected when absent). Stored encrypted with `auth_material`. */
             secondary_auth?: string;
             /**
              * Format: uri
@@ -3288,7 +3296,7 @@ export interface components {
             id: components["schemas"]["ResourceId"];
             handle: components["schemas"]["Handle"];
             /** @enum {string} */
-            format: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram";
+            format: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram" | "threads" | "medium" | "substack" | "misskey" | "pixelfed";
             /**
              * @description What the upload was, around the export's files.
              * @enum {string}
@@ -3304,7 +3312,7 @@ export interface components {
             include_non_public: boolean;
             summary: {
                 /** @enum {string} */
-                format: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram";
+                format: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram" | "threads" | "medium" | "substack" | "misskey" | "pixelfed";
                 /** @enum {string} */
                 container: "zip" | "tar.gz" | "tar" | "gzip" | "file";
                 /** @description The files of the archive the posts were read from, then the side files used ('' for a bare file): at most 200 post files (more are refused with 422) and 3 side files, each name at most 1,024 characters. */
@@ -3326,9 +3334,9 @@ export interface components {
                 skipped: {
                     /** @description Direct messages: never imported. */
                     direct_message: number;
-                    /** @description Followers-only, protected or connections-only posts (without `include_non_public`). */
+                    /** @description Followers-only, protected or connections-only posts, and Substack posts for subscribers only (without `include_non_public`). */
                     followers_only: number;
-                    /** @description Boosts, retweets, reshares without a comment: not the author's text. */
+                    /** @description Boosts, retweets, reshares without a comment, Misskey renotes without words, Pixelfed shares: not the author's text. */
                     repost: number;
                     /** @description Replies to other people. */
                     reply: number;
@@ -3337,9 +3345,9 @@ export interface components {
                     unreadable: number;
                     /** @description Bluesky likes: not the author's text. */
                     like: number;
-                    /** @description WordPress drafts, pending, scheduled and auto-drafts: never published. */
+                    /** @description WordPress drafts, pending, scheduled and auto-drafts, Medium drafts, unpublished Substack posts, Pixelfed drafts: never published. */
                     draft: number;
-                    /** @description WordPress private and password-protected posts: never imported. */
+                    /** @description WordPress private and password-protected posts, archived Pixelfed posts: never imported. */
                     private: number;
                     /** @description WordPress posts in the trash. */
                     trashed: number;
@@ -5602,7 +5610,7 @@ export interface components {
          * @description The export's format; detected when absent. When given, the upload must be that format.
          * @example x
          */
-        ImportFormat: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram";
+        ImportFormat: "x" | "mastodon" | "linkedin" | "bluesky" | "wordpress" | "instagram" | "threads" | "medium" | "substack" | "misskey" | "pixelfed";
         /**
          * @description Also import followers-only (Mastodon), protected (X) and connections-only (LinkedIn) posts, marked with their `visibility`. Direct messages are never imported. Default `false`.
          * @example false
@@ -7158,6 +7166,7 @@ export interface operations {
         };
         responses: {
             201: components["responses"]["CreateDeskSignInLinkCreated"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["MissingScope"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -240,7 +240,14 @@ export async function auditFor(
     const action = typeof rule.action === 'string' ? rule.action : rule.action(seen);
     const items = rule.each?.(seen) ?? [{ subject: rule.subject(seen), summary: rule.summary(seen), detail: rule.detail?.(seen) ?? undefined }];
     for (const item of items)
-      await recordAudit(db, deps, { workspaceId: caller.workspaceId, actor, action, subject: item.subject, summary: item.summary, detail: item.detail ?? null });
+      await recordAudit(db, deps, {
+        workspaceId: caller.workspaceId,
+        actor,
+        action,
+        subject: item.subject,
+        summary: item.summary,
+        detail: item.detail ?? null,
+      });
     written = true;
   };
   return {

@@ -69,12 +69,26 @@ function plusHint(req: Request, issues: ValidatorIssue[] | undefined): string {
   return ` (query.${plussed[0]}: a + written in a query string stands for a space; write it as %2B)`;
 }
 
+/** Whether a body the JSON parser refused is valid JSON after all (a top-level scalar, which strict mode refuses). */
+function bareJson(raw: unknown): boolean {
+  if (typeof raw !== 'string') return false;
+  try {
+    JSON.parse(raw);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Maps any thrown value to an AppError. */
 export function toAppError(err: unknown, req: Request, routes: RouteTable): AppError {
   if (err instanceof AppError) return err;
-  const e = err as { type?: string; status?: number; statusCode?: number; errors?: ValidatorIssue[]; message?: string; name?: string };
-  // body-parser
-  if (e.type === 'entity.parse.failed') return badRequest('The request body is not valid JSON.');
+  const e = err as { type?: string; status?: number; statusCode?: number; errors?: ValidatorIssue[]; message?: string; name?: string; body?: unknown };
+  // body-parser (strict: a bare string, number, true, false or null at the top is refused as a parse failure too)
+  if (e.type === 'entity.parse.failed')
+    return badRequest(
+      bareJson(e.body) ? 'The request body must be a JSON object, not a bare string, number, true, false or null.' : 'The request body is not valid JSON.',
+    );
   if (e.type === 'entity.too.large') return badRequest('The request body is larger than 1048576 bytes.', { status: 413 });
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
     return badRequest('Send the body as application/json in UTF-8.', { status: 415 });

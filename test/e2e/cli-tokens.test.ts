@@ -35,6 +35,19 @@ describe('cpa tokens', () => {
     expect(after.stderr).toContain('revoked');
   });
 
+  it('tells a token what it is (cpa tokens current): a read-only token may ask, and sees its scopes, never its secret', async () => {
+    const created = json<{ token: { id: string }; secret: string }>(await t.run(['tokens', 'create', '--name', 'curious', '--scope', 'read', '--json']));
+    const me = await t.run(['--token', created.secret, 'tokens', 'current', '--json']);
+    expectExit(me, 0);
+    expect(json<{ id: string; kind: string; name: string; scopes: string[] }>(me)).toMatchObject({
+      id: created.token.id,
+      kind: 'agent',
+      name: 'curious',
+      scopes: ['read'],
+    });
+    expect(me.stdout).not.toContain(created.secret.slice(4));
+  });
+
   it('rotates a token: the new secret printed once, the old one working for the overlap; a bad overlap is refused before any call', async () => {
     const created = json<{ token: { id: string }; secret: string }>(await t.run(['tokens', 'create', '--name', 'rotating', '--scope', 'read', '--json']));
     const rotated = await t.run(['tokens', 'rotate', created.token.id, '--overlap', '1h']);

@@ -274,7 +274,8 @@ describe('the review desk in Chromium', () => {
     const actions = await history.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-action')));
     expect(actions.slice(0, 2)).toEqual(['artifact.published', 'artifact.publish_requested']);
     expect(actions).toEqual(expect.arrayContaining(['artifact.approved', 'artifact.scheduled', 'artifact.edited', 'artifact.drafted']));
-    expect(await history.filter({ hasText: 'artifact.approved' }).innerText()).toContain('first-launch token');
+    // approved by the person signed in, by name: a desk session is the person's own, not a token's
+    expect(await history.filter({ hasText: 'artifact.approved' }).innerText()).toContain('Ada (person)');
 
     // ---- after a reload, the activity resumes after the last event this tab saw ----
     await page.reload();

@@ -2,44 +2,13 @@
 // WordPress WXR and an Instagram export ZIP are uploaded as downloaded, counted before the
 // answer (what is left out, by reason), then ingested with progress; the stored posts are what
 // the authors wrote, with their threads, links, media and audience; nothing non-public by default.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newIdempotencyKey, unwrap } from '../../clients/typescript/src/index.js';
+import { describe, expect, it } from 'vitest';
 import { blueskyRepo, instagramExport, META_SCRIPTS, wordpressExport, wxrBytes } from '../support/exports-formats.js';
-import { writeZip, type ExpectedPost } from '../support/exports.js';
-import { ingest, rawRequest, V1 } from '../support/api.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { writeZip } from '../support/exports.js';
+import { importServer, listedMedia } from '../support/imports-http.js';
 
-let s: TestServer;
-// Exports of hundreds of posts through a real server: generous limits for a loaded machine.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
-beforeAll(async () => void (s = await startTestServer()));
-afterAll(() => s?.stop());
-
-async function post(body: Buffer, query: Record<string, string>, contentType: string) {
-  const qs = new URLSearchParams({ idempotency_key: newIdempotencyKey(), ...query });
-  const r = await rawRequest(s, `${V1}/imports?${qs}`, { method: 'POST', headers: { 'Content-Type': contentType }, body: new Uint8Array(body) });
-  return { status: r.res.status, json: r.body as Record<string, any> };
-}
-
-async function ingested(handle: string, expected: number) {
-  const { pipeline_id, run_id, output } = await ingest(s, handle);
-  expect(output).toMatchObject({ fetched: expected, created: expected });
-  const run = await unwrap(s.client().GET(`${V1}/runs/{id}`, { params: { path: { id: run_id } } }));
-  expect(run.progress).toEqual({ done: expected, total: expected });
-  return s
-    .client()
-    .paginate(`${V1}/pipelines/{id}/posts`, { params: { path: { id: pipeline_id } } })
-    .toArray({ limit: 5000 });
-}
-
-const media = (m: ExpectedPost['media'][number]) => ({
-  type: m.type,
-  alt_text: m.alt_text,
-  archive_path: m.archive_path,
-  url: m.url,
-  width: m.width,
-  height: m.height,
-});
+const { server, post, ingested } = importServer();
+const media = listedMedia;
 
 describe('a Bluesky repository export (.car)', () => {
   it('imports the posts and threads with full links and images by blob CID; reposts, likes and replies to others left out', async () => {
@@ -116,7 +85,7 @@ describe('an Instagram export ZIP', () => {
 
 describe('refusals', () => {
   it('an unknown upload lists every format understood; a truncated CAR is unreadable; nothing is kept', async () => {
-    const before = (await s.running.deps.db.selectFrom('Import').select('id').execute()).length;
+    const before = (await server().running.deps.db.selectFrom('Import').select('id').execute()).length;
     const unknown = await post(Buffer.from('<html><body>not an export</body></html>'), { handle: 'bad' }, 'text/xml');
     expect(unknown.status).toBe(422);
     expect(unknown.json.error.message).toMatch(/^body is not an export we can import: .*X .*Mastodon .*LinkedIn .*Bluesky .*WordPress .*Instagram/);
@@ -127,6 +96,6 @@ describe('refusals', () => {
     const wrong = await post(car, { handle: 'bad', format: 'wordpress' }, 'application/vnd.ipld.car');
     expect(wrong.status).toBe(422);
     expect(wrong.json.error.message).toMatch(/^format /);
-    expect((await s.running.deps.db.selectFrom('Import').select('id').execute()).length).toBe(before);
+    expect((await server().running.deps.db.selectFrom('Import').select('id').execute()).length).toBe(before);
   });
 });

@@ -179,7 +179,7 @@ describe('bad input leaves nothing behind', () => {
       [
         Buffer.from('hello, not an export'),
         { handle: 'bad' },
-        /Understood: X \(data\/tweets\.js\), Mastodon \(outbox\.json\), LinkedIn \(Shares\.csv\), Bluesky \(.*\), WordPress \(.*\) or Instagram/,
+        /Understood: X \(data\/tweets\.js\), Mastodon \(outbox\.json\), LinkedIn \(Shares\.csv\), Bluesky \(.*\), WordPress \(.*\), Instagram \(.*\), Threads \(.*\), Medium \(.*\), Substack \(.*\), Misskey, Sharkey or Firefish \(.*\) or Pixelfed/,
       ],
       [
         (await writeZip([{ name: 'outbox.json', data: Buffer.concat([Buffer.from('{"orderedItems": ['), Buffer.alloc(11 * 1024 * 1024, 0x20)]) }]))!,

@@ -156,6 +156,20 @@ describe('strings a database cannot store', () => {
   });
 });
 
+describe('JSON bodies that are not objects', () => {
+  it('a bare string, number, true, false or null is 400 saying a JSON object is wanted; broken JSON says it is not JSON', async () => {
+    const post = (body: string) => raw(`${V1}/pipelines/from-intent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    for (const bare of ['"AAA"', '42', 'true', 'null']) {
+      const r = await post(bare);
+      expect([bare, r.res.status]).toEqual([bare, 400]);
+      expect(r.body.error?.message).toBe('The request body must be a JSON object, not a bare string, number, true, false or null.');
+    }
+    const broken = await post('{"handle": ');
+    expect(broken.res.status).toBe(400);
+    expect(broken.body.error?.message).toBe('The request body is not valid JSON.');
+  });
+});
+
 describe("requests Node's HTTP parser refuses", () => {
   /** Sends raw bytes and reads the whole answer (the server closes the connection). */
   async function rawHttp(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {

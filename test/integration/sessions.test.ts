@@ -131,8 +131,8 @@ describe('variant regeneration', () => {
     expect(a2.text).not.toBe(a1.text);
 
     expect((await events('riff.refined')).filter((e) => [a1.id, a2.id].includes(e.riff_id!))).toEqual([
-      { riff_id: a1.id, parent_id: base.id },
-      { riff_id: a2.id, parent_id: a1.id },
+      { riff_id: a1.id, artifact_id: a1.id, parent_id: base.id },
+      { riff_id: a2.id, artifact_id: a2.id, parent_id: a1.id },
     ]);
     const rows = (await activity(100)).data.filter((r) => r.session_id === 'ses_var' && r.kind === 'variant_regenerated');
     expect(rows.map((r) => r.summary)).toEqual([

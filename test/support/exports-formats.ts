@@ -20,7 +20,7 @@ import { createWriteStream } from 'node:fs';
 import { type ExpectedPost, type Generated, rng, UNICODE_SAMPLES } from './exports.js';
 
 const RAW = 0x55;
-const zeroSkips = () => ({
+export const zeroSkips = () => ({
   repost: 0,
   reply: 0,
   followers_only: 0,

@@ -308,7 +308,7 @@ describe('bad input', () => {
     const e = await refusal(Buffer.from('just some text, not an export'));
     expect(e.kind).toBe('unknown_format');
     expect(e.message).toMatch(
-      /X \(data\/tweets\.js\), Mastodon \(outbox\.json\), LinkedIn \(Shares\.csv\), Bluesky \(.*\), WordPress \(.*\) or Instagram \(.*posts_1\.json\)/,
+      /X \(data\/tweets\.js\), Mastodon \(outbox\.json\), LinkedIn \(Shares\.csv\), Bluesky \(.*\), WordPress \(.*\), Instagram \(.*posts_1\.json\), Threads \(.*\), Medium \(.*\), Substack \(.*\), Misskey, Sharkey or Firefish \(.*\) or Pixelfed \(pixelfed-statuses\.json\)/,
     );
     const m = await refusal(fileOf(linkedInArchive({ posts: 3 }), 'Shares.csv'), { format: 'mastodon' });
     expect(m.field).toBe('format');

@@ -4,38 +4,14 @@
 // counted out for the right reason.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ArchiveError, bufferSource, readExport, scanExport, type ArchivePost } from '../../server/adapters/archive/index.js';
+import { ArchiveError, bufferSource, scanExport } from '../../server/adapters/archive/index.js';
+import { expectSame, readAll } from '../support/archive-read.js';
 import { expandFacets } from '../../server/adapters/archive/bluesky.js';
 import { unmojibake } from '../../server/adapters/archive/instagram.js';
 import { hashtag } from '../../server/adapters/archive/wordpress.js';
 import { htmlToText } from '../../server/adapters/text.js';
 import { blueskyRepo, instagramExport, META_SCRIPTS, metaJson, wordpressExport, wxrBytes } from '../support/exports-formats.js';
-import { writeZip, type ExpectedPost } from '../support/exports.js';
-
-async function readAll(bytes: Buffer, opts: { includeNonPublic?: boolean; format?: string } = {}) {
-  const includeNonPublic = opts.includeNonPublic ?? false;
-  const scan = await scanExport(bufferSource(bytes), { includeNonPublic, format: opts.format });
-  const posts: ArchivePost[] = [];
-  for await (const p of readExport(bufferSource(bytes), { format: scan.layout.format, includeNonPublic, ownUserId: scan.ownUserId })) posts.push(p);
-  return { scan, posts };
-}
-
-const view = (p: ArchivePost | ExpectedPost) => ({
-  text: p.text,
-  visibility: p.visibility,
-  replyTo: p.replyTo,
-  publishedAt: p.publishedAt instanceof Date ? p.publishedAt.toISOString() : p.publishedAt,
-  media: p.media.map((m) => ({ type: m.type, alt_text: m.alt_text, archive_path: m.archive_path, url: m.url, width: m.width, height: m.height })),
-});
-
-function expectSame(posts: ArchivePost[], expected: Map<string, ExpectedPost>, key: (p: ArchivePost) => string = (p) => p.externalId) {
-  expect(posts.length).toBe(expected.size);
-  for (const p of posts) {
-    const e = expected.get(key(p));
-    expect(e, `unexpected post ${key(p)}`).toBeDefined();
-    expect(view(p)).toEqual(view(e!));
-  }
-}
+import { writeZip } from '../support/exports.js';
 
 const refused = async (bytes: Buffer, format?: string) => {
   const err = await scanExport(bufferSource(bytes), { includeNonPublic: false, format }).catch((e: unknown) => e);

@@ -7,7 +7,7 @@ import type { ApiClient, Schemas } from './client.js';
 import { unwrap } from './client.js';
 
 export interface UploadImportOptions {
-  /** The export as downloaded: X, LinkedIn or Instagram ZIP, Mastodon ZIP or tar.gz, Bluesky .car, WordPress .xml, or the bare file. */
+  /** The export as downloaded: X, LinkedIn, Instagram, Threads, Medium or Substack ZIP, Mastodon ZIP or tar.gz, Bluesky .car, WordPress .xml, Misskey notes or Pixelfed statuses .json, or the bare file. */
   path: string;
   /** The archive account's name; create a pipeline with this handle to ingest it. */
   handle: string;

@@ -510,15 +510,18 @@ async function openTar(src: ByteSource, gz: boolean, limits: ArchiveLimits): Pro
   };
 }
 
-/** A small side file read whole, refused past `maxBytes` as its bytes arrive (Instagram's personal_information.json). */
-export async function readText(stream: Readable, maxBytes: number): Promise<string> {
+/**
+ * A small file read whole, refused past `maxBytes` as its bytes arrive (Instagram's
+ * personal_information.json; one Medium or Substack post's HTML, bounded like one post).
+ */
+export async function readText(stream: Readable, maxBytes: number, what = 'A side file of the export'): Promise<string> {
   const parts: Buffer[] = [];
   let n = 0;
   for await (const c of stream) {
     n += (c as Buffer).length;
     if (n > maxBytes) {
       stream.destroy();
-      throw new ArchiveError('too_large', `A side file of the export is larger than ${maxBytes} bytes.`);
+      throw new ArchiveError('too_large', `${what} is larger than ${maxBytes} bytes; at most ${maxBytes} are accepted.`);
     }
     parts.push(c as Buffer);
   }

@@ -11,6 +11,11 @@ import { readBluesky } from './bluesky.js';
 import { instagramVisibility, readInstagram } from './instagram.js';
 import { readLinkedIn } from './linkedin.js';
 import { readMastodon } from './mastodon.js';
+import { readMedium } from './medium.js';
+import { readMisskey } from './misskey.js';
+import { readPixelfed } from './pixelfed.js';
+import { readSubstack } from './substack.js';
+import { readThreads } from './threads.js';
 import {
   ARCHIVE_FORMATS,
   SKIP_REASONS,
@@ -34,6 +39,13 @@ export { bufferSource, DEFAULT_LIMITS, type ArchiveLimits, type ByteSource, type
 const X_POSTS = /^((?:\.\/)?(?:[^/]+\/)*?)data\/(?:tweets|tweet)(?:-part(\d+))?\.js$/;
 /** Instagram: `your_instagram_activity/content/posts_1.json` (or `…/media/…`, or the older `content/posts_1.json`). */
 const INSTAGRAM_POSTS = /^((?:[^/]+\/)*?)(?:your_instagram_activity\/)?(?:content|media)\/posts_(\d+)\.json$/;
+/** Threads, in the same Meta export: `your_instagram_activity/threads/threads_and_replies.json`. */
+const THREADS_POSTS = /^((?:[^/]+\/)*?)(?:your_instagram_activity\/)?threads\/threads_and_replies\.json$/;
+/** Medium: one page per story, `posts/<date>_<title>-<id>.html` (drafts `posts/draft_…`). */
+const MEDIUM_POSTS = /^((?:[^/]+\/)*?)posts\/[^/]+\.html$/i;
+/** Misskey / Sharkey / Firefish notes (`notes-2024-06-01-12-00-00.json`) and Pixelfed's `pixelfed-statuses.json`, zipped. */
+const MISSKEY_NOTES = /(^|\/)notes[^/]*\.json$/i;
+const PIXELFED_STATUSES = /(^|\/)pixelfed-statuses[^/]*\.json$/i;
 
 /** A CAR v1 header: a varint length, then the DAG-CBOR map {version: 1, roots: [CID]} (read by @ipld/car). */
 async function isCar(head: Buffer): Promise<boolean> {
@@ -75,7 +87,13 @@ async function sniff(archive: OpenedArchive): Promise<ArchiveFormat | null> {
     .trimStart();
   if (/^window\.YTD\.tweets?\.part\d+\s*=/.test(h)) return 'x';
   if (/^"?Date"?,/.test(h) && /ShareCommentary/.test(h)) return 'linkedin';
+  if (/^"?post_id"?,/.test(h) && /is_published/.test(h)) return 'substack';
+  if (h.startsWith('{') && /"text_post_app_text_posts"/.test(h)) return 'threads';
   if (h.startsWith('{') && /"orderedItems"|"@context"|"OrderedCollection"/.test(h)) return 'mastodon';
+  if (h.startsWith('[') && /"_v"\s*:|"pf_type"|"shortcode"/.test(h) && /"created_at"/.test(h)) return 'pixelfed';
+  if (h.startsWith('{') && /"data"\s*:\s*\[/.test(h) && /"_v"\s*:|"pf_type"|"shortcode"/.test(h)) return 'pixelfed';
+  if (h.startsWith('[') && /"createdAt"/.test(h) && /"renoteId"|"visibility"|"fileIds"/.test(h)) return 'misskey';
+  if (h.startsWith('<') && /class="h-entry"/.test(h) && /data-field="body"|medium\.com/.test(h)) return 'medium';
   if (h.startsWith('<') && /<rss[\s>]/.test(h) && /wordpress\.org\/export\//.test(h)) return 'wordpress';
   if (h.startsWith('[') && /"creation_timestamp"/.test(h) && /"media"\s*:/.test(h)) return 'instagram';
   return null;
@@ -83,7 +101,7 @@ async function sniff(archive: OpenedArchive): Promise<ArchiveFormat | null> {
 
 const formatList = ARCHIVE_FORMATS.join(', ');
 const EXPECTED =
-  'X (data/tweets.js), Mastodon (outbox.json), LinkedIn (Shares.csv), Bluesky (the repository .car), WordPress (the WXR .xml export) or Instagram (your_instagram_activity/content/posts_1.json)';
+  'X (data/tweets.js), Mastodon (outbox.json), LinkedIn (Shares.csv), Bluesky (the repository .car), WordPress (the WXR .xml export), Instagram (your_instagram_activity/content/posts_1.json), Threads (your_instagram_activity/threads/threads_and_replies.json), Medium (the export ZIP with posts/*.html), Substack (the export ZIP with posts.csv and posts/<post_id>.html), Misskey, Sharkey or Firefish (the notes export .json) or Pixelfed (pixelfed-statuses.json)';
 /** The file each format needs, for the 422 of a container that lacks it. */
 const NEEDS: Record<ArchiveFormat, string> = {
   x: 'data/tweets.js',
@@ -92,6 +110,11 @@ const NEEDS: Record<ArchiveFormat, string> = {
   bluesky: 'Bluesky repository (.car)',
   wordpress: 'WordPress export (.xml)',
   instagram: 'your_instagram_activity/content/posts_1.json',
+  threads: 'your_instagram_activity/threads/threads_and_replies.json',
+  medium: 'posts/*.html (Medium stories)',
+  substack: 'posts.csv (Substack)',
+  misskey: 'notes export (notes-….json)',
+  pixelfed: 'pixelfed-statuses.json',
 };
 
 function found(archive: OpenedArchive): string {
@@ -166,6 +189,37 @@ export async function inspectExport(archive: OpenedArchive, format?: string | nu
     const info = names.find((n) => n.startsWith(root) && /(^|\/)personal_information\.json$/.test(n));
     candidates.push({ ...base, format: 'instagram', posts, side: info ? { personal: info } : {}, root });
   }
+  const threads = names.flatMap((n) => {
+    const m = THREADS_POSTS.exec(n);
+    return m ? [{ n, root: m[1]! }] : [];
+  })[0];
+  if (threads) candidates.push({ ...base, format: 'threads', posts: [threads.n], side: {}, root: threads.root });
+  // Substack's posts.csv comes with posts/<post_id>.html: it is Substack before the pages could be Medium's.
+  const substack = names.find((n) => /(^|\/)posts\.csv$/i.test(n));
+  if (substack) candidates.push({ ...base, format: 'substack', posts: [substack], side: {}, root: substack.slice(0, substack.length - 'posts.csv'.length) });
+  else {
+    const pages = names.flatMap((n) => {
+      const m = MEDIUM_POSTS.exec(n);
+      return m && !/(^|\/)(__MACOSX|\.)/.test(n) ? [{ n, root: m[1]! }] : [];
+    });
+    if (pages.length) {
+      const root = pages[0]!.root;
+      candidates.push({
+        ...base,
+        format: 'medium',
+        posts: pages
+          .filter((p) => p.root === root)
+          .map((p) => p.n)
+          .sort(),
+        side: {},
+        root,
+      });
+    }
+  }
+  const pixelfed = names.find((n) => PIXELFED_STATUSES.test(n));
+  if (pixelfed) candidates.push({ ...base, format: 'pixelfed', posts: [pixelfed], side: {}, root: '' });
+  const notes = names.find((n) => MISSKEY_NOTES.test(n));
+  if (notes) candidates.push({ ...base, format: 'misskey', posts: [notes], side: {}, root: '' });
   // Bluesky and WordPress hand out one bare file; a ZIP of it (or of WordPress.com's several XML files) is read too.
   const car = names.find((n) => /\.car$/i.test(n));
   if (car) candidates.push({ ...base, format: 'bluesky', posts: [car], side: {}, root: '' });
@@ -246,7 +300,12 @@ async function* formatItems(archive: OpenedArchive, layout: ExportLayout, opts: 
   else if (layout.format === 'instagram') {
     const visibility = await instagramVisibility(layout.side.personal ? open(layout.side.personal) : null);
     yield* readInstagram(open, layout.posts, { visibility, entries, root: layout.root }, opts);
-  } else yield* readLinkedIn(open(layout.posts[0]!), layout.posts[0]!, opts);
+  } else if (layout.format === 'threads') yield* readThreads(open, layout.posts[0]!, { entries, root: layout.root }, opts);
+  else if (layout.format === 'medium') yield* readMedium(open, layout.posts, opts);
+  else if (layout.format === 'substack') yield* readSubstack(open, layout.posts[0]!, { entries, root: layout.root }, opts);
+  else if (layout.format === 'misskey') yield* readMisskey(open(layout.posts[0]!), layout.posts[0]!, opts);
+  else if (layout.format === 'pixelfed') yield* readPixelfed(open(layout.posts[0]!), layout.posts[0]!, opts);
+  else yield* readLinkedIn(open(layout.posts[0]!), layout.posts[0]!, opts);
 }
 
 /** The items of the export, their text storable, with a turn of the event loop given now and then. */

@@ -9,7 +9,7 @@
 //
 // Meta's JSON writes text as UTF-8 bytes each escaped as a code point (`"caf\u00c3\u00a9"` for
 // `café`, four `\u00XX` for an emoji): a JSON parser reads them as Latin-1 characters, mojibake.
-// `unmojibake` undoes it where a string has that shape.
+// `unmojibake` undoes it wherever a run of characters has that shape.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { dated, dateOf, MAX_TEXT } from '../text.js';
@@ -23,23 +23,31 @@ const list = (v: unknown): Node[] => (Array.isArray(v) ? (v as unknown[]).map(ob
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** One UTF-8 sequence of two to four bytes, each byte read as the Latin-1 character of its value. */
+const UTF8_SEQUENCE = /[\u00c2-\u00df][\u0080-\u00bf]|[\u00e0-\u00ef][\u0080-\u00bf]{2}|[\u00f0-\u00f4][\u0080-\u00bf]{3}/g;
+
 /**
- * Meta's escaped UTF-8 back to text: a string whose characters are all below U+0100, with some
- * above U+007F, that reads as valid UTF-8 once each character is taken as a byte, is that UTF-8.
- * Anything else (already proper text, or Latin-1 that is not UTF-8 in disguise) is kept as it is.
+ * Meta's escaped UTF-8 back to text. Meta writes each UTF-8 byte of a non-ASCII character as a
+ * `\u00XX` escape, which a JSON parser reads as a Latin-1 character; some strings (Threads) mix
+ * such runs with characters written as themselves. Each run of characters that is a valid UTF-8
+ * sequence once each character is taken as a byte (a lead byte U+00C2–U+00F4 and its
+ * continuation bytes U+0080–U+00BF) is decoded; everything else — characters written as
+ * themselves, ASCII, a lone `é` or `ï`, bytes that are not valid UTF-8 — is kept as it is.
  */
 export function unmojibake(s: string): string {
-  if (!/[\u0080-\u00ff]/.test(s) || /[\u0100-\uffff]/.test(s)) return s;
-  try {
-    return utf8.decode(Buffer.from(s, 'latin1'));
-  } catch {
-    return s;
-  }
+  if (!/[\u00c2-\u00f4]/.test(s)) return s;
+  return s.replace(UTF8_SEQUENCE, (seq) => {
+    try {
+      return utf8.decode(Buffer.from(seq, 'latin1'));
+    } catch {
+      return seq;
+    }
+  });
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? unmojibake(v) : '');
 
-function mediaType(uri: string): MediaType {
+export function mediaType(uri: string): MediaType {
   if (/\.(jpe?g|png|webp|heic|heif)$/i.test(uri)) return 'image';
   if (/\.gif$/i.test(uri)) return 'gif';
   if (/\.(mp4|mov|webm|m4v)$/i.test(uri)) return 'video';
@@ -73,18 +81,22 @@ const seconds = (v: unknown): number | null => {
   return Number.isFinite(n) && n >= 1 ? Math.floor(n) : null;
 };
 
+/**
+ * The date of a Meta entry: the first `creation_timestamp` written (the entry's, else its media's)
+ * that reads as seconds. Seconds past the year 9999 (or none) are a date that cannot be read: the
+ * post is kept, flagged (`dated`).
+ */
+export function metaDated(written: unknown[], opts: ReadOptions): { at: number | null; publishedAt: Date; unreadDate: string | null } {
+  const at = written.map(seconds).find((t) => t !== null) ?? null;
+  const raw = written.find((v) => v !== undefined && v !== null) ?? '';
+  return { at, ...dated(raw, dateOf(at === null ? null : at * 1000), opts.now ?? new Date()) };
+}
+
 export function instagramItem(entry: unknown, ctx: InstagramContext, opts: ReadOptions): ArchiveItem {
   const p = obj(entry);
   const files = list(p.media);
   if (!files.length) return { skip: 'unreadable' };
-  const written = [p.creation_timestamp, ...files.map((m) => m.creation_timestamp)];
-  const at = written.map(seconds).find((t) => t !== null) ?? null;
-  // Seconds past the year 9999 (or none) are a date that cannot be read: the post is kept, flagged.
-  const { publishedAt, unreadDate } = dated(
-    written.find((v) => v !== undefined && v !== null) ?? '',
-    dateOf(at === null ? null : at * 1000),
-    opts.now ?? new Date(),
-  );
+  const { at, publishedAt, unreadDate } = metaDated([p.creation_timestamp, ...files.map((m) => m.creation_timestamp)], opts);
   if (ctx.visibility !== 'public' && !opts.includeNonPublic) return { skip: 'followers_only' };
   const caption = (str(p.title) || files.map((m) => str(m.title)).find(Boolean) || '')
     .replace(/\r\n?/g, '\n')

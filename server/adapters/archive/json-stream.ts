@@ -27,14 +27,22 @@ export interface ArrayOptions {
   maxValueBytes: number;
   /** Most bytes the whole file may hold (side files); unbounded when absent. */
   maxBytes?: number;
+  /**
+   * Further JSONPaths whose values are yielded too (Pixelfed's `[{"data": [status, …]}, …]`),
+   * innermost first. A value yielded is taken out of its parent, so that a wrapper yielded
+   * after its elements holds none of them.
+   */
+  alsoPaths?: string[];
 }
 
 /** Yields each element of the array at `opts.path`; a malformed or oversized file is a 422 (`ArchiveError`). */
 export async function* jsonArrayElements(input: Readable, opts: ArrayOptions): AsyncGenerator {
-  const parser = new JSONParser({ paths: [opts.path ? `$.${opts.path}.*` : '$.*'], keepStack: false });
+  const parser = new JSONParser({ paths: [opts.path ? `$.${opts.path}.*` : '$.*', ...(opts.alsoPaths ?? [])], keepStack: false });
   const queue: unknown[] = [];
-  parser.onValue = ({ value }) => {
+  const detach = Boolean(opts.alsoPaths?.length);
+  parser.onValue = ({ value, key, parent }) => {
     queue.push(value);
+    if (detach && parent && key !== undefined) (parent as Record<string | number, unknown>)[key] = null;
   };
   const unreadable = (err: unknown) =>
     err instanceof ArchiveError

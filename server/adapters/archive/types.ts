@@ -5,8 +5,22 @@ import type { ArchiveLimits } from './container.js';
 
 export type { MediaRef, MediaType } from '../types.js';
 
-export type ArchiveFormat = 'x' | 'linkedin' | 'mastodon' | 'bluesky' | 'wordpress' | 'instagram';
-export const ARCHIVE_FORMATS: ArchiveFormat[] = ['x', 'mastodon', 'linkedin', 'bluesky', 'wordpress', 'instagram'];
+export type ArchiveFormat = 'x' | 'linkedin' | 'mastodon' | 'bluesky' | 'wordpress' | 'instagram' | 'threads' | 'medium' | 'substack' | 'misskey' | 'pixelfed';
+/** Each format read, with the name of the platform (or tool) whose export it is; in the order tried. */
+export const FORMAT_NAMES: Record<ArchiveFormat, string> = {
+  x: 'X',
+  mastodon: 'Mastodon',
+  linkedin: 'LinkedIn',
+  bluesky: 'Bluesky',
+  wordpress: 'WordPress',
+  instagram: 'Instagram',
+  threads: 'Threads',
+  medium: 'Medium',
+  substack: 'Substack',
+  misskey: 'Misskey, Sharkey or Firefish',
+  pixelfed: 'Pixelfed',
+};
+export const ARCHIVE_FORMATS = Object.keys(FORMAT_NAMES) as ArchiveFormat[];
 
 /**
  * Who could see the post where it was written: `public` and `unlisted` (Mastodon: public but off
@@ -25,8 +39,11 @@ export interface ArchivePost extends FetchedPost {
 
 /**
  * Why an entry of the export is left out. `like`: a Bluesky like; `draft`: a WordPress draft,
- * pending, scheduled or auto-draft; `private`: a WordPress private or password-protected post
- * (never imported); `trashed`: in the WordPress trash; `not_a_post`: a record or item that is not
+ * pending, scheduled or auto-draft, a Medium draft, an unpublished Substack post, a Pixelfed draft;
+ * `private`: a WordPress private or password-protected post, an archived Pixelfed post (never
+ * imported); `trashed`: in the WordPress trash; `followers_only` also counts Substack's posts for
+ * paying subscribers and Misskey's / Pixelfed's followers-only notes; `repost` Misskey's pure
+ * renotes and Pixelfed's shares; `not_a_post`: a record or item that is not
  * a post (WordPress pages, attachments, menu items; Bluesky follows, blocks, profile, lists …).
  */
 export type SkipReason =

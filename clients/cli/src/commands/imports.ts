@@ -52,7 +52,9 @@ function uploadBar(quiet: boolean) {
 export function registerImportCommands(program: Command) {
   const imports = program
     .command('imports')
-    .description('data exports (X, Mastodon, LinkedIn, Bluesky, WordPress, Instagram) uploaded as the platforms hand them out');
+    .description(
+      'data exports (X, Mastodon, LinkedIn, Bluesky, WordPress, Instagram, Threads, Medium, Substack, Misskey, Pixelfed) uploaded as the platforms hand them out',
+    );
   waitOptions(
     keyOption(
       imports
@@ -60,7 +62,7 @@ export function registerImportCommands(program: Command) {
         .description('upload an export (ZIP, tar.gz or the bare file) as an archive account; --intent then starts the pipeline that ingests it (createImport)')
         .argument(
           '<file>',
-          'the export as downloaded: X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, Bluesky .car, WordPress .xml, Instagram ZIP, tweets.js, outbox.json, Shares.csv, posts_1.json',
+          'the export as downloaded: X archive ZIP, Mastodon ZIP or tar.gz, LinkedIn ZIP, Bluesky .car, WordPress .xml, Instagram or Threads ZIP, Medium ZIP, Substack ZIP, Misskey notes .json, pixelfed-statuses.json, tweets.js, outbox.json, Shares.csv, posts_1.json',
         )
         .requiredOption('--handle <name>', 'the archive account to import into (a name you choose, e.g. ada-x-2024)')
         .addOption(
@@ -71,6 +73,11 @@ export function registerImportCommands(program: Command) {
             'bluesky',
             'wordpress',
             'instagram',
+            'threads',
+            'medium',
+            'substack',
+            'misskey',
+            'pixelfed',
           ]),
         )
         .option('--include-non-public', 'also import followers-only / protected / connections-only posts (never direct messages)')

@@ -4,7 +4,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { loadSpec } from '../../../../shared/spec.js';
 import { operationFacts, type ToolDef } from '../../../mcp/catalog.js';
-import { UploadArgumentError, uploadImport, uploadMedia, type ApiClient } from '../../../typescript/src/index.js';
+import { UploadArgumentError, uploadImport, uploadMedia, type ApiClient, type UploadImportOptions } from '../../../typescript/src/index.js';
 import { action } from '../context.js';
 import { note } from '../output.js';
 
@@ -99,7 +99,7 @@ export function importFromPathTool(client: ApiClient, spec: Record<string, unkno
       handle: { type: 'string', minLength: 1, maxLength: 2048, description: 'The archive account to import into (a name you choose, e.g. ada-x-2024).' },
       format: {
         type: 'string',
-        enum: ['x', 'mastodon', 'linkedin', 'bluesky', 'wordpress', 'instagram'],
+        enum: ['x', 'mastodon', 'linkedin', 'bluesky', 'wordpress', 'instagram', 'threads', 'medium', 'substack', 'misskey', 'pixelfed'],
         description: 'Insist on a format (detected otherwise).',
       },
       include_non_public: {
@@ -112,7 +112,7 @@ export function importFromPathTool(client: ApiClient, spec: Record<string, unkno
       uploadImport(client, {
         path: args.path as string,
         handle: args.handle as string,
-        format: args.format as 'x' | 'mastodon' | 'linkedin' | 'bluesky' | 'wordpress' | 'instagram' | undefined,
+        format: args.format as UploadImportOptions['format'],
         includeNonPublic: args.include_non_public === true,
         idempotencyKey: typeof args.idempotency_key === 'string' ? args.idempotency_key : undefined,
       }),

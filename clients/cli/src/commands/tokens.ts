@@ -1,4 +1,4 @@
-// `cpa tokens create|rotate|revoke` (createToken, rotateToken, revokeToken; `cpa tokens list` is with the other lists):
+// `cpa tokens create|rotate|current|revoke` (createToken, rotateToken, getCurrentToken, revokeToken; `cpa tokens list` is with the other lists):
 // named agent tokens that hold only the scopes they are given. Needs a token with `admin`, such as
 // the desktop token (`cpa token`).
 import { InvalidArgumentError, type Command } from '@commander-js/extra-typings';
@@ -67,6 +67,10 @@ export function registerTokensCommands(program: Command) {
         }
       }),
     );
+  tokens
+    .command('current')
+    .description('the token this command runs with: its kind, name, scopes and expiry, never its secret; any token may ask (getCurrentToken)')
+    .action(action(async (cli) => show(cli.json, await unwrap(cli.client().GET('/api/agent/v1/tokens/current')))));
   tokens
     .command('revoke')
     .description('revoke a token: it answers 401 from now on (revokeToken)')
