@@ -7,7 +7,7 @@
 // Alt+→ (each checked through the API: same time of day in the person's zone, announced);
 // Activity's draft events linking to the draft. axe-core finds no serious or critical violation
 // on Imports, Runs, Calendar, Activity, Accounts and Sources. Screenshots go to
-// build/desk-screenshots/ (docs/desk.md shows the committed copies).
+// build/desk-screenshots/ (imports-list, runs, calendar-week; docs/desk.md shows the committed copies).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -221,7 +221,7 @@ describe('the rest of the desk in Chromium', () => {
     expect(tops).toHaveLength(7);
     expect(new Set(tops).size, 'the week wraps').toBe(1);
     expect(await axeFindings(), 'axe on Calendar').toEqual([]);
-    await shot('calendar');
+    await shot('calendar-week');
 
     // Filter: unchecking Bluesky's destination hides its entry only.
     const bskyBox = page.getByRole('checkbox', { name: new RegExp(`bluesky ${w.bluesky.state.handle.replaceAll('.', '\\.')}`) });
@@ -264,7 +264,6 @@ describe('the rest of the desk in Chromium', () => {
     await event.waitFor();
     expect(await event.getByRole('link', { name: 'open the draft' }).getAttribute('href')).toBe(`#/drafts/${artifact.id}`);
     expect(await axeFindings(), 'axe on Activity').toEqual([]);
-    await shot('activity');
 
     await view('#/accounts', 'Accounts');
     await page.locator('.card').filter({ hasText: w.mastodon.handle }).waitFor();
